@@ -1,0 +1,28 @@
+# pipefwd: a thin layer over meson + ninja. Every target installs what it needs.
+BUILD ?= build
+MESON_OPTS ?= -Dwerror=true
+PY := /usr/bin/python3
+
+.PHONY: all deps build run test bench clean
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) $(MESON_OPTS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+run: build
+	@scripts/run-default.sh $(BUILD)
+
+test: build
+	@scripts/run-tests.sh $(BUILD)
+
+bench: build
+	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick)
+
+clean:
+	rm -rf $(BUILD)

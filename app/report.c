@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * End-of-run reports: the human summary and the --stats-json file.
+ * Both read the same counters the stats socket reads.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "pf_runtime.h"
+
+static double
+seconds(const struct pf_runtime *rt)
+{
+	uint64_t end = rt->stop_tsc ? rt->stop_tsc : rte_rdtsc();
+
+	return (double)(end - rt->start_tsc) / (double)rte_get_tsc_hz();
+}
+
+static double
+per_packet(uint64_t cycles, uint64_t packets)
+{
+	return packets ? (double)cycles / (double)packets : 0.0;
+}
+
+void
+pf_report_summary(const struct pf_runtime *rt, FILE *out)
+{
+	const struct pf_topo *t = rt->topo;
+	struct pf_gauge g[PF_MAX_PORTS + 8];
+	struct pf_totals tot;
+	uint16_t i, k, n;
+
+	fprintf(out, "\n== pipefwd summary: %s, %.3f s ==\n", t->file, seconds(rt));
+	fprintf(out, "%-12s %12s %12s %10s %10s %10s\n", "port", "rx", "tx", "imissed", "ierrors",
+		"rx_nombuf");
+	for (i = 0; i < t->n_ports; i++) {
+		struct rte_eth_stats es = { 0 };
+
+		pf_runtime_port_stats(rt, i, &es);
+		fprintf(out, "%-12s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+			t->ports[i].name, pf_runtime_port_rx(rt, i), pf_runtime_port_tx(rt, i),
+			es.imissed, es.ierrors, es.rx_nombuf);
+	}
+	fprintf(out, "\n%-12s %-6s %5s %12s %10s %9s %10s  %s\n", "stage", "type", "lcore",
+		"packets", "bursts", "avg_burst", "cyc/pkt", "drops by reason / info");
+	for (i = 0; i < rt->n_stages; i++) {
+		const struct pf_stage *st = rt->stages[i];
+		const struct pf_rt_stage *rs = &rt->rts[i];
+		int any = 0;
+
+		fprintf(out, "%-12s %-6s %5d %12" PRIu64 " %10" PRIu64 " %9.1f %10.1f ",
+			st->conf->name, st->ops->type, st->conf->lcore, rs->packets, rs->bursts,
+			rs->bursts ? (double)rs->packets / (double)rs->bursts : 0.0,
+			per_packet(rs->cycles, rs->packets));
+		for (k = 0; k < st->ops->n_ctrs; k++) {
+			if (st->ctrs[k] == 0)
+				continue;
+			fprintf(out, " %s%s=%" PRIu64, st->ops->ctrs[k].kind == PF_CTR_DROP ? "" : "(i)",
+				st->ops->ctrs[k].name, st->ctrs[k]);
+			any = 1;
+		}
+		if (rs->ring_full)
+			fprintf(out, " ring_full=%" PRIu64, rs->ring_full), any = 1;
+		if (rs->no_edge)
+			fprintf(out, " no_edge=%" PRIu64, rs->no_edge), any = 1;
+		if (st->ops->gauges != NULL) {
+			n = st->ops->gauges(st, g, RTE_DIM(g));
+			for (k = 0; k < n; k++)
+				if (g[k].value != 0 && strcmp(g[k].name, "in_flight") != 0)
+					fprintf(out, " [%s=%" PRIu64 "]", g[k].name, g[k].value), any = 1;
+		}
+		fprintf(out, "%s\n", any ? "" : " -");
+	}
+	fprintf(out, "\n%-24s %8s %6s %12s %12s %10s %8s\n", "ring", "size", "burst", "enqueued",
+		"dequeued", "ring_full", "hwm");
+	for (i = 0; i < rt->n_rings; i++) {
+		const struct pf_rt_ring *r = &rt->rings[i];
+
+		fprintf(out, "%-24s %8u %6u %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64 "\n",
+			r->conf->name, r->conf->size, r->conf->burst, r->enqueued, r->dequeued,
+			r->full_drops, r->hwm);
+	}
+	pf_runtime_totals(rt, &tot);
+	fprintf(out,
+		"\naccounting: rx %" PRIu64 " + replicas %" PRIu64 " = tx %" PRIu64 " + dropped %" PRIu64 " + in_flight %" PRIu64 "  -> unaccounted %" PRId64 " (%s)\n",
+		tot.rx, tot.replicas, tot.tx, tot.dropped, tot.in_flight, tot.unaccounted,
+		tot.unaccounted == 0 ? "ok" : "MISMATCH");
+	if (rt->ports_closed)
+		fprintf(out, "mbufs still in use after shutdown: %" PRId64 "%s\n", rt->mbufs_in_use,
+			rt->mbufs_in_use == 0 ? " (ok)" : " (LEAK)");
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int
+pf_report_json(const struct pf_runtime *rt, const char *path)
+{
+	const struct pf_topo *t = rt->topo;
+	struct pf_gauge g[PF_MAX_PORTS + 8];
+	struct pf_totals tot;
+	uint16_t i, k, n;
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -errno;
+	pf_runtime_totals(rt, &tot);
+	fprintf(f, "{\n  \"topology\": ");
+	json_str(f, t->file);
+	fprintf(f, ",\n  \"seconds\": %.6f,\n  \"tsc_hz\": %" PRIu64 ",\n  \"ports\": {", seconds(rt),
+		rte_get_tsc_hz());
+	for (i = 0; i < t->n_ports; i++) {
+		struct rte_eth_stats es = { 0 };
+
+		pf_runtime_port_stats(rt, i, &es);
+		fprintf(f, "%s\n    ", i ? "," : "");
+		json_str(f, t->ports[i].name);
+		fprintf(f, ": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"imissed\": %" PRIu64 ", \"ierrors\": %" PRIu64 ", \"oerrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "}",
+			pf_runtime_port_rx(rt, i), pf_runtime_port_tx(rt, i), es.imissed,
+			es.ierrors, es.oerrors, es.rx_nombuf);
+	}
+	fprintf(f, "\n  },\n  \"stages\": {");
+	for (i = 0; i < rt->n_stages; i++) {
+		const struct pf_stage *st = rt->stages[i];
+		const struct pf_rt_stage *rs = &rt->rts[i];
+		int first = 1;
+
+		fprintf(f, "%s\n    ", i ? "," : "");
+		json_str(f, st->conf->name);
+		fprintf(f, ": {\"type\": \"%s\", \"lcore\": %d, \"packets\": %" PRIu64 ", \"bursts\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"cycles_per_packet\": %.2f,\n      \"drops\": {\"ring_full\": %" PRIu64 ", \"no_edge\": %" PRIu64,
+			st->ops->type, st->conf->lcore, rs->packets, rs->bursts, rs->cycles,
+			per_packet(rs->cycles, rs->packets), rs->ring_full, rs->no_edge);
+		for (k = 0; k < st->ops->n_ctrs; k++)
+			if (st->ops->ctrs[k].kind == PF_CTR_DROP)
+				fprintf(f, ", \"%s\": %" PRIu64, st->ops->ctrs[k].name, st->ctrs[k]);
+		fprintf(f, "},\n      \"counters\": {");
+		for (k = 0; k < st->ops->n_ctrs; k++)
+			if (st->ops->ctrs[k].kind == PF_CTR_INFO) {
+				fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ",
+					st->ops->ctrs[k].name, st->ctrs[k]);
+				first = 0;
+			}
+		fprintf(f, "},\n      \"gauges\": {");
+		n = st->ops->gauges != NULL ? st->ops->gauges(st, g, RTE_DIM(g)) : 0;
+		for (k = 0; k < n; k++) {
+			fprintf(f, "%s", k ? ", " : "");
+			json_str(f, g[k].name);
+			fprintf(f, ": %" PRIu64, g[k].value);
+		}
+		fprintf(f, "},\n      \"edges\": {");
+		for (k = 0; k < st->ops->n_edges; k++)
+			fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", st->ops->edge_names[k],
+				rs->edge_pkts[k]);
+		fprintf(f, "}}");
+	}
+	fprintf(f, "\n  },\n  \"rings\": {");
+	for (i = 0; i < rt->n_rings; i++) {
+		const struct pf_rt_ring *r = &rt->rings[i];
+
+		fprintf(f, "%s\n    ", i ? "," : "");
+		json_str(f, r->conf->name);
+		fprintf(f, ": {\"size\": %u, \"burst\": %u, \"enqueued\": %" PRIu64 ", \"dequeued\": %" PRIu64 ", \"ring_full\": %" PRIu64 ", \"hwm\": %" PRIu64 "}",
+			r->conf->size, r->conf->burst, r->enqueued, r->dequeued, r->full_drops,
+			r->hwm);
+	}
+	fprintf(f, "\n  },\n  \"totals\": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"replicas\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"in_flight\": %" PRIu64 ", \"unaccounted\": %" PRId64 "},\n  \"mbufs_in_use_after_stop\": %" PRId64 "\n}\n",
+		tot.rx, tot.tx, tot.replicas, tot.dropped, tot.in_flight, tot.unaccounted,
+		rt->ports_closed ? rt->mbufs_in_use : -1);
+	return fclose(f) == 0 ? 0 : -errno;
+}

@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The runtime: mempool, ports, rings, stages, worker loops and shutdown.
+ *
+ * A worker lcore runs its stages in turn. For each stage it takes one burst
+ * (from its ports if it is a source, from each input ring otherwise), lets
+ * the stage decide an edge per packet, then moves the packets: edge 0 is
+ * freed (the stage counted the reason), sinks take the rest, and every other
+ * edge goes to the ring of the stage it is wired to. A full ring drops the
+ * overflow and counts it (ring_full) on the producer and on the ring: the
+ * producer never blocks.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_dev.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "pf_log.h"
+#include "pf_runtime.h"
+
+#define MBUF_CACHE 256
+
+/* ---- ports -------------------------------------------------------------- */
+
+static int
+port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	const char *comma = strchr(pc->device, ',');
+	uint16_t pid, q, nrx = RTE_MAX(pc->n_rxq, 1), ntx = RTE_MAX(pc->n_txq, 1);
+	int rc;
+
+	size_t name_len = comma != NULL ? (size_t)(comma - pc->device) : strlen(pc->device);
+
+	snprintf(name, sizeof(name), "%.*s", (int)name_len, pc->device);
+	/* The vdev bus recognises driver names (net_pcap0...), PCI its addresses. */
+	rc = rte_dev_probe(pc->device);
+	if (rc < 0 && rc != -EEXIST)
+		return pf_node_err(errs, pc->node, "ports.%s: cannot create device '%s': %s",
+				   pc->name, pc->device, strerror(-rc));
+	if (rte_eth_dev_get_port_by_name(name, &pid) != 0)
+		return pf_node_err(errs, pc->node, "ports.%s: no ethdev named '%s'", pc->name, name);
+	pc->port_id = pid;
+	if (rte_eth_dev_info_get(pid, &info) != 0)
+		return pf_node_err(errs, pc->node, "ports.%s: cannot read device info", pc->name);
+	if (nrx > info.max_rx_queues || ntx > info.max_tx_queues)
+		return pf_node_err(errs, pc->node,
+				   "ports.%s: needs %u rx / %u tx queues, device has %u / %u",
+				   pc->name, nrx, ntx, info.max_rx_queues, info.max_tx_queues);
+	rc = rte_eth_dev_configure(pid, nrx, ntx, &conf);
+	if (rc < 0)
+		return pf_node_err(errs, pc->node, "ports.%s: configure failed: %s", pc->name,
+				   strerror(-rc));
+	for (q = 0; q < nrx; q++) {
+		rc = rte_eth_rx_queue_setup(pid, q, pc->rxd, rte_eth_dev_socket_id(pid), NULL,
+					    rt->pool);
+		if (rc < 0)
+			return pf_node_err(errs, pc->node, "ports.%s: rx queue %u: %s", pc->name, q,
+					   strerror(-rc));
+	}
+	for (q = 0; q < ntx; q++) {
+		rc = rte_eth_tx_queue_setup(pid, q, pc->txd, rte_eth_dev_socket_id(pid), NULL);
+		if (rc < 0)
+			return pf_node_err(errs, pc->node, "ports.%s: tx queue %u: %s", pc->name, q,
+					   strerror(-rc));
+	}
+	if (pc->has_mac) {
+		memcpy(mac.addr_bytes, pc->mac, 6);
+		/* Not every vdev can change its MAC; pipefwd uses pc->mac either way. */
+		rte_eth_dev_default_mac_addr_set(pid, &mac);
+	} else if (rte_eth_macaddr_get(pid, &mac) == 0) {
+		memcpy(pc->mac, mac.addr_bytes, 6);
+		pc->has_mac = true;
+	}
+	rte_eth_promiscuous_enable(pid);
+	rc = rte_eth_dev_start(pid);
+	if (rc < 0)
+		return pf_node_err(errs, pc->node, "ports.%s: start failed: %s", pc->name,
+				   strerror(-rc));
+	return 0;
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+static int
+stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
+{
+	struct pf_stage_conf *sc = &rt->topo->stages[s];
+	struct pf_rt_stage *rs = &rt->rts[s];
+	uint16_t e, r;
+	int rc;
+
+	rc = pf_stage_create(&rt->stages[s], sc, rt->topo, errs);
+	if (rc < 0) {
+		if (errs->n == 0)
+			pf_node_err(errs, sc->node, "stage '%s': init failed: %s", sc->name,
+				    strerror(-rc));
+		return rc;
+	}
+	rs->st = rt->stages[s];
+	rs->st->id = s;
+	rs->st->rt = rs;
+	rs->src_burst = sc->burst;
+	for (e = 1; e < sc->ops->n_edges && e < PF_MAX_EDGES; e++) {
+		int ri;
+
+		if (sc->next[e] == PF_NONE)
+			continue;
+		ri = pf_topo_ring_index(rt->topo, s, sc->next[e]);
+		rs->out[e] = &rt->rings[ri];
+	}
+	for (r = 0; r < rt->n_rings; r++)
+		if (rt->rings[r].conf->to == s)
+			rs->in[rs->n_in++] = &rt->rings[r];
+	return 0;
+}
+
+int
+pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs *errs)
+{
+	struct pf_runtime *rt;
+	uint16_t i, j;
+	int rc;
+
+	*out = NULL;
+	rt = rte_zmalloc("pf_runtime", sizeof(*rt), RTE_CACHE_LINE_SIZE);
+	if (rt == NULL)
+		return pf_err_add(errs, topo->file, 0, 0, "out of memory for the runtime");
+	rt->topo = topo;
+	pf_clock_set_mode(topo->clock);
+	if (pf_meta_register() < 0) {
+		pf_err_add(errs, topo->file, 0, 0, "cannot register the mbuf metadata field");
+		goto fail;
+	}
+	rt->pool = rte_pktmbuf_pool_create("pf_mbufs", topo->mbufs, MBUF_CACHE, 0,
+					   topo->mbuf_data_size, rte_socket_id());
+	if (rt->pool == NULL) {
+		pf_err_add(errs, topo->file, 0, 0,
+			   "cannot create a pool of %u mbufs: %s (raise EAL -m)", topo->mbufs,
+			   rte_strerror(rte_errno));
+		goto fail;
+	}
+	PF_LOG(INFO, "mempool: %u mbufs of %u bytes (%u required by the topology)", topo->mbufs,
+	       topo->mbuf_data_size, topo->mbufs_required);
+	for (i = 0; i < topo->n_ports; i++)
+		if (port_setup(rt, &topo->ports[i], errs) < 0)
+			goto fail;
+	rt->n_rings = topo->n_rings;
+	for (i = 0; i < topo->n_rings; i++) {
+		const struct pf_ring_conf *rc_ = &topo->rings[i];
+		char name[RTE_RING_NAMESIZE];
+
+		/* One producer stage and one consumer stage per ring: SP/SC. */
+		snprintf(name, sizeof(name), "pf_r%u", i);
+		rt->rings[i].conf = rc_;
+		rt->rings[i].ring = rte_ring_create(name, rc_->size, rte_socket_id(),
+						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (rt->rings[i].ring == NULL) {
+			pf_err_add(errs, topo->file, 0, 0, "ring %s: cannot create: %s", rc_->name,
+				   rte_strerror(rte_errno));
+			goto fail;
+		}
+	}
+	rt->n_stages = topo->n_stages;
+	for (i = 0; i < topo->n_stages; i++)
+		if (stage_build(rt, i, errs) < 0)
+			goto fail;
+	rt->n_lcores = topo->n_lcores;
+	for (i = 0; i < topo->n_lcores; i++) {
+		struct pf_rt_lcore *lc = &rt->lcores[i];
+
+		lc->id = topo->lcores[i].id;
+		if (!rte_lcore_is_enabled(lc->id)) {
+			pf_err_add(errs, topo->file, 0, 0, "lcore %u is not enabled in EAL", lc->id);
+			goto fail;
+		}
+		lc->n_stages = topo->lcores[i].n_stages;
+		for (j = 0; j < lc->n_stages; j++)
+			lc->stages[j] = &rt->rts[topo->lcores[i].stages[j]];
+	}
+	*out = rt;
+	return 0;
+fail:
+	rc = -EINVAL;
+	pf_runtime_destroy(rt);
+	return rc;
+}
+
+/* ---- data path ---------------------------------------------------------- */
+
+static __rte_always_inline void
+ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n)
+{
+	unsigned int free_space, sent, used;
+
+	sent = rte_ring_enqueue_burst(r->ring, (void **)pkts, n, &free_space);
+	r->enqueued += sent;
+	used = rte_ring_get_capacity(r->ring) - free_space;
+	if (used > r->hwm)
+		r->hwm = used;
+	r->hist[used == 0 ? 0 : 32 - __builtin_clz(used)]++;
+	if (unlikely(sent < n)) {
+		r->full_drops += n - sent;
+		rs->ring_full += n - sent;
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+	}
+}
+
+/* Move a processed burst by verdict. Order within each ring is kept. */
+static __rte_always_inline void
+dispatch(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, const uint16_t *edge)
+{
+	struct pf_stage *st = rs->st;
+	struct rte_mbuf *by_edge[PF_MAX_EDGES][PF_BURST_MAX];
+	uint16_t cnt[PF_MAX_EDGES] = { 0 };
+	uint16_t i, e, first = edge[0];
+	bool same = true;
+
+	for (i = 1; i < n; i++)
+		same &= edge[i] == first;
+	if (same) {
+		/* The common case: the whole burst takes one edge. */
+		rs->edge_pkts[first] += n;
+		if (first == PF_EDGE_DROP)
+			rte_pktmbuf_free_bulk(pkts, n);
+		else if (st->ops->tx != NULL)
+			st->ops->tx(st, pkts, n);
+		else if (likely(rs->out[first] != NULL))
+			ring_send(rs, rs->out[first], pkts, n);
+		else {
+			rs->no_edge += n;
+			rte_pktmbuf_free_bulk(pkts, n);
+		}
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		e = edge[i];
+		by_edge[e][cnt[e]++] = pkts[i];
+	}
+	for (e = 0; e < PF_MAX_EDGES; e++) {
+		if (cnt[e] == 0)
+			continue;
+		rs->edge_pkts[e] += cnt[e];
+		if (e == PF_EDGE_DROP)
+			rte_pktmbuf_free_bulk(by_edge[e], cnt[e]);
+		else if (st->ops->tx != NULL)
+			st->ops->tx(st, by_edge[e], cnt[e]);
+		else if (rs->out[e] != NULL)
+			ring_send(rs, rs->out[e], by_edge[e], cnt[e]);
+		else {
+			rs->no_edge += cnt[e];
+			rte_pktmbuf_free_bulk(by_edge[e], cnt[e]);
+		}
+	}
+}
+
+static __rte_always_inline void
+run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t edge[PF_BURST_MAX];
+	uint64_t t0 = rte_rdtsc();
+
+	rs->st->ops->process_burst(rs->st, pkts, n, edge);
+	dispatch(rs, pkts, n, edge);
+	rs->cycles += rte_rdtsc() - t0;
+	rs->packets += n;
+	rs->bursts++;
+}
+
+/* One pass of a stage; returns packets moved. */
+static uint16_t
+run_stage(struct pf_runtime *rt, struct pf_rt_stage *rs)
+{
+	struct rte_mbuf *pkts[PF_BURST_MAX];
+	struct pf_stage *st = rs->st;
+	uint16_t n, i, moved = 0;
+
+	if (st->ops->rx != NULL) {
+		if (likely(!rt->rx_stopped)) {
+			n = st->ops->rx(st, pkts, (uint16_t)rs->src_burst);
+			if (n != 0) {
+				run_burst(rs, pkts, n);
+				moved += n;
+			}
+		}
+	} else {
+		for (i = 0; i < rs->n_in; i++) {
+			struct pf_rt_ring *r = rs->in[i];
+
+			n = (uint16_t)rte_ring_dequeue_burst(r->ring, (void **)pkts,
+							     r->conf->burst, NULL);
+			if (n == 0)
+				continue;
+			r->dequeued += n;
+			run_burst(rs, pkts, n);
+			moved += n;
+		}
+	}
+	if (moved == 0 && st->ops->idle != NULL)
+		st->ops->idle(st, pf_now_ns());
+	return moved;
+}
+
+static int
+worker_main(void *arg)
+{
+	struct pf_runtime *rt = arg;
+	struct pf_rt_lcore *lc = NULL;
+	unsigned int me = rte_lcore_id();
+	uint64_t t0, t1, moved;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_lcores; i++)
+		if (rt->lcores[i].id == me)
+			lc = &rt->lcores[i];
+	if (lc == NULL)
+		return 0;
+	t0 = rte_rdtsc();
+	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
+		moved = 0;
+		for (i = 0; i < lc->n_stages; i++)
+			moved += run_stage(rt, lc->stages[i]);
+		t1 = rte_rdtsc();
+		if (moved != 0)
+			lc->busy_cycles += t1 - t0;
+		lc->total_cycles += t1 - t0;
+		t0 = t1;
+		__atomic_store_n(&lc->loops, lc->loops + 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+int
+pf_runtime_start(struct pf_runtime *rt)
+{
+	uint16_t i;
+	int rc;
+
+	rt->start_tsc = rte_rdtsc();
+	for (i = 0; i < rt->n_lcores; i++) {
+		rc = rte_eal_remote_launch(worker_main, rt, rt->lcores[i].id);
+		if (rc < 0) {
+			PF_LOG(ERR, "cannot launch lcore %u: %s", rt->lcores[i].id, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Wait until every worker has finished @p passes more loops. */
+static void
+wait_passes(struct pf_runtime *rt, unsigned int passes)
+{
+	uint64_t seen[PF_MAX_LCORES];
+	uint16_t i;
+	bool done;
+
+	for (i = 0; i < rt->n_lcores; i++)
+		seen[i] = __atomic_load_n(&rt->lcores[i].loops, __ATOMIC_ACQUIRE);
+	do {
+		done = true;
+		for (i = 0; i < rt->n_lcores; i++)
+			if (__atomic_load_n(&rt->lcores[i].loops, __ATOMIC_ACQUIRE) < seen[i] + passes)
+				done = false;
+		if (!done)
+			rte_delay_us_sleep(100);
+	} while (!done);
+}
+
+static bool
+drained(const struct pf_runtime *rt)
+{
+	uint16_t i;
+
+	for (i = 0; i < rt->n_rings; i++)
+		if (rte_ring_count(rt->rings[i].ring) != 0)
+			return false;
+	for (i = 0; i < rt->n_stages; i++)
+		if (rt->stages[i]->ops->busy != NULL && rt->stages[i]->ops->busy(rt->stages[i]))
+			return false;
+	return true;
+}
+
+static void
+close_ports(struct pf_runtime *rt)
+{
+	uint16_t i;
+
+	if (rt->ports_closed)
+		return;
+	for (i = 0; i < rt->topo->n_ports; i++) {
+		uint16_t pid = rt->topo->ports[i].port_id;
+
+		if (!rte_eth_dev_is_valid_port(pid))
+			continue;
+		rte_eth_stats_get(pid, &rt->port_stats[i]);
+		rte_eth_dev_stop(pid);
+		rte_eth_dev_close(pid);
+	}
+	rt->ports_closed = true;
+}
+
+void
+pf_runtime_port_stats(const struct pf_runtime *rt, uint16_t port, struct rte_eth_stats *es)
+{
+	if (rt->ports_closed)
+		*es = rt->port_stats[port];
+	else if (rte_eth_stats_get(rt->topo->ports[port].port_id, es) != 0)
+		memset(es, 0, sizeof(*es));
+}
+
+void
+pf_runtime_stop(struct pf_runtime *rt)
+{
+	uint64_t deadline = rte_rdtsc() + 2 * rte_get_tsc_hz();
+
+	/* Sources stop first; then every ring and tx buffer drains. A pass that
+	 * starts after rx_stopped is seen cannot add packets, so two complete
+	 * passes with everything empty mean nothing is in flight. */
+	__atomic_store_n(&rt->rx_stopped, 1, __ATOMIC_RELEASE);
+	wait_passes(rt, 2);
+	while (rte_rdtsc() < deadline) {
+		if (drained(rt)) {
+			wait_passes(rt, 2);
+			if (drained(rt))
+				break;
+		}
+		rte_delay_us_sleep(200);
+	}
+	rt->stop_tsc = rte_rdtsc();
+	__atomic_store_n(&rt->stop, 1, __ATOMIC_RELEASE);
+	rte_eal_mp_wait_lcore();
+	close_ports(rt);
+	rt->mbufs_in_use = rte_mempool_in_use_count(rt->pool);
+}
+
+void
+pf_runtime_destroy(struct pf_runtime *rt)
+{
+	uint16_t i;
+
+	if (rt == NULL)
+		return;
+	for (i = 0; i < rt->n_stages; i++)
+		pf_stage_destroy(rt->stages[i]);
+	for (i = 0; i < rt->n_rings; i++) {
+		struct rte_mbuf *m;
+
+		while (rt->rings[i].ring != NULL &&
+		       rte_ring_dequeue(rt->rings[i].ring, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(rt->rings[i].ring);
+	}
+	close_ports(rt);
+	rte_mempool_free(rt->pool);
+	rte_free(rt);
+}
+
+/* ---- totals ------------------------------------------------------------- */
+
+uint64_t
+pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port)
+{
+	uint64_t v = 0;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		v += rt->stages[i]->port_rx[port];
+	return v;
+}
+
+uint64_t
+pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port)
+{
+	uint64_t v = 0;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		v += rt->stages[i]->port_tx[port];
+	return v;
+}
+
+uint64_t
+pf_runtime_rx_total(const struct pf_runtime *rt)
+{
+	uint64_t v = 0;
+	uint16_t p;
+
+	for (p = 0; p < rt->topo->n_ports; p++)
+		v += pf_runtime_port_rx(rt, p);
+	return v;
+}
+
+void
+pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t)
+{
+	struct pf_gauge g[PF_MAX_PORTS + 8];
+	uint16_t i, p, k, n;
+
+	memset(t, 0, sizeof(*t));
+	for (p = 0; p < rt->topo->n_ports; p++) {
+		t->rx += pf_runtime_port_rx(rt, p);
+		t->tx += pf_runtime_port_tx(rt, p);
+	}
+	for (i = 0; i < rt->n_stages; i++) {
+		const struct pf_stage *st = rt->stages[i];
+		const struct pf_rt_stage *rs = &rt->rts[i];
+
+		t->replicas += st->replicas;
+		t->dropped += rs->ring_full + rs->no_edge;
+		for (k = 0; k < st->ops->n_ctrs; k++)
+			if (st->ops->ctrs[k].kind == PF_CTR_DROP)
+				t->dropped += st->ctrs[k];
+		if (st->ops->gauges != NULL) {
+			n = st->ops->gauges(st, g, RTE_DIM(g));
+			for (k = 0; k < n; k++)
+				if (strcmp(g[k].name, "in_flight") == 0)
+					t->in_flight += g[k].value;
+		}
+	}
+	for (i = 0; i < rt->n_rings; i++)
+		t->in_flight += rte_ring_count(rt->rings[i].ring);
+	t->unaccounted = (int64_t)(t->rx + t->replicas) -
+			 (int64_t)(t->tx + t->dropped + t->in_flight);
+}

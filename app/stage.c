@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stage helpers shared by the runtime, unit tests and fuzzers: the metadata
+ * dynfield, the stage clock and stand-alone stage creation.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+
+#include "pf_stage.h"
+
+int pf_meta_offset = -1;
+
+int
+pf_meta_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "pipefwd_meta",
+		.size = sizeof(struct pf_meta),
+		.align = __alignof__(struct pf_meta),
+	};
+	int off;
+
+	if (pf_meta_offset >= 0)
+		return 0;
+	off = rte_mbuf_dynfield_register(&desc);
+	if (off < 0)
+		return -rte_errno;
+	pf_meta_offset = off;
+	return 0;
+}
+
+const struct pf_stage_ops *
+pf_stage_type_find(const char *type)
+{
+	int i;
+
+	for (i = 0; pf_stage_types[i] != NULL; i++)
+		if (strcmp(pf_stage_types[i]->type, type) == 0)
+			return pf_stage_types[i];
+	return NULL;
+}
+
+/* ---- clock -------------------------------------------------------------- */
+
+static enum pf_clock_mode clock_mode;
+static uint64_t clock_driven_ns;   /* newest packet timestamp (pcap mode) */
+
+void
+pf_clock_set_mode(enum pf_clock_mode mode)
+{
+	clock_mode = mode;
+	clock_driven_ns = 0;
+}
+
+void
+pf_clock_advance_ns(uint64_t ns)
+{
+	/* Time never goes backwards, even with unordered input files. */
+	if (ns > __atomic_load_n(&clock_driven_ns, __ATOMIC_RELAXED))
+		__atomic_store_n(&clock_driven_ns, ns, __ATOMIC_RELAXED);
+}
+
+uint64_t
+pf_now_ns(void)
+{
+	static uint64_t hz;
+
+	if (clock_mode == PF_CLOCK_PCAP)
+		return __atomic_load_n(&clock_driven_ns, __ATOMIC_RELAXED);
+	if (unlikely(hz == 0))
+		hz = rte_get_tsc_hz();
+	return (uint64_t)((double)rte_rdtsc() * 1e9 / (double)hz);
+}
+
+/* ---- stand-alone stages ------------------------------------------------- */
+
+int
+pf_stage_create(struct pf_stage **out, struct pf_stage_conf *sc, const struct pf_topo *topo,
+		struct pf_errs *errs)
+{
+	struct pf_stage *st;
+	uint16_t e;
+	int rc;
+
+	*out = NULL;
+	if (pf_meta_register() < 0)
+		return pf_err_add(errs, NULL, 0, 0, "cannot register mbuf metadata field");
+	st = rte_zmalloc("pf_stage", sizeof(*st), RTE_CACHE_LINE_SIZE);
+	if (st == NULL)
+		return -ENOMEM;
+	st->ops = sc->ops;
+	st->conf = sc;
+	st->topo = topo;
+	for (e = 1; e < sc->ops->n_edges; e++)
+		if (sc->next[e] != PF_NONE)
+			st->edge_connected |= 1u << e;
+	st->ctrs = rte_zmalloc("pf_stage_ctrs", sizeof(uint64_t) * RTE_MAX(sc->ops->n_ctrs, 1),
+			       RTE_CACHE_LINE_SIZE);
+	if (sc->ops->priv_size != 0)
+		st->priv = rte_zmalloc("pf_stage_priv", sc->ops->priv_size, RTE_CACHE_LINE_SIZE);
+	if (st->ctrs == NULL || (sc->ops->priv_size != 0 && st->priv == NULL)) {
+		pf_stage_destroy(st);
+		return -ENOMEM;
+	}
+	if (sc->ops->init != NULL) {
+		rc = sc->ops->init(st, errs);
+		if (rc < 0) {
+			pf_stage_destroy(st);
+			return rc;
+		}
+	}
+	*out = st;
+	return 0;
+}
+
+void
+pf_stage_destroy(struct pf_stage *st)
+{
+	if (st == NULL)
+		return;
+	if (st->ops->free != NULL)
+		st->ops->free(st);
+	rte_free(st->priv);
+	rte_free(st->ctrs);
+	rte_free(st);
+}

@@ -1,0 +1,933 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Topology loader and validator (include/pf_topo.h).
+ *
+ * Pass 1 reads every section with typed accessors (types, ranges, unknown
+ * keys); each stage type parses its own parameters and table files. Pass 2
+ * checks the graph: edges to known stages, rings sized and bursted sanely, no
+ * cycle, every non-source stage fed, every stage on exactly one worker lcore,
+ * no rx queue polled twice. Every problem is collected; nothing touches DPDK.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pf_stage.h"
+#include "pf_topo.h"
+
+static const char *const top_keys[] = { "eal", "ports", "stages", "rings", "lcores", "runtime",
+					NULL };
+static const char *const port_keys[] = { "device", "mac", "ipv4", "rxd", "txd", "max_frame",
+					 NULL };
+static const char *const ring_keys[] = { "size", "burst", NULL };
+static const char *const runtime_keys[] = { "mbufs", "mbuf_size", "tx_flush_us", "clock", NULL };
+static const char *const clock_words[] = { "wall", "pcap", NULL };
+
+#define MBUF_CACHE 256
+
+static bool
+is_pow2(uint64_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+int
+pf_topo_port_index(const struct pf_topo *topo, const char *name)
+{
+	uint16_t i;
+
+	for (i = 0; i < topo->n_ports; i++)
+		if (strcmp(topo->ports[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int
+pf_topo_stage_index(const struct pf_topo *topo, const char *name)
+{
+	uint16_t i;
+
+	for (i = 0; i < topo->n_stages; i++)
+		if (strcmp(topo->stages[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int
+pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to)
+{
+	uint16_t i;
+
+	for (i = 0; i < topo->n_rings; i++)
+		if (topo->rings[i].from == from && topo->rings[i].to == to)
+			return i;
+	return -1;
+}
+
+int
+pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, const char *path,
+		  uint16_t *idx, uint16_t max, uint16_t *n, struct pf_errs *errs)
+{
+	uint32_t i, j;
+	int p, rc = 0;
+
+	*n = 0;
+	if (pf_node_expect(seq, PF_NODE_SEQ, path, errs) < 0)
+		return -EINVAL;
+	if (seq->n == 0)
+		return pf_node_err(errs, seq, "%s: needs at least one port", path);
+	for (i = 0; i < seq->n; i++) {
+		const struct pf_node *it = seq->items[i];
+
+		if (it->kind != PF_NODE_SCALAR) {
+			rc = pf_node_err(errs, it, "%s[%u]: expected a port name", path, i);
+			continue;
+		}
+		p = pf_topo_port_index(topo, it->value);
+		if (p < 0) {
+			rc = pf_node_err(errs, it, "%s[%u]: unknown port '%s'", path, i, it->value);
+			continue;
+		}
+		for (j = 0; j < *n; j++)
+			if (idx[j] == p)
+				break;
+		if (j < *n) {
+			rc = pf_node_err(errs, it, "%s[%u]: port '%s' listed twice", path, i,
+					 it->value);
+			continue;
+		}
+		if (*n >= max) {
+			rc = pf_node_err(errs, it, "%s: more than %u ports", path, max);
+			break;
+		}
+		idx[(*n)++] = (uint16_t)p;
+	}
+	return rc;
+}
+
+/* ---- eal ---------------------------------------------------------------- */
+
+static void
+load_eal(struct pf_topo *t, const struct pf_node *eal, struct pf_errs *errs)
+{
+	uint32_t i;
+
+	if (eal == NULL)
+		return;
+	if (pf_node_expect(eal, PF_NODE_SEQ, "eal", errs) < 0)
+		return;
+	for (i = 0; i < eal->n; i++) {
+		const struct pf_node *it = eal->items[i];
+		const char *v = it->value;
+
+		if (it->kind != PF_NODE_SCALAR) {
+			pf_node_err(errs, it, "eal[%u]: expected a string", i);
+			continue;
+		}
+		if (t->eal_argc >= PF_MAX_EAL_ARGS - 8) {
+			pf_node_err(errs, it, "eal: more than %d arguments", PF_MAX_EAL_ARGS - 8);
+			return;
+		}
+		t->eal_argv[t->eal_argc++] = strdup(v);
+		if (strcmp(v, "-l") == 0 || strcmp(v, "-c") == 0 || strncmp(v, "--lcores", 8) == 0)
+			t->eal_has_lcores = true;
+		if (strcmp(v, "--main-lcore") == 0 && i + 1 < eal->n &&
+		    eal->items[i + 1]->kind == PF_NODE_SCALAR)
+			t->main_lcore = (unsigned int)strtoul(eal->items[i + 1]->value, NULL, 10);
+	}
+}
+
+/* ---- ports -------------------------------------------------------------- */
+
+/* Value of "key=" in a vdev argument string, copied to @p out. */
+static bool
+devarg(const char *dev, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+	const char *p = dev;
+
+	while ((p = strchr(p, ',')) != NULL) {
+		p++;
+		if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			const char *v = p + kl + 1, *end = strchr(v, ',');
+			size_t vl = end ? (size_t)(end - v) : strlen(v);
+
+			snprintf(out, len, "%.*s", (int)vl, v);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Count the records of a classic pcap file (net_pcap infinite_rx preloads them). */
+static long
+pcap_count(const char *path)
+{
+	uint8_t hdr[24], rec[16];
+	uint32_t incl;
+	long n = 0;
+	bool swap;
+	FILE *f = fopen(path, "rb");
+
+	if (f == NULL)
+		return -1;
+	if (fread(hdr, 1, 24, f) != 24) {
+		fclose(f);
+		return -1;
+	}
+	swap = hdr[0] == 0xa1; /* big-endian magic: a1 b2 c3 d4 (or a1 b2 3c 4d for ns) */
+	while (fread(rec, 1, 16, f) == 16) {
+		incl = swap ? ((uint32_t)rec[8] << 24 | rec[9] << 16 | rec[10] << 8 | rec[11]) :
+			      ((uint32_t)rec[11] << 24 | rec[10] << 16 | rec[9] << 8 | rec[8]);
+		if (fseek(f, incl, SEEK_CUR) != 0)
+			break;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void
+check_pcap_device(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_errs *errs)
+{
+	char path[PATH_MAX], flag[16];
+	long n;
+
+	if (strncmp(pc->device, "net_pcap", 8) != 0)
+		return;
+	if (devarg(pc->device, "rx_pcap", path, sizeof(path))) {
+		if (access(path, R_OK) != 0) {
+			pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' not readable: %s", pc->name, path,
+				    strerror(errno));
+		} else if (devarg(pc->device, "infinite_rx", flag, sizeof(flag)) &&
+			   strcmp(flag, "1") == 0) {
+			n = pcap_count(path);
+			if (n < 0)
+				pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' is not a pcap file",
+					    pc->name, path);
+			else
+				pc->pcap_preload = (uint32_t)n;
+		}
+	}
+	if (devarg(pc->device, "tx_pcap", path, sizeof(path))) {
+		char dir[PATH_MAX], *slash;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		else
+			snprintf(dir, sizeof(dir), ".");
+		if (access(dir, W_OK) != 0)
+			pf_node_err(errs, dn, "ports.%s: tx_pcap directory '%s' not writable: %s",
+				    pc->name, dir, strerror(errno));
+	}
+}
+
+static void
+load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
+{
+	char path[PF_CONF_PATH_MAX];
+	uint32_t i;
+
+	if (ports == NULL) {
+		pf_err_add(errs, t->file, 0, 0, "missing required key 'ports'");
+		return;
+	}
+	if (pf_node_expect(ports, PF_NODE_MAP, "ports", errs) < 0)
+		return;
+	if (ports->n == 0)
+		pf_node_err(errs, ports, "ports: at least one port is required");
+	for (i = 0; i < ports->n; i++) {
+		const struct pf_node *pn = ports->items[i], *v;
+		struct pf_port_conf *pc;
+		const char *name = ports->keys[i]->value, *dev;
+		uint32_t u;
+
+		if (t->n_ports >= PF_MAX_PORTS) {
+			pf_node_err(errs, ports->keys[i], "ports: more than %d ports", PF_MAX_PORTS);
+			return;
+		}
+		pc = &t->ports[t->n_ports++];
+		snprintf(pc->name, sizeof(pc->name), "%s", name);
+		if (strlen(name) >= PF_NAME_MAX)
+			pf_node_err(errs, ports->keys[i], "ports: name '%s' longer than %d", name,
+				    PF_NAME_MAX - 1);
+		pc->node = pn;
+		pc->rxd = 1024;
+		pc->txd = 1024;
+		pc->max_frame = 1518;
+		snprintf(path, sizeof(path), "ports.%s", name);
+		if (pf_node_expect(pn, PF_NODE_MAP, path, errs) < 0)
+			continue;
+		pf_map_check_keys(pn, path, port_keys, errs);
+		v = pf_map_get(pn, "device");
+		if (v == NULL) {
+			pf_node_err(errs, ports->keys[i], "%s: missing required key 'device'", path);
+		} else if (pf_node_str(v, "device", &dev, errs) == 0) {
+			snprintf(pc->device, sizeof(pc->device), "%s", dev);
+			pc->is_vdev = strncmp(dev, "net_", 4) == 0;
+			check_pcap_device(pc, v, errs);
+		}
+		if ((v = pf_map_get(pn, "mac")) != NULL &&
+		    pf_node_mac(v, "mac", pc->mac, errs) == 0) {
+			pc->has_mac = true;
+			if (pc->mac[0] & 1)
+				pf_node_err(errs, v, "%s.mac: %s is a group address", path, v->value);
+		}
+		if ((v = pf_map_get(pn, "ipv4")) != NULL &&
+		    pf_node_ipv4_prefix(v, "ipv4", false, &pc->ipv4, &pc->ipv4_len, errs) == 0)
+			pc->has_ipv4 = true;
+		if ((v = pf_map_get(pn, "rxd")) != NULL &&
+		    pf_node_u32(v, "rxd", 64, 16384, &u, errs) == 0)
+			pc->rxd = (uint16_t)u;
+		if ((v = pf_map_get(pn, "txd")) != NULL &&
+		    pf_node_u32(v, "txd", 64, 16384, &u, errs) == 0)
+			pc->txd = (uint16_t)u;
+		if ((v = pf_map_get(pn, "max_frame")) != NULL &&
+		    pf_node_u32(v, "max_frame", 64, 9018, &u, errs) == 0)
+			pc->max_frame = (uint16_t)u;
+	}
+}
+
+/* ---- stages ------------------------------------------------------------- */
+
+static const char *const common_stage_keys[] = { "type", "next", "burst" };
+
+static int
+check_stage_keys(const struct pf_node *sn, const char *path, const struct pf_stage_ops *ops,
+		 struct pf_errs *errs)
+{
+	const char *allowed[64];
+	int n = 0, i;
+
+	for (i = 0; i < 3; i++)
+		allowed[n++] = common_stage_keys[i];
+	for (i = 0; ops->param_keys != NULL && ops->param_keys[i] != NULL && n < 63; i++)
+		allowed[n++] = ops->param_keys[i];
+	allowed[n] = NULL;
+	return pf_map_check_keys(sn, path, allowed, errs);
+}
+
+static void
+load_stages(struct pf_topo *t, const struct pf_node *stages, struct pf_errs *errs)
+{
+	char path[PF_CONF_PATH_MAX], types[256];
+	uint32_t i;
+	int j;
+
+	if (stages == NULL) {
+		pf_err_add(errs, t->file, 0, 0, "missing required key 'stages'");
+		return;
+	}
+	if (pf_node_expect(stages, PF_NODE_MAP, "stages", errs) < 0)
+		return;
+	types[0] = '\0';
+	for (j = 0; pf_stage_types[j] != NULL; j++)
+		snprintf(types + strlen(types), sizeof(types) - strlen(types), "%s%s", j ? ", " : "",
+			 pf_stage_types[j]->type);
+
+	for (i = 0; i < stages->n; i++) {
+		const struct pf_node *sn = stages->items[i], *v;
+		const char *name = stages->keys[i]->value, *type;
+		struct pf_stage_conf *sc;
+
+		if (t->n_stages >= PF_MAX_STAGES) {
+			pf_node_err(errs, stages->keys[i], "stages: more than %d stages",
+				    PF_MAX_STAGES);
+			return;
+		}
+		sc = &t->stages[t->n_stages++];
+		snprintf(sc->name, sizeof(sc->name), "%s", name);
+		if (strlen(name) >= PF_NAME_MAX)
+			pf_node_err(errs, stages->keys[i], "stages: name '%s' longer than %d", name,
+				    PF_NAME_MAX - 1);
+		if (pf_topo_port_index(t, name) >= 0)
+			pf_node_err(errs, stages->keys[i],
+				    "stages: '%s' is already the name of a port", name);
+		sc->node = sn;
+		sc->lcore = -1;
+		sc->burst = t->burst_default;
+		for (j = 0; j < PF_MAX_EDGES; j++)
+			sc->next[j] = PF_NONE;
+		snprintf(path, sizeof(path), "stages.%s", name);
+		if (pf_node_expect(sn, PF_NODE_MAP, path, errs) < 0)
+			continue;
+		v = pf_map_get(sn, "type");
+		if (v == NULL) {
+			pf_node_err(errs, stages->keys[i], "%s: missing required key 'type'", path);
+			continue;
+		}
+		if (pf_node_str(v, "type", &type, errs) < 0)
+			continue;
+		sc->ops = pf_stage_type_find(type);
+		if (sc->ops == NULL) {
+			pf_node_err(errs, v, "%s.type: unknown stage type '%s' (known: %s)", path, type,
+				    types);
+			continue;
+		}
+		check_stage_keys(sn, path, sc->ops, errs);
+		if ((v = pf_map_get(sn, "burst")) != NULL) {
+			if (!(sc->ops->flags & PF_STAGE_SOURCE))
+				pf_node_err(errs, v,
+					    "%s.burst: only source stages take a burst; set the burst of the ring that feeds '%s' under rings:",
+					    path, name);
+			else
+				pf_node_u32(v, "burst", 1, PF_BURST_MAX, &sc->burst, errs);
+		}
+	}
+}
+
+static int
+edge_index(const struct pf_stage_ops *ops, const char *name)
+{
+	uint16_t e;
+
+	for (e = 1; e < ops->n_edges; e++)
+		if (strcmp(ops->edge_names[e], name) == 0)
+			return e;
+	return -1;
+}
+
+static void
+wire_edge(struct pf_topo *t, struct pf_stage_conf *sc, uint16_t edge, const struct pf_node *target,
+	  const char *path, struct pf_errs *errs)
+{
+	int to;
+
+	if (target->kind != PF_NODE_SCALAR) {
+		pf_node_err(errs, target, "%s: expected a stage name", path);
+		return;
+	}
+	to = pf_topo_stage_index(t, target->value);
+	if (to < 0) {
+		pf_node_err(errs, target, "%s: edge to unknown stage '%s'", path, target->value);
+		return;
+	}
+	if (t->stages[to].ops != NULL && (t->stages[to].ops->flags & PF_STAGE_SOURCE)) {
+		pf_node_err(errs, target, "%s: '%s' reads ports and cannot be fed by a ring", path,
+			    target->value);
+		return;
+	}
+	if (&t->stages[to] == sc) {
+		pf_node_err(errs, target, "pipeline has a cycle: %s -> %s", sc->name, sc->name);
+		return;
+	}
+	sc->next[edge] = (uint16_t)to;
+}
+
+static void
+wire_stages(struct pf_topo *t, struct pf_errs *errs)
+{
+	char path[PF_CONF_PATH_MAX], names[200];
+	uint16_t s, e;
+	uint32_t i;
+
+	for (s = 0; s < t->n_stages; s++) {
+		struct pf_stage_conf *sc = &t->stages[s];
+		const struct pf_node *next;
+
+		if (sc->ops == NULL || sc->node->kind != PF_NODE_MAP)
+			continue;
+		next = pf_map_get(sc->node, "next");
+		snprintf(path, sizeof(path), "stages.%s.next", sc->name);
+		if (next == NULL) {
+			if (sc->ops->n_edges > 1 && !(sc->ops->flags & PF_STAGE_SINK))
+				pf_node_err(errs, sc->node, "stages.%s: missing required key 'next'",
+					    sc->name);
+			continue;
+		}
+		if (sc->ops->n_edges <= 1) {
+			pf_node_err(errs, next, "%s: stage type '%s' has no output edges", path,
+				    sc->ops->type);
+			continue;
+		}
+		if (next->kind == PF_NODE_SCALAR) {
+			if (sc->ops->flags & PF_STAGE_NEXT_ALL) {
+				wire_edge(t, sc, 1, next, path, errs);
+				for (e = 2; e < sc->ops->n_edges; e++)
+					sc->next[e] = sc->next[1];
+			} else
+				wire_edge(t, sc, sc->ops->default_edge, next, path, errs);
+			continue;
+		}
+		if (next->kind != PF_NODE_MAP) {
+			pf_node_err(errs, next, "%s: expected a stage name or a mapping of edge: stage",
+				    path);
+			continue;
+		}
+		names[0] = '\0';
+		for (e = 1; e < sc->ops->n_edges; e++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 e > 1 ? ", " : "", sc->ops->edge_names[e]);
+		for (i = 0; i < next->n; i++) {
+			int ei = edge_index(sc->ops, next->keys[i]->value);
+			char epath[PF_CONF_PATH_MAX + 40];
+
+			if (ei < 0) {
+				pf_node_err(errs, next->keys[i],
+					    "%s: stage type '%s' has no edge '%s' (edges: %s)", path,
+					    sc->ops->type, next->keys[i]->value, names);
+				continue;
+			}
+			snprintf(epath, sizeof(epath), "%s.%s", path, next->keys[i]->value);
+			wire_edge(t, sc, (uint16_t)ei, next->items[i], epath, errs);
+		}
+	}
+}
+
+static void
+parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
+{
+	uint16_t s;
+
+	for (s = 0; s < t->n_stages; s++) {
+		struct pf_stage_conf *sc = &t->stages[s];
+
+		if (sc->ops == NULL || sc->node->kind != PF_NODE_MAP || sc->ops->parse == NULL)
+			continue;
+		sc->ops->parse(sc, t, errs);
+	}
+}
+
+/* ---- rings -------------------------------------------------------------- */
+
+static void
+ring_params(const struct pf_node *rn, const char *path, uint32_t *size, uint32_t *burst,
+	    struct pf_errs *errs)
+{
+	const struct pf_node *v;
+	uint64_t sz;
+
+	if (pf_node_expect(rn, PF_NODE_MAP, path, errs) < 0)
+		return;
+	pf_map_check_keys(rn, path, ring_keys, errs);
+	if ((v = pf_map_get(rn, "size")) != NULL) {
+		char p[PF_CONF_PATH_MAX + 8];
+
+		snprintf(p, sizeof(p), "%s.size", path);
+		if (pf_node_u64(v, p, 0, UINT64_MAX, &sz, errs) == 0) {
+			if (!is_pow2(sz) || sz < 2 || sz > (1ull << 31))
+				pf_node_err(errs, v,
+					    "%s=%" PRIu64 " must be a power of two in [2, 2147483648] (usable capacity is size-1)",
+					    p, sz);
+			else
+				*size = (uint32_t)sz;
+		}
+	}
+	if ((v = pf_map_get(rn, "burst")) != NULL) {
+		char p[PF_CONF_PATH_MAX + 8];
+
+		snprintf(p, sizeof(p), "%s.burst", path);
+		pf_node_u32(v, p, 1, PF_BURST_MAX, burst, errs);
+	}
+}
+
+static void
+build_rings(struct pf_topo *t, const struct pf_node *rings, struct pf_errs *errs)
+{
+	const struct pf_node *def = pf_map_get(rings, "default");
+	uint16_t s, e;
+	uint32_t i;
+
+	if (rings != NULL && pf_node_expect(rings, PF_NODE_MAP, "rings", errs) < 0)
+		rings = NULL;
+	if (def != NULL && rings != NULL)
+		ring_params(def, "rings.default", &t->ring_size_default, &t->burst_default, errs);
+
+	for (s = 0; s < t->n_stages; s++)
+		for (e = 1; e < PF_MAX_EDGES; e++) {
+			uint16_t to = t->stages[s].next[e];
+			struct pf_ring_conf *rc;
+
+			if (to == PF_NONE || pf_topo_ring_index(t, s, to) >= 0)
+				continue;
+			if (t->n_rings >= PF_MAX_RINGS) {
+				pf_err_add(errs, t->file, 0, 0, "more than %d rings", PF_MAX_RINGS);
+				return;
+			}
+			rc = &t->rings[t->n_rings++];
+			rc->from = s;
+			rc->to = to;
+			rc->size = t->ring_size_default;
+			rc->burst = t->burst_default;
+			strcpy(rc->name, t->stages[s].name);   /* names < PF_NAME_MAX */
+			strcat(rc->name, "->");
+			strcat(rc->name, t->stages[to].name);
+			t->stages[to].n_inputs++;
+		}
+	/* Source stages default to the ring default burst unless they set their own. */
+	for (s = 0; s < t->n_stages; s++)
+		if (t->stages[s].node != NULL && pf_map_get(t->stages[s].node, "burst") == NULL)
+			t->stages[s].burst = t->burst_default;
+
+	for (i = 0; rings != NULL && i < rings->n; i++) {
+		const char *key = rings->keys[i]->value;
+		char path[PF_CONF_PATH_MAX];
+		uint16_t r;
+
+		if (strcmp(key, "default") == 0)
+			continue;
+		snprintf(path, sizeof(path), "rings.%s", key);
+		for (r = 0; r < t->n_rings; r++)
+			if (strcmp(t->rings[r].name, key) == 0)
+				break;
+		if (r == t->n_rings) {
+			pf_node_err(errs, rings->keys[i],
+				    "rings: no edge '%s' in the pipeline (ring keys are 'from->to' stage names)",
+				    key);
+			continue;
+		}
+		ring_params(rings->items[i], path, &t->rings[r].size, &t->rings[r].burst, errs);
+	}
+	for (i = 0; i < t->n_rings; i++) {
+		struct pf_ring_conf *rc = &t->rings[i];
+		const struct pf_node *rn = pf_map_get(rings, rc->name);
+		const struct pf_node *at = rn ? pf_map_get(rn, "burst") : NULL;
+
+		if (at == NULL)
+			at = rn ? rn : (def ? def : rings);
+		if (rc->burst > rc->size - 1)
+			pf_node_err(errs, at,
+				    "rings.%s.burst=%u exceeds usable capacity %u of ring '%s'",
+				    rc->name, rc->burst, rc->size - 1, rc->name);
+	}
+}
+
+/* ---- graph -------------------------------------------------------------- */
+
+static bool
+find_cycle(const struct pf_topo *t, uint16_t s, uint8_t *state, uint16_t *stack, int depth,
+	   char *out, size_t len)
+{
+	uint16_t e, to;
+	int i;
+
+	state[s] = 1;
+	stack[depth] = s;
+	for (e = 1; e < PF_MAX_EDGES; e++) {
+		to = t->stages[s].next[e];
+		if (to == PF_NONE)
+			continue;
+		if (state[to] == 1) {
+			int start = 0;
+
+			for (i = 0; i <= depth; i++)
+				if (stack[i] == to)
+					start = i;
+			out[0] = '\0';
+			for (i = start; i <= depth; i++)
+				snprintf(out + strlen(out), len - strlen(out), "%s -> ",
+					 t->stages[stack[i]].name);
+			snprintf(out + strlen(out), len - strlen(out), "%s", t->stages[to].name);
+			return true;
+		}
+		if (state[to] == 0 && find_cycle(t, to, state, stack, depth + 1, out, len))
+			return true;
+	}
+	state[s] = 2;
+	return false;
+}
+
+static void
+check_graph(struct pf_topo *t, struct pf_errs *errs)
+{
+	uint8_t state[PF_MAX_STAGES] = { 0 };
+	uint16_t stack[PF_MAX_STAGES], s;
+	char cyc[512];
+
+	for (s = 0; s < t->n_stages; s++) {
+		if (state[s] == 0 && find_cycle(t, s, state, stack, 0, cyc, sizeof(cyc))) {
+			pf_node_err(errs, t->stages[s].node, "pipeline has a cycle: %s", cyc);
+			break;
+		}
+	}
+	for (s = 0; s < t->n_stages; s++) {
+		const struct pf_stage_conf *sc = &t->stages[s];
+
+		if (sc->ops == NULL)
+			continue;
+		if (!(sc->ops->flags & PF_STAGE_SOURCE) && sc->n_inputs == 0)
+			pf_node_err(errs, sc->node,
+				    "stage '%s' has no input (no stage's next leads to it)", sc->name);
+	}
+}
+
+/* ---- lcores ------------------------------------------------------------- */
+
+static void
+load_lcores(struct pf_topo *t, const struct pf_node *lc, struct pf_errs *errs)
+{
+	uint32_t i, j;
+	uint16_t s;
+
+	if (lc == NULL) {
+		pf_err_add(errs, t->file, 0, 0, "missing required key 'lcores'");
+		return;
+	}
+	if (pf_node_expect(lc, PF_NODE_MAP, "lcores", errs) < 0)
+		return;
+	for (i = 0; i < lc->n; i++) {
+		const struct pf_node *k = lc->keys[i], *list = lc->items[i];
+		struct pf_lcore_conf *l;
+		uint64_t id;
+
+		if (!pf_parse_u64(k->value, &id)) {
+			pf_node_err(errs, k, "lcores: '%s' is not an lcore number", k->value);
+			continue;
+		}
+		if (id >= PF_MAX_LCORES) {
+			pf_node_err(errs, k, "lcores: lcore %" PRIu64 " does not exist (lcore ids are 0-%d)",
+				    id, PF_MAX_LCORES - 1);
+			continue;
+		}
+		if (id == t->main_lcore) {
+			pf_node_err(errs, k,
+				    "lcores: lcore %" PRIu64 " is the main lcore (control, stats, signals); map stages to worker lcores",
+				    id);
+			continue;
+		}
+		for (j = 0; j < t->n_lcores; j++)
+			if (t->lcores[j].id == id)
+				break;
+		l = &t->lcores[j];
+		if (j == t->n_lcores) {
+			t->n_lcores++;
+			l->id = (unsigned int)id;
+		}
+		if (list->kind == PF_NODE_SCALAR)
+			list = NULL, pf_node_err(errs, lc->items[i],
+						 "lcores.%s: expected a list of stage names", k->value);
+		if (list == NULL || pf_node_expect(list, PF_NODE_SEQ, "lcores", errs) < 0)
+			continue;
+		for (j = 0; j < list->n; j++) {
+			const struct pf_node *it = list->items[j];
+			int si;
+
+			if (it->kind != PF_NODE_SCALAR) {
+				pf_node_err(errs, it, "lcores.%s[%u]: expected a stage name", k->value, j);
+				continue;
+			}
+			si = pf_topo_stage_index(t, it->value);
+			if (si < 0) {
+				pf_node_err(errs, it, "lcores.%s: unknown stage '%s'", k->value,
+					    it->value);
+				continue;
+			}
+			if (t->stages[si].lcore >= 0) {
+				pf_node_err(errs, it, "lcores.%s: stage '%s' is already mapped to lcore %d",
+					    k->value, it->value, t->stages[si].lcore);
+				continue;
+			}
+			t->stages[si].lcore = (int)id;
+			l->stages[l->n_stages++] = (uint16_t)si;
+		}
+	}
+	for (s = 0; s < t->n_stages; s++)
+		if (t->stages[s].lcore < 0)
+			pf_node_err(errs, lc, "lcores: stage '%s' is not mapped to any lcore",
+				    t->stages[s].name);
+}
+
+/* ---- ports use, queues and mbufs ---------------------------------------- */
+
+static void
+check_port_use(struct pf_topo *t, struct pf_errs *errs)
+{
+	int16_t rx_owner[PF_MAX_PORTS][16];
+	uint16_t s, i;
+
+	memset(rx_owner, 0xff, sizeof(rx_owner));
+	for (s = 0; s < t->n_stages; s++) {
+		struct pf_stage_conf *sc = &t->stages[s];
+
+		for (i = 0; i < sc->n_rx_ports; i++) {
+			struct pf_port_conf *pc = &t->ports[sc->rx_ports[i]];
+			int16_t *owner = &rx_owner[sc->rx_ports[i]][sc->rx_queue & 15];
+
+			if (*owner >= 0) {
+				pf_node_err(errs, sc->node, "port %s rxq %u is polled by both '%s' and '%s'",
+					    pc->name, sc->rx_queue, t->stages[*owner].name, sc->name);
+				continue;
+			}
+			*owner = (int16_t)s;
+			if (pc->n_rxq < sc->rx_queue + 1)
+				pc->n_rxq = sc->rx_queue + 1;
+		}
+		for (i = 0; i < sc->n_tx_ports; i++) {
+			struct pf_port_conf *pc = &t->ports[sc->tx_ports[i]];
+
+			sc->tx_queue[i] = pc->n_txq++;
+		}
+	}
+}
+
+static void
+size_mempool(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
+{
+	uint64_t rings = 0, rxd = 0, txd = 0, bursts = 0, preload = 0, cache, need;
+	const struct pf_node *v = rt ? pf_map_get(rt, "mbufs") : NULL;
+	uint16_t i;
+
+	for (i = 0; i < t->n_rings; i++)
+		rings += t->rings[i].size - 1;
+	for (i = 0; i < t->n_ports; i++) {
+		rxd += (uint64_t)t->ports[i].rxd * t->ports[i].n_rxq;
+		txd += (uint64_t)t->ports[i].txd * t->ports[i].n_txq;
+		preload += t->ports[i].pcap_preload;
+	}
+	/* Each stage holds at most one burst in hand, sinks one more per port. */
+	for (i = 0; i < t->n_stages; i++)
+		bursts += 2ull * PF_BURST_MAX + (uint64_t)t->stages[i].n_tx_ports * PF_BURST_MAX;
+	cache = (uint64_t)(t->n_lcores + 1) * MBUF_CACHE * 3 / 2;
+	need = rings + rxd + txd + bursts + cache + preload;
+	t->mbufs_required = (uint32_t)need;
+	if (v != NULL) {
+		uint32_t m;
+
+		if (pf_node_u32(v, "runtime.mbufs", 1024, 1u << 26, &m, errs) == 0) {
+			if (m < need)
+				pf_node_err(errs, v,
+					    "mempool size %u < required %" PRIu64 " (rings %" PRIu64 " + rxd %" PRIu64 " + txd %" PRIu64 " + bursts %" PRIu64 " + cache %" PRIu64 " + pcap preload %" PRIu64 ")",
+					    m, need, rings, rxd, txd, bursts, cache, preload);
+			t->mbufs = m;
+		}
+	} else {
+		/* Headroom for in-flight replicas and stage-held packets. */
+		t->mbufs = (uint32_t)RTE_MAX(need + need / 4, 8192ull);
+	}
+}
+
+static void
+load_runtime(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
+{
+	const struct pf_node *v;
+	uint32_t u;
+	int w;
+
+	t->mbuf_data_size = RTE_MBUF_DEFAULT_BUF_SIZE;
+	t->tx_flush_us = 100;
+	if (rt == NULL || pf_node_expect(rt, PF_NODE_MAP, "runtime", errs) < 0)
+		return;
+	pf_map_check_keys(rt, "runtime", runtime_keys, errs);
+	if ((v = pf_map_get(rt, "mbuf_size")) != NULL &&
+	    pf_node_u32(v, "runtime.mbuf_size", 1024, 65535, &u, errs) == 0)
+		t->mbuf_data_size = (uint16_t)u;
+	if ((v = pf_map_get(rt, "tx_flush_us")) != NULL)
+		pf_node_u32(v, "runtime.tx_flush_us", 1, 1000000, &t->tx_flush_us, errs);
+	if ((v = pf_map_get(rt, "clock")) != NULL &&
+	    pf_node_enum(v, "runtime.clock", clock_words, &w, errs) == 0)
+		t->clock = (enum pf_clock_mode)w;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+void
+pf_topo_free(struct pf_topo *t)
+{
+	uint16_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->n_stages; i++)
+		if (t->stages[i].cfg != NULL && t->stages[i].ops->cfg_free != NULL)
+			t->stages[i].ops->cfg_free(t->stages[i].cfg);
+	for (i = 0; i < t->eal_argc; i++)
+		free(t->eal_argv[i]);
+	pf_conf_free(t->doc);
+	free(t);
+}
+
+static int
+topo_load(const char *path, const char *text, size_t len, struct pf_topo **out,
+	  struct pf_errs *errs)
+{
+	unsigned int before = errs->n;
+	const struct pf_node *root, *rings;
+	struct pf_topo *t;
+	int rc;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	memcpy(t->file, path, strnlen(path, sizeof(t->file) - 1));
+	t->ring_size_default = PF_RING_SIZE_DEFAULT;
+	t->burst_default = PF_BURST_DEFAULT;
+	rc = text != NULL ? pf_conf_load_string(path, text, len, &t->doc, errs) :
+			    pf_conf_load_file(path, &t->doc, errs);
+	if (rc < 0)
+		goto fail;
+	root = t->doc->root;
+	if (root == NULL || root->kind != PF_NODE_MAP) {
+		if (root == NULL)
+			pf_err_add(errs, path, 0, 0,
+				   "configuration is empty; expected mapping with keys eal, ports, stages, rings, lcores");
+		else
+			pf_node_err(errs, root,
+				    "configuration must be a mapping with keys eal, ports, stages, rings, lcores");
+		goto fail;
+	}
+	pf_map_check_keys(root, "", top_keys, errs);
+	load_eal(t, pf_map_get(root, "eal"), errs);
+	load_runtime(t, pf_map_get(root, "runtime"), errs);
+	/* Ring defaults first: source stages inherit the default burst. */
+	rings = pf_map_get(root, "rings");
+	if (rings != NULL && rings->kind == PF_NODE_MAP && pf_map_get(rings, "default") != NULL) {
+		struct pf_errs scratch = { 0 };
+
+		ring_params(pf_map_get(rings, "default"), "rings.default", &t->ring_size_default,
+			    &t->burst_default, &scratch);
+	}
+	load_ports(t, pf_map_get(root, "ports"), errs);
+	load_stages(t, pf_map_get(root, "stages"), errs);
+	wire_stages(t, errs);
+	build_rings(t, rings, errs);
+	parse_stage_params(t, errs);
+	check_graph(t, errs);
+	load_lcores(t, pf_map_get(root, "lcores"), errs);
+	check_port_use(t, errs);
+	size_mempool(t, pf_map_get(root, "runtime"), errs);
+	if (errs->n != before)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	pf_topo_free(t);
+	return -EINVAL;
+}
+
+int
+pf_topo_load(const char *path, struct pf_topo **out, struct pf_errs *errs)
+{
+	return topo_load(path, NULL, 0, out, errs);
+}
+
+int
+pf_topo_load_string(const char *name, const char *text, struct pf_topo **out,
+		    struct pf_errs *errs)
+{
+	return topo_load(name, text, strlen(text), out, errs);
+}
+
+void
+pf_topo_describe(const struct pf_topo *t, FILE *out)
+{
+	uint16_t i, j;
+
+	fprintf(out, "%s: ok: %u ports, %u stages, %u rings, %u worker lcores, %u mbufs (%u required)\n",
+		t->file, t->n_ports, t->n_stages, t->n_rings, t->n_lcores, t->mbufs,
+		t->mbufs_required);
+	for (i = 0; i < t->n_rings; i++)
+		fprintf(out, "  ring %-24s size %-6u burst %u\n", t->rings[i].name, t->rings[i].size,
+			t->rings[i].burst);
+	for (i = 0; i < t->n_lcores; i++) {
+		fprintf(out, "  lcore %u:", t->lcores[i].id);
+		for (j = 0; j < t->lcores[i].n_stages; j++)
+			fprintf(out, " %s", t->stages[t->lcores[i].stages[j]].name);
+		fprintf(out, "\n");
+	}
+}

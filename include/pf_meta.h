@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Per-packet metadata, kept in an mbuf dynamic field.
+ *
+ * The rx stage parses every packet once and stores what later stages need
+ * (offsets, class, ingress port); lookup stages add the verdict details
+ * (egress port, next hop, flood set). Nothing downstream re-parses L2.
+ */
+#ifndef PF_META_H
+#define PF_META_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+/** Largest number of ports (flood sets are a 32-bit mask). */
+#define PF_MAX_PORTS 32
+/** out_port value: send one copy to every port in flood_mask. */
+#define PF_PORT_FLOOD 0xfffe
+/** out_port value: not decided yet. */
+#define PF_PORT_NONE 0xffff
+
+/** Packet classes found by the rx parser (also the rx stage's edge names). */
+enum pf_class {
+	PF_CLASS_NONE = 0,
+	PF_CLASS_IPV4,
+	PF_CLASS_IPV6,
+	PF_CLASS_ARP,
+	PF_CLASS_OTHER,  /**< any other EtherType: bridged, never routed */
+};
+
+/** Flags set by rx. */
+#define PF_META_VLAN        0x01  /**< one 802.1Q tag present (vlan_tci valid) */
+#define PF_META_L2_BCAST    0x02  /**< destination MAC is ff:ff:ff:ff:ff:ff */
+#define PF_META_L2_MCAST    0x04  /**< destination MAC is a group address (incl. bcast) */
+#define PF_META_IP_FRAG     0x08  /**< IPv4 MF set or offset != 0 */
+#define PF_META_IP_NONFIRST 0x10  /**< IPv4 fragment offset != 0: no L4 header */
+#define PF_META_IP_OPTIONS  0x20  /**< IPv4 IHL > 5 */
+
+struct pf_meta {
+	uint16_t in_port;     /**< pipefwd port index the packet came in on */
+	uint16_t out_port;    /**< egress port index, PF_PORT_FLOOD or PF_PORT_NONE */
+	uint16_t vlan_tci;    /**< host-order TCI of the 802.1Q tag (0 when untagged) */
+	uint8_t l2_len;       /**< bytes before the L3 header (14 or 18) */
+	uint8_t l3_len;       /**< IPv4 header length in bytes (IHL * 4), 40 for IPv6 */
+	uint8_t cls;          /**< enum pf_class */
+	uint8_t flags;        /**< PF_META_* */
+	uint16_t bd;          /**< bridge domain index (l2fib) */
+	uint32_t flood_mask;  /**< ports to replicate to when out_port == PF_PORT_FLOOD */
+	uint32_t nexthop;     /**< next-hop id chosen by a routing stage */
+};
+
+extern int pf_meta_offset;
+
+/** Register the dynfield (idempotent). Needs EAL. Returns 0 or -errno. */
+int pf_meta_register(void);
+
+static inline struct pf_meta *
+pf_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, pf_meta_offset, struct pf_meta *);
+}
+
+#endif /* PF_META_H */

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The runtime: builds mempool, ports, rings and stages from a topology and
+ * runs the worker lcore loops; moves packets by verdict and counts them.
+ */
+#ifndef PF_RUNTIME_H
+#define PF_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+
+#include "pf_stage.h"
+#include "pf_topo.h"
+
+#define PF_RING_HIST_BUCKETS 32
+
+/** A ring between two stages. Producer fields and consumer fields are apart. */
+struct pf_rt_ring {
+	struct rte_ring *ring;
+	const struct pf_ring_conf *conf;
+	/* written by the producer stage's lcore */
+	uint64_t enqueued __rte_cache_aligned;
+	uint64_t full_drops;
+	uint64_t hwm;                               /**< most entries ever seen after enqueue */
+	uint64_t hist[PF_RING_HIST_BUCKETS];        /**< occupancy after enqueue, log2 buckets */
+	/* written by the consumer stage's lcore */
+	uint64_t dequeued __rte_cache_aligned;
+};
+
+/** Runtime view of one stage (st->rt). */
+struct pf_rt_stage {
+	struct pf_stage *st;
+	uint16_t n_in;
+	struct pf_rt_ring *in[PF_MAX_STAGES];
+	struct pf_rt_ring *out[PF_MAX_EDGES];       /**< ring per edge, NULL if unconnected */
+	uint32_t src_burst;                         /**< source stages: rx burst */
+	/* single writer: the lcore that runs the stage */
+	uint64_t packets __rte_cache_aligned;
+	uint64_t bursts;
+	uint64_t cycles;                            /**< in process + dispatch */
+	uint64_t ring_full;                         /**< dropped: next ring full */
+	uint64_t no_edge;                           /**< dropped: edge not wired */
+	uint64_t edge_pkts[PF_MAX_EDGES];
+};
+
+struct pf_rt_lcore {
+	unsigned int id;
+	uint16_t n_stages;
+	struct pf_rt_stage *stages[PF_MAX_STAGES];
+	uint64_t loops __rte_cache_aligned;         /**< passes over its stages */
+	uint64_t busy_cycles;                       /**< cycles in passes that moved packets */
+	uint64_t total_cycles;
+};
+
+struct pf_runtime {
+	struct pf_topo *topo;
+	struct rte_mempool *pool;
+	uint16_t n_stages;
+	struct pf_stage *stages[PF_MAX_STAGES];
+	struct pf_rt_stage rts[PF_MAX_STAGES];
+	uint16_t n_rings;
+	struct pf_rt_ring rings[PF_MAX_RINGS];
+	uint16_t n_lcores;
+	struct pf_rt_lcore lcores[PF_MAX_LCORES];
+	uint64_t start_tsc;
+	uint64_t stop_tsc;
+	struct rte_eth_stats port_stats[PF_MAX_PORTS]; /**< snapshot taken when ports close */
+	bool ports_closed;
+	int64_t mbufs_in_use;      /**< after shutdown: must be 0 (no leak) */
+	volatile int rx_stopped;   /**< sources stop polling ports */
+	volatile int stop;         /**< workers leave their loops */
+};
+
+/** Totals for the accounting invariant: rx + replicas = tx + dropped + in_flight. */
+struct pf_totals {
+	uint64_t rx;
+	uint64_t tx;
+	uint64_t replicas;
+	uint64_t dropped;
+	uint64_t in_flight;
+	int64_t unaccounted;
+};
+
+/** Build everything from @p topo (EAL already up). */
+int pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs *errs);
+/** Launch worker lcores. */
+int pf_runtime_start(struct pf_runtime *rt);
+/**
+ * Stop rx, drain every ring and tx buffer, join workers, snapshot port
+ * stats, close ports and record the mempool in-use count (leak check).
+ */
+void pf_runtime_stop(struct pf_runtime *rt);
+void pf_runtime_destroy(struct pf_runtime *rt);
+
+/** Sum of packets received from all ports so far. */
+uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);
+void pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t);
+
+/** Per-port totals summed across stages. */
+uint64_t pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port);
+uint64_t pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port);
+
+/** Port stats: live, or the snapshot taken at shutdown. */
+void pf_runtime_port_stats(const struct pf_runtime *rt, uint16_t port, struct rte_eth_stats *es);
+
+/** Human summary and JSON report (app/report.c). */
+void pf_report_summary(const struct pf_runtime *rt, FILE *out);
+int pf_report_json(const struct pf_runtime *rt, const char *path);
+
+#endif /* PF_RUNTIME_H */

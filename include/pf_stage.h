@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The stage interface.
+ *
+ * A stage type is a registered struct pf_stage_ops. The runtime feeds a
+ * stage bursts (from ports for a source stage, from rings otherwise), the
+ * stage's process_burst writes one edge per packet, and the runtime moves
+ * the packets: edge 0 (PF_EDGE_DROP) is freed and counted, every other edge
+ * goes to the ring of the stage it is wired to. process_burst never frees,
+ * enqueues, logs, allocates or locks: it is a function of (state, burst) ->
+ * verdicts, so cmocka tests drive it directly on hand-built mbufs.
+ *
+ * Every drop has a named counter: PF_DROP() sets edge 0 and bumps the
+ * stage's reason counter in one step. Counters have a single writer (the
+ * lcore running the stage) and are read lock-free by stats readers.
+ */
+#ifndef PF_STAGE_H
+#define PF_STAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "pf_err.h"
+#include "pf_meta.h"
+#include "pf_topo.h"
+
+#define PF_EDGE_DROP 0
+
+/** Counter kinds: a DROP counter is a drop reason, an INFO counter is not. */
+enum pf_ctr_kind {
+	PF_CTR_INFO = 0,
+	PF_CTR_DROP = 1,
+};
+
+struct pf_ctr_desc {
+	const char *name;   /**< snake_case, as in stats and docs ("no_route") */
+	uint8_t kind;       /**< enum pf_ctr_kind */
+	const char *help;   /**< one line for docs and Prometheus HELP */
+};
+
+/**
+ * Counters are declared once with an X-macro:
+ *   #define foreach_lpm_ctr(_) \
+ *       _(LPM_CTR_NO_ROUTE, no_route, DROP, "destination matched no route") ...
+ *   PF_CTR_ENUM(lpm, foreach_lpm_ctr);   -> enum lpm_ctr { LPM_CTR_NO_ROUTE, ..., lpm_ctr_max }
+ *   PF_CTR_DESCS(lpm, foreach_lpm_ctr);  -> static const struct pf_ctr_desc lpm_ctrs[]
+ */
+#define PF__CTR_ENUM_ITEM(id, name, kind, help) id,
+#define PF__CTR_DESC_ITEM(id, name, kind, help) { #name, PF_CTR_##kind, help },
+#define PF_CTR_ENUM(type, list) enum type##_ctr { list(PF__CTR_ENUM_ITEM) type##_ctr_max }
+#define PF_CTR_DESCS(type, list) \
+	static const struct pf_ctr_desc type##_ctrs[] = { list(PF__CTR_DESC_ITEM) }
+
+/** Mark packet @p i of a burst as dropped for reason @p ctr. */
+#define PF_DROP(edge, i, ctrs, ctr) do {	\
+	(edge)[i] = PF_EDGE_DROP;		\
+	(ctrs)[ctr]++;				\
+} while (0)
+
+/** A named value a stage reports besides its counters (table entries, memory). */
+struct pf_gauge {
+	char name[48];
+	uint64_t value;
+};
+
+/** Stage type flags. */
+#define PF_STAGE_SOURCE 0x1  /**< reads packets from ports (has ops->rx) */
+#define PF_STAGE_SINK   0x2  /**< writes packets to ports (has ops->tx) */
+#define PF_STAGE_NEXT_ALL 0x4 /**< "next: <stage>" wires every edge, not just default_edge */
+
+struct pf_stage;
+
+struct pf_stage_ops {
+	const char *type;                 /**< the YAML "type:" value */
+	const char *summary;              /**< one line for --help and docs */
+	uint32_t flags;                   /**< PF_STAGE_* */
+	size_t priv_size;                 /**< zeroed, cache aligned, given in st->priv */
+	uint16_t n_edges;                 /**< edge 0 is always "drop" */
+	const char *const *edge_names;
+	uint16_t default_edge;            /**< edge that "next: <stage>" wires */
+	uint16_t n_ctrs;
+	const struct pf_ctr_desc *ctrs;
+	const char *const *param_keys;    /**< stage keys besides type/next/burst, NULL-ended */
+
+	/**
+	 * Check the stage's parameters and read its table files, without DPDK.
+	 * Fills sc->cfg (freed with cfg_free) and sc's port use. Runs for
+	 * --check, at start and on reload. Returns 0 or -EINVAL with errors.
+	 */
+	int (*parse)(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
+	void (*cfg_free)(void *cfg);
+
+	/** Build DPDK objects (tables) from st->conf->cfg. */
+	int (*init)(struct pf_stage *st, struct pf_errs *errs);
+
+	/** Source stages: fill @p pkts from the stage's ports; returns how many. */
+	uint16_t (*rx)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max);
+
+	/** Decide each packet's edge; must set edge[i] for every i < n. */
+	void (*process_burst)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n,
+			      uint16_t *edge);
+
+	/**
+	 * Sink stages: take ownership of the packets that process_burst did not
+	 * drop and send them; every packet ends up sent or counted as dropped.
+	 */
+	void (*tx)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n);
+
+	/** Called when a loop pass found no input: flush buffers, age tables. */
+	void (*idle)(struct pf_stage *st, uint64_t now_ns);
+
+	/** Sink stages: is anything still buffered? (shutdown drains until not) */
+	bool (*busy)(const struct pf_stage *st);
+
+	/** Extra values for stats (entries, memory); returns how many written. */
+	uint16_t (*gauges)(const struct pf_stage *st, struct pf_gauge *out, uint16_t max);
+
+	/**
+	 * Reload: apply @p new_sc (already parsed) to the running stage by
+	 * building new tables beside the old ones and swapping them safely.
+	 * Optional: NULL means table changes need a restart.
+	 */
+	int (*update)(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs);
+
+	/** Release everything init made. NULL-safe on a half-initialised stage. */
+	void (*free)(struct pf_stage *st);
+};
+
+/** A running stage. Fields under "runtime" belong to the runtime only. */
+struct pf_stage {
+	const struct pf_stage_ops *ops;
+	const struct pf_stage_conf *conf;
+	const struct pf_topo *topo;
+	uint16_t id;
+	void *priv;
+	uint64_t *ctrs;                   /**< ops->n_ctrs counters, single writer */
+	uint32_t edge_connected;          /**< bit e set when edge e is wired */
+
+	/* Per-port packet counts for sources (rx) and sinks (tx), single writer. */
+	uint64_t port_rx[PF_MAX_PORTS];
+	uint64_t port_tx[PF_MAX_PORTS];
+	/** Extra copies made for flooding (sinks); accounting adds them to rx. */
+	uint64_t replicas;
+
+	/* runtime */
+	void *rt;
+} __rte_cache_aligned;
+
+/** All stage types, NULL-terminated (stages/registry.c). */
+extern const struct pf_stage_ops *const pf_stage_types[];
+/** Look a type up by name, NULL if unknown. */
+const struct pf_stage_ops *pf_stage_type_find(const char *type);
+
+/**
+ * Time for stages, in nanoseconds. With clock "wall" it follows the TSC;
+ * with clock "pcap" it is the newest packet timestamp seen by rx, so replay
+ * tests can age tables without waiting.
+ */
+uint64_t pf_now_ns(void);
+void pf_clock_set_mode(enum pf_clock_mode mode);
+/** rx calls this with each packet timestamp in pcap mode. */
+void pf_clock_advance_ns(uint64_t ns);
+
+/**
+ * Stand-alone use of a stage (unit tests, fuzzers): parse @p sc's params,
+ * allocate priv and counters, init. Returns 0 or -errno with errors.
+ */
+int pf_stage_create(struct pf_stage **out, struct pf_stage_conf *sc, const struct pf_topo *topo,
+		    struct pf_errs *errs);
+void pf_stage_destroy(struct pf_stage *st);
+
+#endif /* PF_STAGE_H */

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The topology: ports, stages, rings and the lcore map, as loaded from one
+ * YAML file and fully validated before anything runs.
+ *
+ * pf_topo_load() does both passes (types and ranges, then the graph) and the
+ * stages' own parameter parsing, without touching DPDK. The result is what
+ * the runtime builds from, what --check prints about, and what a reload is
+ * compared against.
+ */
+#ifndef PF_TOPO_H
+#define PF_TOPO_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pf_conf.h"
+#include "pf_meta.h"
+
+#define PF_NAME_MAX 32
+#define PF_MAX_STAGES 64
+#define PF_MAX_EDGES 8           /**< per stage, edge 0 included */
+#define PF_MAX_RINGS 256
+#define PF_MAX_LCORES 128        /**< RTE_MAX_LCORE of Debian's DPDK */
+#define PF_MAX_EAL_ARGS 64
+#define PF_NONE 0xffff
+
+#define PF_RING_SIZE_DEFAULT 1024
+#define PF_BURST_DEFAULT 32
+#define PF_BURST_MAX 256
+
+struct pf_stage_ops;
+
+struct pf_port_conf {
+	char name[PF_NAME_MAX];
+	const struct pf_node *node;
+	char device[1024];         /**< vdev string ("net_pcap0,...") or PCI address */
+	bool is_vdev;
+	uint16_t rxd, txd;         /**< descriptors per queue */
+	uint16_t n_rxq, n_txq;     /**< derived from the stages using the port */
+	uint16_t max_frame;        /**< largest accepted frame, FCS excluded */
+	bool has_mac;
+	uint8_t mac[6];            /**< used as source MAC when routing out */
+	bool has_ipv4;
+	uint32_t ipv4;             /**< interface address, host order */
+	uint8_t ipv4_len;
+	uint32_t pcap_preload;     /**< packets net_pcap infinite_rx preloads */
+	uint16_t port_id;          /**< DPDK port id, set by the runtime */
+};
+
+struct pf_stage_conf {
+	char name[PF_NAME_MAX];
+	const struct pf_stage_ops *ops;
+	const struct pf_node *node;      /**< the stage's whole mapping */
+	uint16_t next[PF_MAX_EDGES];     /**< target stage per edge, PF_NONE if unconnected */
+	uint16_t n_inputs;               /**< rings feeding this stage */
+	uint32_t burst;                  /**< source stages: port rx burst */
+	int lcore;                       /**< from the lcore map, -1 until mapped */
+	/* Port use, filled by the stage's parse() so the topology can check it. */
+	uint16_t n_rx_ports;
+	uint16_t rx_ports[PF_MAX_PORTS];
+	uint16_t rx_queue;               /**< the rx queue polled on every rx port */
+	uint16_t n_tx_ports;
+	uint16_t tx_ports[PF_MAX_PORTS];
+	uint16_t tx_queue[PF_MAX_PORTS]; /**< tx queue per tx port, assigned by the topology */
+	void *cfg;                       /**< stage-private config from ops->parse */
+};
+
+/** One ring: all edges from one stage to another share it (order is kept). */
+struct pf_ring_conf {
+	char name[2 * PF_NAME_MAX + 4];  /**< "from->to" */
+	uint16_t from, to;               /**< stage indexes */
+	uint32_t size;                   /**< rte_ring size (power of two, usable size-1) */
+	uint32_t burst;                  /**< consumer dequeue burst */
+};
+
+struct pf_lcore_conf {
+	unsigned int id;
+	uint16_t n_stages;
+	uint16_t stages[PF_MAX_STAGES];
+};
+
+enum pf_clock_mode {
+	PF_CLOCK_WALL = 0,   /**< TSC */
+	PF_CLOCK_PCAP,       /**< packet timestamps drive time (replay tests of aging) */
+};
+
+struct pf_topo {
+	char file[PATH_MAX];
+	struct pf_doc *doc;
+
+	int eal_argc;
+	char *eal_argv[PF_MAX_EAL_ARGS];
+	bool eal_has_lcores;             /**< the file chose lcores itself (-l/-c/--lcores) */
+	unsigned int main_lcore;
+
+	uint16_t n_ports;
+	struct pf_port_conf ports[PF_MAX_PORTS];
+	uint16_t n_stages;
+	struct pf_stage_conf stages[PF_MAX_STAGES];
+	uint16_t n_rings;
+	struct pf_ring_conf rings[PF_MAX_RINGS];
+	uint16_t n_lcores;
+	struct pf_lcore_conf lcores[PF_MAX_LCORES];
+
+	uint32_t ring_size_default;
+	uint32_t burst_default;
+	uint32_t mbufs;                  /**< pool size: configured or derived */
+	uint32_t mbufs_required;         /**< what the topology needs at least */
+	uint16_t mbuf_data_size;
+	uint32_t tx_flush_us;
+	enum pf_clock_mode clock;
+};
+
+/**
+ * Load and validate @p path. All problems are appended to @p errs.
+ * Returns 0 with *out set, or -EINVAL (errors recorded) with *out NULL.
+ */
+int pf_topo_load(const char *path, struct pf_topo **out, struct pf_errs *errs);
+/** Same from memory; @p name stands for the file name in messages (tests). */
+int pf_topo_load_string(const char *name, const char *text, struct pf_topo **out,
+			struct pf_errs *errs);
+void pf_topo_free(struct pf_topo *topo);
+
+int pf_topo_port_index(const struct pf_topo *topo, const char *name);
+int pf_topo_stage_index(const struct pf_topo *topo, const char *name);
+/** Ring index from stage @p from to stage @p to, or -1. */
+int pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to);
+
+/**
+ * Read a port list parameter ("ports: [p0, p1]") into port indexes.
+ * Used by stages that name ports; errors go to @p errs.
+ */
+int pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, const char *path,
+		      uint16_t *idx, uint16_t max, uint16_t *n, struct pf_errs *errs);
+
+/** Print a short human description (used by --check). */
+void pf_topo_describe(const struct pf_topo *topo, FILE *out);
+
+#endif /* PF_TOPO_H */

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rx: poll port queues, parse L2/L3 once, classify.
+ * Edges: drop, ipv4, ipv6, arp, other (any other EtherType; for bridging).
+ * Counters: one drop reason per malformed case (eth_truncated, ip4_bad_checksum,
+ *   ...), see foreach_rx_ctr; info: rx_runt, vlan_tagged, ip4_options_seen.
+ * Params: ports (list, required), queue (rx queue on every port, default 0).
+ *
+ * The parser reads only the first segment and never past data_len: every
+ * length is checked before the bytes it covers are touched.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
+
+#include "pf_stage.h"
+
+#define foreach_rx_ctr(_)									\
+	_(RX_CTR_ETH_TRUNCATED, eth_truncated, DROP, "frame shorter than its Ethernet/VLAN header")	\
+	_(RX_CTR_ETH_OVERSIZE, eth_oversize, DROP, "frame longer than the port's max_frame")		\
+	_(RX_CTR_ETH_MULTISEG, eth_multiseg_unsupported, DROP, "multi-segment frame (not supported)")	\
+	_(RX_CTR_L2_INVALID_SRC, l2_invalid_src_mac, DROP, "source MAC is zero, broadcast or multicast") \
+	_(RX_CTR_VLAN_UNKNOWN, vlan_unknown, DROP, "802.1Q VID 4095 (reserved)")			\
+	_(RX_CTR_VLAN_TOO_DEEP, vlan_too_deep, DROP, "QinQ or more than one VLAN tag")		\
+	_(RX_CTR_BAD_LLC_LENGTH, bad_llc_length, DROP, "802.3 length field larger than the payload")	\
+	_(RX_CTR_IP4_TOO_SHORT, ip4_too_short, DROP, "IPv4: under 20 bytes, or total length < header") \
+	_(RX_CTR_IP4_BAD_VERSION, ip4_bad_version, DROP, "IPv4 EtherType with version != 4")		\
+	_(RX_CTR_IP4_HDR_TOO_SHORT, ip4_hdr_too_short, DROP, "IPv4 IHL < 5")				\
+	_(RX_CTR_IP4_BAD_LENGTH, ip4_bad_length, DROP, "IPv4 total length or IHL beyond the frame")	\
+	_(RX_CTR_IP4_BAD_CHECKSUM, ip4_bad_checksum, DROP, "IPv4 header checksum wrong")		\
+	_(RX_CTR_IP6_TOO_SHORT, ip6_too_short, DROP, "IPv6: under 40 bytes")				\
+	_(RX_CTR_IP6_BAD_VERSION, ip6_bad_version, DROP, "IPv6 EtherType with version != 6")		\
+	_(RX_CTR_IP6_BAD_LENGTH, ip6_bad_length, DROP, "IPv6 payload length beyond the frame")	\
+	_(RX_CTR_ARP_TOO_SHORT, arp_too_short, DROP, "ARP shorter than 28 bytes")			\
+	_(RX_CTR_ETHERTYPE_UNSUPPORTED, ethertype_unsupported, DROP,					\
+	  "class with no next stage wired (e.g. IPv6 in an IPv4-only pipeline)")		\
+	_(RX_CTR_RX_RUNT, rx_runt, INFO, "frame under 60 bytes, forwarded (software ports do not pad)") \
+	_(RX_CTR_VLAN_TAGGED, vlan_tagged, INFO, "frames with one 802.1Q tag")				\
+	_(RX_CTR_IP4_OPTIONS, ip4_options_seen, INFO, "IPv4 headers with options (forwarded)")	\
+	_(RX_CTR_IP4_TRIMMED, ip4_trailer_trimmed, INFO, "IPv4 frames whose Ethernet padding was trimmed")
+
+PF_CTR_ENUM(rx, foreach_rx_ctr);
+PF_CTR_DESCS(rx, foreach_rx_ctr);
+
+enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER, RX_EDGE_MAX };
+static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other" };
+static const char *const rx_keys[] = { "ports", "queue", NULL };
+
+struct rx_priv {
+	uint16_t n_ports;
+	uint16_t next_port;                 /* round-robin start, for fairness */
+	uint16_t port_idx[PF_MAX_PORTS];    /* pipefwd port index */
+	uint16_t port_id[PF_MAX_PORTS];     /* DPDK port id */
+	uint16_t max_frame[PF_MAX_PORTS];   /* by pipefwd port index */
+	uint16_t queue;
+	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
+	uint64_t ts_flag;
+	bool pcap_clock;
+};
+
+static int
+rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	const struct pf_node *v;
+	char path[PF_CONF_PATH_MAX];
+	uint32_t q = 0;
+
+	snprintf(path, sizeof(path), "stages.%s", sc->name);
+	v = pf_map_get(sc->node, "ports");
+	if (v == NULL)
+		return pf_node_err(errs, sc->node, "%s: missing required key 'ports'", path);
+	snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
+	if (pf_topo_port_list(topo, v, path, sc->rx_ports, PF_MAX_PORTS, &sc->n_rx_ports, errs) < 0)
+		return -EINVAL;
+	if ((v = pf_map_get(sc->node, "queue")) != NULL &&
+	    pf_node_u32(v, "queue", 0, 15, &q, errs) < 0)
+		return -EINVAL;
+	sc->rx_queue = (uint16_t)q;
+	return 0;
+}
+
+static int
+rx_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	struct rx_priv *rx = st->priv;
+	const struct pf_stage_conf *sc = st->conf;
+	uint16_t i;
+
+	rx->n_ports = sc->n_rx_ports;
+	rx->queue = sc->rx_queue;
+	for (i = 0; i < sc->n_rx_ports; i++) {
+		rx->port_idx[i] = sc->rx_ports[i];
+		rx->port_id[i] = st->topo->ports[sc->rx_ports[i]].port_id;
+	}
+	for (i = 0; i < st->topo->n_ports; i++)
+		rx->max_frame[i] = st->topo->ports[i].max_frame;
+	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	rx->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+	if (rx->ts_offset >= 0) {
+		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+
+		rx->ts_flag = bit >= 0 ? 1ull << bit : 0;
+	}
+	return 0;
+}
+
+static uint16_t
+rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
+{
+	struct rx_priv *rx = st->priv;
+	uint16_t n = 0, k, i, p, got;
+
+	for (k = 0; k < rx->n_ports && n < max; k++) {
+		p = (uint16_t)((rx->next_port + k) % rx->n_ports);
+		got = rte_eth_rx_burst(rx->port_id[p], rx->queue, pkts + n, max - n);
+		for (i = n; i < n + got; i++)
+			pf_meta(pkts[i])->in_port = rx->port_idx[p];
+		st->port_rx[rx->port_idx[p]] += got;
+		n += got;
+	}
+	rx->next_port = (uint16_t)((rx->next_port + 1) % rx->n_ports);
+	if (rx->pcap_clock && rx->ts_offset >= 0) {
+		/* net_pcap stamps each packet with its capture time in microseconds. */
+		for (i = 0; i < n; i++)
+			if (pkts[i]->ol_flags & rx->ts_flag)
+				pf_clock_advance_ns(*RTE_MBUF_DYNFIELD(pkts[i], rx->ts_offset,
+								       uint64_t *) * 1000);
+	}
+	return n;
+}
+
+/* Parse one frame; returns the edge (class) or drops with a reason. */
+static __rte_always_inline uint16_t
+rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
+{
+	struct pf_meta *md = pf_meta(m);
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), avail, ihl, tot;
+	uint16_t et, l2 = RTE_ETHER_HDR_LEN, max_frame;
+
+	md->out_port = PF_PORT_NONE;
+	md->flags = 0;
+	md->vlan_tci = 0;
+	md->flood_mask = 0;
+	md->nexthop = 0;
+	md->bd = 0;
+	md->l3_len = 0;
+	md->cls = PF_CLASS_NONE;
+	if (unlikely(m->nb_segs > 1)) {
+		ctrs[RX_CTR_ETH_MULTISEG]++;
+		return RX_EDGE_DROP;
+	}
+	if (unlikely(len < RTE_ETHER_HDR_LEN)) {
+		ctrs[RX_CTR_ETH_TRUNCATED]++;
+		return RX_EDGE_DROP;
+	}
+	/* Source: never zero or a group address (also keeps them out of any FIB). */
+	if (unlikely((d[6] & 1) || (d[6] | d[7] | d[8] | d[9] | d[10] | d[11]) == 0)) {
+		ctrs[RX_CTR_L2_INVALID_SRC]++;
+		return RX_EDGE_DROP;
+	}
+	if (d[0] & 1) {
+		md->flags |= PF_META_L2_MCAST;
+		if ((d[0] & d[1] & d[2] & d[3] & d[4] & d[5]) == 0xff)
+			md->flags |= PF_META_L2_BCAST;
+	}
+	et = (uint16_t)(d[12] << 8 | d[13]);
+	max_frame = rx->max_frame[md->in_port];
+	if (et == RTE_ETHER_TYPE_VLAN) {
+		if (unlikely(len < RTE_ETHER_HDR_LEN + 4)) {
+			ctrs[RX_CTR_ETH_TRUNCATED]++;
+			return RX_EDGE_DROP;
+		}
+		md->vlan_tci = (uint16_t)(d[14] << 8 | d[15]);
+		et = (uint16_t)(d[16] << 8 | d[17]);
+		l2 += 4;
+		max_frame += 4;
+		if (unlikely((md->vlan_tci & 0xfff) == 0xfff)) {
+			ctrs[RX_CTR_VLAN_UNKNOWN]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely(et == RTE_ETHER_TYPE_VLAN || et == RTE_ETHER_TYPE_QINQ)) {
+			ctrs[RX_CTR_VLAN_TOO_DEEP]++;
+			return RX_EDGE_DROP;
+		}
+		/* VID 0 is priority tagging only: forward as untagged traffic. */
+		if ((md->vlan_tci & 0xfff) != 0)
+			md->flags |= PF_META_VLAN;
+		ctrs[RX_CTR_VLAN_TAGGED]++;
+	} else if (unlikely(et == RTE_ETHER_TYPE_QINQ)) {
+		ctrs[RX_CTR_VLAN_TOO_DEEP]++;
+		return RX_EDGE_DROP;
+	}
+	if (unlikely(m->pkt_len > max_frame)) {
+		ctrs[RX_CTR_ETH_OVERSIZE]++;
+		return RX_EDGE_DROP;
+	}
+	if (unlikely(len < 60))
+		ctrs[RX_CTR_RX_RUNT]++;
+	md->l2_len = (uint8_t)l2;
+	avail = len - l2;
+
+	if (likely(et == RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(d + l2);
+
+		if (unlikely(avail < sizeof(*ip))) {
+			ctrs[RX_CTR_IP4_TOO_SHORT]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely((ip->version_ihl >> 4) != 4)) {
+			ctrs[RX_CTR_IP4_BAD_VERSION]++;
+			return RX_EDGE_DROP;
+		}
+		ihl = (ip->version_ihl & 0xf) * 4u;
+		if (unlikely(ihl < 20)) {
+			ctrs[RX_CTR_IP4_HDR_TOO_SHORT]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely(ihl > avail)) {
+			ctrs[RX_CTR_IP4_BAD_LENGTH]++;
+			return RX_EDGE_DROP;
+		}
+		tot = rte_be_to_cpu_16(ip->total_length);
+		if (unlikely(tot < ihl)) {
+			ctrs[RX_CTR_IP4_TOO_SHORT]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely(tot > avail)) {
+			ctrs[RX_CTR_IP4_BAD_LENGTH]++;
+			return RX_EDGE_DROP;
+		}
+		/* The checksum covers the whole header, options included. */
+		if (unlikely(rte_raw_cksum(ip, ihl) != 0xffff)) {
+			ctrs[RX_CTR_IP4_BAD_CHECKSUM]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely(ihl > 20)) {
+			md->flags |= PF_META_IP_OPTIONS;
+			ctrs[RX_CTR_IP4_OPTIONS]++;
+		}
+		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
+							   RTE_IPV4_HDR_OFFSET_MASK)) {
+			md->flags |= PF_META_IP_FRAG;
+			if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK))
+				md->flags |= PF_META_IP_NONFIRST;
+		}
+		/* Ethernet padding must not leak out (Etherleak): trim it. */
+		if (unlikely(tot < avail)) {
+			rte_pktmbuf_trim(m, (uint16_t)(avail - tot));
+			ctrs[RX_CTR_IP4_TRIMMED]++;
+		}
+		md->l3_len = (uint8_t)ihl;
+		md->cls = PF_CLASS_IPV4;
+		return RX_EDGE_IPV4;
+	}
+	if (et == RTE_ETHER_TYPE_IPV6) {
+		const uint8_t *ip6 = d + l2;
+
+		if (unlikely(avail < 40)) {
+			ctrs[RX_CTR_IP6_TOO_SHORT]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely((ip6[0] >> 4) != 6)) {
+			ctrs[RX_CTR_IP6_BAD_VERSION]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely(40u + (uint32_t)(ip6[4] << 8 | ip6[5]) > avail)) {
+			ctrs[RX_CTR_IP6_BAD_LENGTH]++;
+			return RX_EDGE_DROP;
+		}
+		md->l3_len = 40;
+		md->cls = PF_CLASS_IPV6;
+		return RX_EDGE_IPV6;
+	}
+	if (et == RTE_ETHER_TYPE_ARP) {
+		if (unlikely(avail < 28)) {
+			ctrs[RX_CTR_ARP_TOO_SHORT]++;
+			return RX_EDGE_DROP;
+		}
+		md->cls = PF_CLASS_ARP;
+		return RX_EDGE_ARP;
+	}
+	/* 802.3 length field: it must fit in what we received. */
+	if (et < RTE_ETHER_TYPE_IPV4 && et <= 1500 && unlikely(et > avail)) {
+		ctrs[RX_CTR_BAD_LLC_LENGTH]++;
+		return RX_EDGE_DROP;
+	}
+	md->cls = PF_CLASS_OTHER;
+	return RX_EDGE_OTHER;
+}
+
+static void
+rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	const struct rx_priv *rx = st->priv;
+	uint64_t *ctrs = st->ctrs;
+	uint16_t i, e;
+
+	/* Headers of the next packets are fetched while this one is parsed. */
+	for (i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		e = rx_parse_one(rx, ctrs, pkts[i]);
+		if (unlikely(e != RX_EDGE_DROP && !(st->edge_connected & (1u << e)))) {
+			ctrs[RX_CTR_ETHERTYPE_UNSUPPORTED]++;
+			e = RX_EDGE_DROP;
+		}
+		edge[i] = e;
+	}
+}
+
+const struct pf_stage_ops pf_rx_ops = {
+	.type = "rx",
+	.summary = "poll ports, parse and classify (ipv4, ipv6, arp, other)",
+	.flags = PF_STAGE_SOURCE | PF_STAGE_NEXT_ALL,
+	.priv_size = sizeof(struct rx_priv),
+	.n_edges = RX_EDGE_MAX,
+	.edge_names = rx_edges,
+	.default_edge = RX_EDGE_IPV4,
+	.n_ctrs = rx_ctr_max,
+	.ctrs = rx_ctrs,
+	.param_keys = rx_keys,
+	.parse = rx_parse,
+	.init = rx_init,
+	.rx = rx_rx,
+	.process_burst = rx_process_burst,
+};

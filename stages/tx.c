@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tx: buffer packets per egress port and send them in bursts.
+ * Edges: drop (a sink: every other packet is sent by this stage).
+ * Counters: tx_full (drop: the port queue stayed full after bounded retries),
+ *   no_tx_port (drop: egress port not served by this stage); info: flood_copies.
+ * Params: ports (list, required): the ports this stage transmits on.
+ *
+ * Flooded packets (out_port == PF_PORT_FLOOD) are replicated by reference
+ * count: one mbuf, one extra reference per extra egress port, no copy.
+ * Buffers flush when a burst is full, when the stage idles, and when the
+ * oldest buffered packet is older than runtime.tx_flush_us.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "pf_stage.h"
+
+#define TX_BUF 32
+#define TX_RETRIES 16
+
+#define foreach_tx_ctr(_)									\
+	_(TX_CTR_TX_FULL, tx_full, DROP, "port tx queue stayed full after bounded retries")	\
+	_(TX_CTR_NO_TX_PORT, no_tx_port, DROP, "egress port not served by this tx stage")	\
+	_(TX_CTR_FLOOD_COPIES, flood_copies, INFO, "extra copies sent for flooded packets")
+
+PF_CTR_ENUM(tx, foreach_tx_ctr);
+PF_CTR_DESCS(tx, foreach_tx_ctr);
+
+static const char *const tx_edges[] = { "drop" };
+static const char *const tx_keys[] = { "ports", NULL };
+
+struct tx_port_buf {
+	uint16_t n;
+	uint16_t port_id;
+	uint16_t queue;
+	uint64_t first_tsc;               /* when the oldest buffered packet arrived */
+	uint64_t dropped;                 /* tx_full drops on this port */
+	struct rte_mbuf *pkts[TX_BUF];
+};
+
+struct tx_priv {
+	uint32_t served_mask;             /* ports this stage sends on */
+	uint64_t flush_cycles;
+	struct tx_port_buf buf[PF_MAX_PORTS];
+};
+
+static int
+tx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	const struct pf_node *v = pf_map_get(sc->node, "ports");
+	char path[PF_CONF_PATH_MAX];
+
+	if (v == NULL)
+		return pf_node_err(errs, sc->node, "stages.%s: missing required key 'ports'",
+				   sc->name);
+	snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
+	return pf_topo_port_list(topo, v, path, sc->tx_ports, PF_MAX_PORTS, &sc->n_tx_ports,
+				 errs);
+}
+
+static int
+tx_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	struct tx_priv *tx = st->priv;
+	const struct pf_stage_conf *sc = st->conf;
+	uint16_t i, p;
+
+	for (i = 0; i < sc->n_tx_ports; i++) {
+		p = sc->tx_ports[i];
+		tx->served_mask |= 1u << p;
+		tx->buf[p].port_id = st->topo->ports[p].port_id;
+		tx->buf[p].queue = sc->tx_queue[i];
+	}
+	tx->flush_cycles = rte_get_tsc_hz() / 1000000 * st->topo->tx_flush_us;
+	return 0;
+}
+
+static void
+tx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	const struct tx_priv *tx = st->priv;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct pf_meta *md = pf_meta(pkts[i]);
+		bool ok = md->out_port == PF_PORT_FLOOD ?
+				  (md->flood_mask & tx->served_mask) != 0 :
+				  md->out_port < PF_MAX_PORTS &&
+					  (tx->served_mask & (1u << md->out_port));
+
+		edge[i] = 1;
+		if (unlikely(!ok))
+			PF_DROP(edge, i, st->ctrs, TX_CTR_NO_TX_PORT);
+	}
+}
+
+static void
+tx_flush_port(struct pf_stage *st, uint16_t p)
+{
+	struct tx_priv *tx = st->priv;
+	struct tx_port_buf *b = &tx->buf[p];
+	uint16_t sent = 0, k, tries = 0;
+
+	/* Retry while the queue makes progress, a bounded number of times. */
+	while (sent < b->n && tries < TX_RETRIES) {
+		k = rte_eth_tx_burst(b->port_id, b->queue, b->pkts + sent, b->n - sent);
+		sent += k;
+		tries = k == 0 ? tries + 1 : tries;
+	}
+	st->port_tx[p] += sent;
+	if (unlikely(sent < b->n)) {
+		st->ctrs[TX_CTR_TX_FULL] += b->n - sent;
+		b->dropped += b->n - sent;
+		rte_pktmbuf_free_bulk(b->pkts + sent, b->n - sent);
+	}
+	b->n = 0;
+}
+
+static __rte_always_inline void
+tx_append(struct pf_stage *st, uint16_t p, struct rte_mbuf *m, uint64_t now)
+{
+	struct tx_port_buf *b = &((struct tx_priv *)st->priv)->buf[p];
+
+	if (b->n == 0)
+		b->first_tsc = now;
+	b->pkts[b->n++] = m;
+	if (b->n == TX_BUF)
+		tx_flush_port(st, p);
+}
+
+static void
+tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct tx_priv *tx = st->priv;
+	uint64_t now = rte_rdtsc();
+	uint32_t mask, pending = 0;
+	uint16_t i, p, copies;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct pf_meta *md = pf_meta(m);
+
+		if (likely(md->out_port != PF_PORT_FLOOD)) {
+			tx_append(st, md->out_port, m, now);
+			continue;
+		}
+		/* One reference per egress port; each port's send releases one. */
+		mask = md->flood_mask & tx->served_mask;
+		copies = (uint16_t)__builtin_popcount(mask);
+		if (copies > 1) {
+			rte_mbuf_refcnt_update(m, (int16_t)(copies - 1));
+			st->replicas += copies - 1;
+			st->ctrs[TX_CTR_FLOOD_COPIES] += copies - 1;
+		}
+		while (mask != 0) {
+			p = (uint16_t)__builtin_ctz(mask);
+			mask &= mask - 1;
+			tx_append(st, p, m, now);
+		}
+	}
+	/* Light traffic: do not hold packets longer than tx_flush_us. */
+	for (p = 0; p < PF_MAX_PORTS; p++)
+		if (tx->buf[p].n != 0)
+			pending |= 1u << p;
+	while (pending != 0) {
+		p = (uint16_t)__builtin_ctz(pending);
+		pending &= pending - 1;
+		if (now - tx->buf[p].first_tsc >= tx->flush_cycles)
+			tx_flush_port(st, p);
+	}
+}
+
+static void
+tx_idle(struct pf_stage *st, uint64_t now_ns)
+{
+	struct tx_priv *tx = st->priv;
+	uint16_t p;
+
+	for (p = 0; p < PF_MAX_PORTS; p++)
+		if (tx->buf[p].n != 0)
+			tx_flush_port(st, p);
+}
+
+static bool
+tx_busy(const struct pf_stage *st)
+{
+	const struct tx_priv *tx = st->priv;
+	uint16_t p;
+
+	for (p = 0; p < PF_MAX_PORTS; p++)
+		if (tx->buf[p].n != 0)
+			return true;
+	return false;
+}
+
+static uint16_t
+tx_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+{
+	const struct tx_priv *tx = st->priv;
+	uint16_t p, n = 0;
+	uint64_t buffered = 0;
+
+	for (p = 0; p < PF_MAX_PORTS; p++)
+		buffered += tx->buf[p].n;
+	if (n < max) {
+		snprintf(out[n].name, sizeof(out[n].name), "in_flight");
+		out[n++].value = buffered;
+	}
+	for (p = 0; p < st->topo->n_ports && n < max; p++) {
+		if (!(tx->served_mask & (1u << p)))
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "tx_full.%s", st->topo->ports[p].name);
+		out[n++].value = tx->buf[p].dropped;
+	}
+	return n;
+}
+
+static void
+tx_free(struct pf_stage *st)
+{
+	struct tx_priv *tx = st->priv;
+	uint16_t p;
+
+	if (tx == NULL)
+		return;
+	/* Anything still buffered was never sent: count it, never drop silently. */
+	for (p = 0; p < PF_MAX_PORTS; p++) {
+		if (tx->buf[p].n == 0)
+			continue;
+		st->ctrs[TX_CTR_TX_FULL] += tx->buf[p].n;
+		rte_pktmbuf_free_bulk(tx->buf[p].pkts, tx->buf[p].n);
+		tx->buf[p].n = 0;
+	}
+}
+
+const struct pf_stage_ops pf_tx_ops = {
+	.type = "tx",
+	.summary = "buffer per port and transmit in bursts; replicate flooded packets",
+	.flags = PF_STAGE_SINK,
+	.priv_size = sizeof(struct tx_priv),
+	.n_edges = 1,
+	.edge_names = tx_edges,
+	.default_edge = 0,
+	.n_ctrs = tx_ctr_max,
+	.ctrs = tx_ctrs,
+	.param_keys = tx_keys,
+	.parse = tx_parse,
+	.init = tx_init,
+	.process_burst = tx_process_burst,
+	.tx = tx_tx,
+	.idle = tx_idle,
+	.busy = tx_busy,
+	.gauges = tx_gauges,
+	.free = tx_free,
+};

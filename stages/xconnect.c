@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * xconnect: fixed port-to-port forwarding (a patch panel, like testpmd io).
+ * Edges: drop, out.
+ * Counters: no_xconnect (drop: the ingress port has no peer).
+ * Params: pairs (mapping ingress port -> egress port, required).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "pf_stage.h"
+
+#define foreach_xc_ctr(_) \
+	_(XC_CTR_NO_XCONNECT, no_xconnect, DROP, "ingress port has no cross-connect peer")
+
+PF_CTR_ENUM(xc, foreach_xc_ctr);
+PF_CTR_DESCS(xc, foreach_xc_ctr);
+
+enum { XC_EDGE_DROP, XC_EDGE_OUT, XC_EDGE_MAX };
+static const char *const xc_edges[] = { "drop", "out" };
+static const char *const xc_keys[] = { "pairs", NULL };
+
+struct xc_cfg {
+	uint16_t peer[PF_MAX_PORTS];
+};
+
+static int
+xc_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	const struct pf_node *pairs = pf_map_get(sc->node, "pairs");
+	struct xc_cfg *cfg;
+	uint32_t i;
+	int a, b, rc = 0;
+
+	if (pairs == NULL)
+		return pf_node_err(errs, sc->node, "stages.%s: missing required key 'pairs'",
+				   sc->name);
+	if (pf_node_expect(pairs, PF_NODE_MAP, "pairs", errs) < 0)
+		return -EINVAL;
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL)
+		return -ENOMEM;
+	for (i = 0; i < PF_MAX_PORTS; i++)
+		cfg->peer[i] = PF_PORT_NONE;
+	for (i = 0; i < pairs->n; i++) {
+		a = pf_topo_port_index(topo, pairs->keys[i]->value);
+		b = pairs->items[i]->kind == PF_NODE_SCALAR ?
+			    pf_topo_port_index(topo, pairs->items[i]->value) : -1;
+		if (a < 0)
+			rc = pf_node_err(errs, pairs->keys[i], "stages.%s.pairs: unknown port '%s'",
+					 sc->name, pairs->keys[i]->value);
+		else if (b < 0)
+			rc = pf_node_err(errs, pairs->items[i],
+					 "stages.%s.pairs.%s: expected a known port name", sc->name,
+					 pairs->keys[i]->value);
+		else
+			cfg->peer[a] = (uint16_t)b;
+	}
+	sc->cfg = cfg;
+	return rc;
+}
+
+static void
+xc_cfg_free(void *cfg)
+{
+	free(cfg);
+}
+
+static void
+xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	const struct xc_cfg *cfg = st->conf->cfg;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct pf_meta *md = pf_meta(pkts[i]);
+
+		md->out_port = cfg->peer[md->in_port];
+		edge[i] = XC_EDGE_OUT;
+		if (unlikely(md->out_port == PF_PORT_NONE))
+			PF_DROP(edge, i, st->ctrs, XC_CTR_NO_XCONNECT);
+	}
+}
+
+const struct pf_stage_ops pf_xconnect_ops = {
+	.type = "xconnect",
+	.summary = "fixed port-to-port forwarding (pass-through)",
+	.n_edges = XC_EDGE_MAX,
+	.edge_names = xc_edges,
+	.default_edge = XC_EDGE_OUT,
+	.n_ctrs = xc_ctr_max,
+	.ctrs = xc_ctrs,
+	.param_keys = xc_keys,
+	.parse = xc_parse,
+	.cfg_free = xc_cfg_free,
+	.process_burst = xc_process_burst,
+};

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+
+#include "pf_test.h"
+
+static struct rte_mempool *pool;
+
+int
+pf_test_eal_init(const char *name)
+{
+	static int done;
+	char prefix[64];
+	char *argv[] = { (char *)"unit", (char *)"--no-huge", (char *)"-m", (char *)"256",
+			 (char *)"--no-pci", (char *)"--log-level=lib.eal:error",
+			 (char *)"--no-telemetry", (char *)"--lcores=0@0", prefix, NULL };
+
+	if (done)
+		return 0;
+	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_%s_%d", name, (int)getpid());
+	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
+		return -1;
+	done = 1;
+	return pf_meta_register();
+}
+
+struct rte_mempool *
+pf_test_pool(void)
+{
+	if (pool == NULL)
+		pool = rte_pktmbuf_pool_create("ut_pool", 8192, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					       SOCKET_ID_ANY);
+	assert_non_null(pool);
+	return pool;
+}
+
+struct rte_mbuf *
+pf_test_mbuf(const void *data, uint16_t len, uint16_t in_port)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pf_test_pool());
+	char *p;
+
+	assert_non_null(m);
+	p = rte_pktmbuf_append(m, len);
+	assert_non_null(p);
+	memcpy(p, data, len);
+	memset(pf_meta(m), 0, sizeof(struct pf_meta));
+	pf_meta(m)->in_port = in_port;
+	pf_meta(m)->out_port = PF_PORT_NONE;
+	return m;
+}
+
+struct pf_stage *
+pf_test_stage(const char *yaml, const char *stage, struct pf_topo **topo)
+{
+	struct pf_errs errs = { 0 };
+	struct pf_stage *st = NULL;
+	uint16_t i;
+	int si;
+
+	if (pf_topo_load_string("inline.yaml", yaml, topo, &errs) < 0) {
+		pf_errs_print(&errs, stderr);
+		fail_msg("inline topology rejected");
+	}
+	for (i = 0; i < (*topo)->n_ports; i++)
+		(*topo)->ports[i].port_id = i;
+	si = pf_topo_stage_index(*topo, stage);
+	assert_true(si >= 0);
+	if (pf_stage_create(&st, &(*topo)->stages[si], *topo, &errs) < 0) {
+		pf_errs_print(&errs, stderr);
+		fail_msg("stage %s failed to initialise", stage);
+	}
+	st->id = (uint16_t)si;
+	return st;
+}
+
+void
+pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		edge[i] = 0xdead;
+	st->ops->process_burst(st, pkts, n, edge);
+	for (i = 0; i < n; i++)
+		assert_int_not_equal(edge[i], 0xdead);
+}
+
+uint64_t
+pf_test_ctr(const struct pf_stage *st, const char *name)
+{
+	uint16_t i;
+
+	for (i = 0; i < st->ops->n_ctrs; i++)
+		if (strcmp(st->ops->ctrs[i].name, name) == 0)
+			return st->ctrs[i];
+	fail_msg("stage type %s has no counter %s", st->ops->type, name);
+	return 0;
+}
+
+void
+pf_test_free(struct rte_mbuf **pkts, uint16_t n)
+{
+	rte_pktmbuf_free_bulk(pkts, n);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers for cmocka unit tests: EAL bring-up without hugepages or devices,
+ * mbufs built from bytes, stages built from inline YAML.
+ */
+#ifndef PF_TEST_H
+#define PF_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <rte_mbuf.h>
+
+#include "pf_stage.h"
+#include "pf_topo.h"
+
+/** Start EAL once per process (--no-huge --no-pci, file prefix ut_<name>). */
+int pf_test_eal_init(const char *name);
+/** A shared pool of 8192 mbufs created on first use. */
+struct rte_mempool *pf_test_pool(void);
+/** An mbuf holding @p len bytes of @p data, metadata zeroed, in_port set. */
+struct rte_mbuf *pf_test_mbuf(const void *data, uint16_t len, uint16_t in_port);
+/**
+ * Load @p yaml as a topology (asserting it is valid) and create the stage
+ * named @p stage from it. Ports get port_id = their index.
+ */
+struct pf_stage *pf_test_stage(const char *yaml, const char *stage, struct pf_topo **topo);
+/** Run process_burst on @p pkts and return the edges in @p edge. */
+void pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge);
+/** Counter value by name (fails the test if unknown). */
+uint64_t pf_test_ctr(const struct pf_stage *st, const char *name);
+/** Free the first @p n mbufs. */
+void pf_test_free(struct rte_mbuf **pkts, uint16_t n);
+
+#endif /* PF_TEST_H */
