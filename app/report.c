@@ -53,7 +53,7 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 		const struct pf_rt_stage *rs = &rt->rts[i];
 		int any = 0;
 
-		fprintf(out, "%-12s %-6s %5d %12" PRIu64 " %10" PRIu64 " %9.1f %10.1f ",
+		fprintf(out, "%-12s %-9s %5d %12" PRIu64 " %10" PRIu64 " %9.1f %10.1f ",
 			st->conf->name, st->ops->type, st->conf->lcore, rs->packets, rs->bursts,
 			rs->bursts ? (double)rs->packets / (double)rs->bursts : 0.0,
 			per_packet(rs->cycles, rs->packets));
