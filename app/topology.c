@@ -287,7 +287,8 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 				pf_node_err(errs, v, "%s.mac: %s is a group address", path, v->value);
 		}
 		if ((v = pf_map_get(pn, "ipv4")) != NULL &&
-		    pf_node_ipv4_prefix(v, key_path(kp, sizeof(kp), path, "ipv4"), false, &pc->ipv4, &pc->ipv4_len, errs) == 0)
+		    pf_node_ipv4_prefix(v, key_path(kp, sizeof(kp), path, "ipv4"), false, &pc->ipv4,
+					&pc->ipv4_len, errs) == 0)
 			pc->has_ipv4 = true;
 		if ((v = pf_map_get(pn, "rxd")) != NULL &&
 		    pf_node_u32(v, key_path(kp, sizeof(kp), path, "rxd"), 64, 16384, &u, errs) == 0)
@@ -535,22 +536,6 @@ ring_params(const struct pf_node *rn, const char *path, uint32_t *size, uint32_t
 	}
 }
 
-/* Most packets stage @p s emits in one go: its port burst, or its largest input burst. */
-static uint32_t
-producer_burst(const struct pf_topo *t, uint16_t s)
-{
-	const struct pf_stage_conf *sc = &t->stages[s];
-	uint32_t b = 0;
-	uint16_t i;
-
-	if (sc->ops != NULL && (sc->ops->flags & PF_STAGE_SOURCE))
-		return sc->burst;
-	for (i = 0; i < t->n_rings; i++)
-		if (t->rings[i].to == s && t->rings[i].burst > b)
-			b = t->rings[i].burst;
-	return b;
-}
-
 static void
 build_rings(struct pf_topo *t, const struct pf_node *rings, struct pf_errs *errs)
 {
@@ -619,20 +604,6 @@ build_rings(struct pf_topo *t, const struct pf_node *rings, struct pf_errs *errs
 			pf_node_err(errs, at,
 				    "rings.%s.burst=%u exceeds usable capacity %u of ring '%s'",
 				    rc->name, rc->burst, rc->size - 1, rc->name);
-	}
-	/* A stage hands a ring up to one whole burst: a smaller ring overflows every time. */
-	for (i = 0; i < t->n_rings; i++) {
-		struct pf_ring_conf *rc = &t->rings[i];
-		const struct pf_node *rn = pf_map_get(rings, rc->name);
-		const struct pf_node *at = rn ? pf_map_get(rn, "size") : NULL;
-		uint32_t in = producer_burst(t, rc->from);
-
-		if (at == NULL)
-			at = rn ? rn : (def ? def : t->stages[rc->from].node);
-		if (rc->burst <= rc->size - 1 && in > rc->size - 1)
-			pf_node_err(errs, at,
-				    "rings.%s: usable capacity %u is less than the burst of %u packets '%s' sends into it",
-				    rc->name, rc->size - 1, in, t->stages[rc->from].name);
 	}
 }
 

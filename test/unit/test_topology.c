@@ -47,7 +47,6 @@ static const char *const bad_fixtures[] = {
 	"bad_port_values.yaml",
 	"bad_ring_size.yaml",
 	"bad_ring_size_big.yaml",
-	"bad_ring_small.yaml",
 	"bad_rx_pcap.yaml",
 	"bad_rxq_twice.yaml",
 	"bad_stage_port_name.yaml",
