@@ -92,8 +92,9 @@ rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 	snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
 	if (pf_topo_port_list(topo, v, path, sc->rx_ports, PF_MAX_PORTS, &sc->n_rx_ports, errs) < 0)
 		return -EINVAL;
+	snprintf(path, sizeof(path), "stages.%s.queue", sc->name);
 	if ((v = pf_map_get(sc->node, "queue")) != NULL &&
-	    pf_node_u32(v, "queue", 0, 15, &q, errs) < 0)
+	    pf_node_u32(v, path, 0, 15, &q, errs) < 0)
 		return -EINVAL;
 	sc->rx_queue = (uint16_t)q;
 	cfg = calloc(1, sizeof(*cfg));
