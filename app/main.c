@@ -21,6 +21,7 @@
 
 #include "pf_log.h"
 #include "pf_runtime.h"
+#include "pf_telemetry.h"
 #include "pf_topo.h"
 
 static volatile sig_atomic_t stop_signals;
@@ -215,6 +216,7 @@ main(int argc, char **argv)
 		pf_topo_free(topo);
 		return 1;
 	}
+	pf_telemetry_register(rt);   /* stats socket; forwarding goes on without it */
 	if (pf_runtime_start(rt) < 0) {
 		status = 1;
 		goto out;
@@ -222,6 +224,7 @@ main(int argc, char **argv)
 	PF_LOG(INFO, "running %s: %u stages on %u lcores", topo->file, topo->n_stages,
 	       topo->n_lcores);
 	run_until_done(rt, &o);
+	pf_telemetry_unregister();
 	pf_runtime_stop(rt);
 
 	if (!o.quiet)
