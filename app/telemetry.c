@@ -167,7 +167,7 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	const struct pf_rt_ring *r = &rt->rings[i];
 	const struct pf_ring_conf *rc = r->conf;
 	struct rte_tel_data *h = rte_tel_data_alloc();
-	uint64_t used, hwm;
+	uint64_t used, hwm, deq;
 	unsigned int cap = rte_ring_get_capacity(r->ring), b, nb;
 	char key[24];
 
@@ -183,8 +183,10 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "burst", rc->burst);
 	rte_tel_data_add_dict_u64(d, "used", used);
 	rte_tel_data_add_dict_u64(d, "hwm", hwm);
+	/* dequeued before enqueued, so a reader rarely sees more out than in */
+	deq = RD(r->dequeued);
 	rte_tel_data_add_dict_u64(d, "enqueued", RD(r->enqueued));
-	rte_tel_data_add_dict_u64(d, "dequeued", RD(r->dequeued));
+	rte_tel_data_add_dict_u64(d, "dequeued", deq);
 	rte_tel_data_add_dict_u64(d, "full_drops", RD(r->full_drops));
 	if (h == NULL)
 		return;
@@ -264,6 +266,16 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 		for (k = 0; k < ops->n_edges && k < PF_MAX_EDGES; k++) {
 			key_from(key, sizeof(key), ops->edge_names[k]);
 			rte_tel_data_add_dict_u64(edges, key, RD(rs->edge_pkts[k]));
+		}
+		/* A sink hands every non-drop edge to its tx: name edge 1 "tx". */
+		for (; k < PF_MAX_EDGES; k++) {
+			v = RD(rs->edge_pkts[k]);
+			if (ops->tx != NULL && k == 1)
+				rte_tel_data_add_dict_u64(edges, "tx", v);
+			else if (v != 0) {
+				snprintf(key, sizeof(key), "edge_%u", k);
+				rte_tel_data_add_dict_u64(edges, key, v);
+			}
 		}
 	}
 	add_sub(d, "edges", edges);
