@@ -21,7 +21,8 @@
  *
  * The runtime is published under a mutex that only telemetry threads and
  * the main thread take, so a reply is never built while the runtime shuts
- * down (ports close, memory is freed).
+ * down (ports close, memory is freed) or while a reload rewrites the
+ * topology in place (pf_telemetry_pause()).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -42,6 +43,7 @@
 #include <rte_telemetry.h>
 
 #include "pf_log.h"
+#include "pf_reload.h"
 #include "pf_telemetry.h"
 
 #define TEL_KEY_MAX 96
@@ -295,6 +297,7 @@ static void
 fill_lcore(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 {
 	const struct pf_rt_lcore *lc = &rt->lcores[i];
+	const struct pf_lcore_map *map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);
 	struct rte_tel_data *names = rte_tel_data_alloc();
 	uint64_t busy, total;
 	uint16_t k;
@@ -309,8 +312,8 @@ fill_lcore(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "busy_pct", total != 0 ? busy * 100 / total : 0);
 	if (names != NULL) {
 		rte_tel_data_start_array(names, RTE_TEL_STRING_VAL);
-		for (k = 0; k < lc->n_stages; k++)
-			rte_tel_data_add_array_string(names, lc->stages[k]->st->conf->name);
+		for (k = 0; k < map->n; k++)
+			rte_tel_data_add_array_string(names, map->stages[k]->st->conf->name);
 	}
 	add_sub(d, "stages", names);
 }
@@ -399,6 +402,8 @@ static int
 get_config(const struct pf_runtime *rt, struct rte_tel_data *d)
 {
 	const struct pf_topo *t = rt->topo;
+	const struct pf_reload_status *rs = &pf_reload_status;
+	time_t loaded = tel_loaded_at;
 	struct rte_tel_data *keys = rte_tel_data_alloc(), *map = rte_tel_data_alloc();
 	struct rte_tel_data *stages = rte_tel_data_alloc(), *ports = rte_tel_data_alloc();
 	char buf[RTE_TEL_MAX_STRING_LEN], key[TEL_KEY_MAX];
@@ -407,8 +412,10 @@ get_config(const struct pf_runtime *rt, struct rte_tel_data *d)
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "topology", t->file);
-	rte_tel_data_add_dict_u64(d, "loaded_at", (uint64_t)tel_loaded_at);
-	gmtime_r(&tel_loaded_at, &tm);
+	if (rs->generation != 0)
+		loaded = (time_t)rs->loaded_unix;
+	rte_tel_data_add_dict_u64(d, "loaded_at", (uint64_t)loaded);
+	gmtime_r(&loaded, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	rte_tel_data_add_dict_string(d, "loaded_at_utc", buf);
 	rte_tel_data_add_dict_u64(d, "uptime_ms",
@@ -418,6 +425,13 @@ get_config(const struct pf_runtime *rt, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
 	rte_tel_data_add_dict_int(d, "main_lcore", (int)rte_get_main_lcore());
 	rte_tel_data_add_dict_u64(d, "mbufs", t->mbufs);
+	rte_tel_data_add_dict_u64(d, "generation", rs->generation);
+	rte_tel_data_add_dict_u64(d, "reload_failures", rs->failures);
+	if (rs->generation != 0 || rs->failures != 0) {
+		rte_tel_data_add_dict_int(d, "last_reload_rc", rs->last_rc);
+		rte_tel_data_add_dict_u64(d, "last_reload_us", (uint64_t)(rs->last_ms * 1000));
+		rte_tel_data_add_dict_string(d, "last_reload", rs->last_msg);
+	}
 	if (keys != NULL) {
 		rte_tel_data_start_dict(keys);
 		names_array(keys, rt, TEL_STAGES);
@@ -430,13 +444,14 @@ get_config(const struct pf_runtime *rt, struct rte_tel_data *d)
 	if (map != NULL) {
 		rte_tel_data_start_dict(map);
 		for (i = 0; i < rt->n_lcores; i++) {
-			const struct pf_rt_lcore *lc = &rt->lcores[i];
+			const struct pf_lcore_map *m = __atomic_load_n(&rt->lcores[i].map,
+								       __ATOMIC_ACQUIRE);
 			size_t len = 0;
 
 			buf[0] = '\0';
-			for (e = 0; e < lc->n_stages && len < sizeof(buf); e++)
+			for (e = 0; e < m->n && len < sizeof(buf); e++)
 				len += snprintf(buf + len, sizeof(buf) - len, "%s%s", e ? " " : "",
-						lc->stages[e]->st->conf->name);
+						m->stages[e]->st->conf->name);
 			item_key(rt, TEL_LCORES, i, key, sizeof(key));
 			rte_tel_data_add_dict_string(map, key, buf);
 		}
@@ -640,5 +655,17 @@ pf_telemetry_unregister(void)
 {
 	pthread_mutex_lock(&tel_lock);
 	tel_rt = NULL;
+	pthread_mutex_unlock(&tel_lock);
+}
+
+void
+pf_telemetry_pause(void)
+{
+	pthread_mutex_lock(&tel_lock);
+}
+
+void
+pf_telemetry_resume(void)
+{
 	pthread_mutex_unlock(&tel_lock);
 }

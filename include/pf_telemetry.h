@@ -34,4 +34,12 @@ int pf_telemetry_register(struct pf_runtime *rt);
  */
 void pf_telemetry_unregister(void);
 
+/**
+ * Hold replies (clients wait, they are not refused) while the main thread
+ * changes what they read: pf_reload() rewrites the topology in place.
+ * Never call from a worker lcore.
+ */
+void pf_telemetry_pause(void);
+void pf_telemetry_resume(void);
+
 #endif /* PF_TELEMETRY_H */
