@@ -8,11 +8,13 @@
 
 #include "pf_stage.h"
 
+extern const struct pf_stage_ops pf_acl_ops;
 extern const struct pf_stage_ops pf_rx_ops;
 extern const struct pf_stage_ops pf_tx_ops;
 extern const struct pf_stage_ops pf_xconnect_ops;
 
 const struct pf_stage_ops *const pf_stage_types[] = {
+	&pf_acl_ops,
 	&pf_rx_ops,
 	&pf_tx_ops,
 	&pf_xconnect_ops,
