@@ -55,15 +55,19 @@ PF_CTR_DESCS(acl, foreach_acl_ctr);
 enum { ACL_EDGE_DROP, ACL_EDGE_OUT, ACL_EDGE_MAX };
 static const char *const acl_edges[] = { "drop", "out" };
 static const char *const acl_keys[] = { "rules", "rules_file", "default", "algorithm", "sessions",
-					"session_timeouts", "session_sweep", NULL };
+					"session_timeouts", "session_sweep", "nonfirst_fragments",
+					NULL };
 
 int pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
 
 /*
  * What rte_acl reads for one packet, in network byte order. The first field
  * is one byte; the rest come in groups of four bytes (input_index 1..4).
- * l4ok says the ports are real: rules that name ports require it, so a
- * non-first fragment or a truncated L4 header never matches them.
+ * l4ok says what the ports are: real (ACL_L4_PORTS), absent because the
+ * packet is a non-first fragment (ACL_L4_NONFIRST), or absent because the
+ * L4 header is truncated (0). Rules that name ports require ACL_L4_PORTS, so
+ * such packets never match them; with "nonfirst_fragments: protocol-only" a
+ * port rule also gets a twin, without ports, that requires ACL_L4_NONFIRST.
  */
 struct acl_key {
 	uint8_t proto;
@@ -76,7 +80,8 @@ struct acl_key {
 };
 
 enum { F_PROTO, F_SRC, F_DST, F_SPORT, F_DPORT, F_L4OK, F_NUM };
-#define ACL_L4OK 1u
+#define ACL_L4_PORTS 1u
+#define ACL_L4_NONFIRST 2u
 
 RTE_ACL_RULE_DEF(acl_rte_rule, F_NUM);
 
@@ -245,11 +250,18 @@ acl_priorities(const struct acl_cfg *cfg, int32_t *prio)
 	return 0;
 }
 
-static void
-acl_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, struct acl_rte_rule *o)
+static bool
+rule_has_ports(const struct acl_rule *r)
 {
-	bool ports = r->sport_lo != 0 || r->sport_hi != 65535 || r->dport_lo != 0 ||
-		     r->dport_hi != 65535;
+	return r->sport_lo != 0 || r->sport_hi != 65535 || r->dport_lo != 0 || r->dport_hi != 65535;
+}
+
+/* @p twin: the protocol-only copy of a port rule for non-first fragments. */
+static void
+acl_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, bool twin,
+		struct acl_rte_rule *o)
+{
+	bool ports = rule_has_ports(r) && !twin;
 
 	memset(o, 0, sizeof(*o));
 	o->data.category_mask = 1;
@@ -261,12 +273,12 @@ acl_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, struct acl
 	o->field[F_SRC].mask_range.u32 = r->src_len;
 	o->field[F_DST].value.u32 = r->dst;
 	o->field[F_DST].mask_range.u32 = r->dst_len;
-	o->field[F_SPORT].value.u16 = r->sport_lo;
-	o->field[F_SPORT].mask_range.u16 = r->sport_hi;
-	o->field[F_DPORT].value.u16 = r->dport_lo;
-	o->field[F_DPORT].mask_range.u16 = r->dport_hi;
-	o->field[F_L4OK].value.u32 = ports ? ACL_L4OK : 0;
-	o->field[F_L4OK].mask_range.u32 = ports ? ACL_L4OK : 0;
+	o->field[F_SPORT].value.u16 = ports ? r->sport_lo : 0;
+	o->field[F_SPORT].mask_range.u16 = ports ? r->sport_hi : 65535;
+	o->field[F_DPORT].value.u16 = ports ? r->dport_lo : 0;
+	o->field[F_DPORT].mask_range.u16 = ports ? r->dport_hi : 65535;
+	o->field[F_L4OK].value.u32 = ports ? ACL_L4_PORTS : twin ? ACL_L4_NONFIRST : 0;
+	o->field[F_L4OK].mask_range.u32 = o->field[F_L4OK].value.u32;
 }
 
 static int
@@ -282,7 +294,7 @@ acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct 
 	uint64_t t0 = rte_rdtsc(), mem0 = heap_used();
 	struct acl_tbl *t;
 	int32_t *prio = NULL;
-	uint32_t i, k;
+	uint32_t i, k = 0;
 	int rc, socket = rte_socket_id();
 
 	*out = NULL;
@@ -311,23 +323,28 @@ acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct 
 		 __atomic_fetch_add(&gen, 1, __ATOMIC_RELAXED));
 	param = (struct rte_acl_param){ .name = name, .socket_id = socket,
 					.rule_size = RTE_ACL_RULE_SZ(F_NUM),
-					.max_rule_num = cfg->n_rules };
+					.max_rule_num = cfg->n_rules * (cfg->frag_proto_only ? 2 : 1) };
 	t->ctx = rte_acl_create(&param);
 	if (t->ctx == NULL) {
 		rc = pf_node_err(errs, sc->node, "stages.%s: rte_acl_create: %s", sc->name,
 				 rte_strerror(rte_errno));
 		goto fail;
 	}
-	for (i = 0; i < cfg->n_rules; i += k) {
-		for (k = 0; k < RTE_DIM(chunk) && i + k < cfg->n_rules; k++) {
-			t->action[i + k] = cfg->rules[i + k].action;
-			acl_rule_to_rte(&cfg->rules[i + k], prio[i + k], i + k, &chunk[k]);
-		}
-		rc = rte_acl_add_rules(t->ctx, (const struct rte_acl_rule *)chunk, k);
-		if (rc < 0) {
-			rc = pf_node_err(errs, sc->node, "stages.%s: rte_acl_add_rules: %s",
-					 sc->name, strerror(-rc));
-			goto fail;
+	for (i = 0, k = 0; i < cfg->n_rules; i++) {
+		const struct acl_rule *r = &cfg->rules[i];
+
+		t->action[i] = r->action;
+		acl_rule_to_rte(r, prio[i], i, false, &chunk[k++]);
+		if (cfg->frag_proto_only && rule_has_ports(r))
+			acl_rule_to_rte(r, prio[i], i, true, &chunk[k++]);
+		if (k + 2 > RTE_DIM(chunk) || i + 1 == cfg->n_rules) {
+			rc = rte_acl_add_rules(t->ctx, (const struct rte_acl_rule *)chunk, k);
+			if (rc < 0) {
+				rc = pf_node_err(errs, sc->node, "stages.%s: rte_acl_add_rules: %s",
+						 sc->name, strerror(-rc));
+				goto fail;
+			}
+			k = 0;
 		}
 	}
 	memcpy(bcfg.defs, acl_field_defs, sizeof(acl_field_defs));
@@ -555,6 +572,7 @@ acl_extract(struct rte_mbuf *m, struct acl_key *k, struct acl_pk *p)
 	k->dst = ip->dst_addr;
 	if ((md->flags & PF_META_IP_NONFIRST) ||
 	    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK))) {
+		k->l4ok = rte_cpu_to_be_32(ACL_L4_NONFIRST);
 		p->flags = PK_NONFIRST;
 		return;
 	}
@@ -586,7 +604,7 @@ acl_extract(struct rte_mbuf *m, struct acl_key *k, struct acl_pk *p)
 	}
 	memcpy(&k->sport, l4, 2);
 	memcpy(&k->dport, l4 + 2, 2);
-	k->l4ok = rte_cpu_to_be_32(ACL_L4OK);
+	k->l4ok = rte_cpu_to_be_32(ACL_L4_PORTS);
 	p->flags = PK_SESS;
 	return;
 malformed:

@@ -466,6 +466,13 @@ pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_err
 		if (pf_node_enum(v, ipath, words, &w, errs) == 0)
 			cfg->default_action = w == 0 ? ACL_DENY : ACL_PERMIT;
 	}
+	if ((v = pf_map_get(sc->node, "nonfirst_fragments")) != NULL) {
+		static const char *const words[] = { "ports-unknown", "protocol-only", NULL };
+
+		snprintf(ipath, sizeof(ipath), "%s.nonfirst_fragments", path);
+		if (pf_node_enum(v, ipath, words, &w, errs) == 0)
+			cfg->frag_proto_only = w == 1;
+	}
 	if ((v = pf_map_get(sc->node, "algorithm")) != NULL) {
 		snprintf(ipath, sizeof(ipath), "%s.algorithm", path);
 		if (pf_node_enum(v, ipath, pf_acl_alg_names, &w, errs) == 0)

@@ -63,6 +63,7 @@ struct acl_cfg {
 	uint8_t default_action;         /* ACL_DENY or ACL_PERMIT */
 	uint8_t algorithm;              /* enum acl_alg */
 	bool has_reflect;               /* some rule is permit-reflect */
+	bool frag_proto_only;           /* non-first fragments match port rules on protocol */
 	bool sessions_given;            /* "sessions:" was set explicitly */
 	uint32_t sessions;              /* session table size, 0 = stateless */
 	uint32_t sweep;                 /* sessions examined per burst for expiry */
