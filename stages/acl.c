@@ -10,8 +10,9 @@
  * burst up in the session table (stateful), (3) classify every packet that
  * has no session with one rte_acl_classify call, (4) apply verdicts in packet
  * order, creating sessions for permit-reflect, (5) expire a few sessions.
- * The rule table is RCU-protected: update() builds a new one beside it and
- * frees the old one once the data path has left its critical section.
+ * The rule table is RCU-protected: update() builds a new one beside it, swaps
+ * the pointer and frees the old one after pf_rcu_synchronize() (the runtime's
+ * QSBR: every worker lcore has finished the loop pass it was in).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +27,6 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
-#include <rte_rcu_qsbr.h>
 #include <rte_tcp.h>
 
 #include "acl_rules.h"
@@ -137,8 +137,7 @@ struct acl_tbl {
 };
 
 struct acl_priv {
-	struct acl_tbl *tbl;            /* read under pv->qs */
-	struct rte_rcu_qsbr *qs;        /* one reader: the lcore running the stage */
+	struct acl_tbl *tbl;            /* swapped by update(), freed after a grace period */
 	struct rte_hash *sess_h;        /* NULL: stateless */
 	struct acl_sess *sess;          /* indexed by rte_hash key position */
 	uint32_t sess_max;
@@ -624,7 +623,6 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	uint8_t act;
 	uint32_t r = 0;
 
-	rte_rcu_qsbr_thread_online(pv->qs, 0);
 	t = __atomic_load_n(&pv->tbl, __ATOMIC_ACQUIRE);
 
 	/* Pass 1: gather the 5-tuples (mbufs 8 ahead, headers 4 ahead). */
@@ -696,7 +694,6 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 				opened = true;
 		}
 	}
-	rte_rcu_qsbr_thread_offline(pv->qs, 0);
 
 	/* Pass 4: a bounded expiry sweep, so the data path never stalls. */
 	if (stateful && pv->sess_live != 0)
@@ -730,13 +727,7 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
 {
 	struct acl_priv *pv = st->priv;
 	const struct acl_cfg *cfg = st->conf->cfg;
-	size_t sz = rte_rcu_qsbr_get_memsize(1);
 
-	pv->qs = rte_zmalloc("acl_qsbr", sz, RTE_CACHE_LINE_SIZE);
-	if (pv->qs == NULL || rte_rcu_qsbr_init(pv->qs, 1) != 0 ||
-	    rte_rcu_qsbr_thread_register(pv->qs, 0) != 0)
-		return pf_node_err(errs, st->conf->node, "stages.%s: cannot set up RCU",
-				   st->conf->name);
 	pv->sweep = cfg->sweep;
 	if (cfg->sessions != 0 && acl_sess_create_table(pv, st, cfg->sessions, errs) < 0)
 		return -EINVAL;
@@ -747,10 +738,11 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
 }
 
 /*
- * Live rule replacement. Call from a control thread (never from the lcore
- * inside process_burst), one update at a time, not concurrently with gauges.
- * The data path is an RCU reader only while inside process_burst, so the
- * wait below is bounded by one burst and needs nothing from the runtime.
+ * Live rule replacement (the runtime's reload calls it from the control
+ * thread, one update at a time, not concurrently with gauges). The new table
+ * is complete before the swap; sessions and per-action counters stay, the
+ * per-rule hit counters start again with the new rule numbering. Keeps no
+ * pointer into @p new_sc.
  */
 static int
 acl_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
@@ -771,7 +763,7 @@ acl_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *er
 		return -EINVAL;
 	old = pv->tbl;
 	__atomic_store_n(&pv->tbl, nt, __ATOMIC_RELEASE);
-	rte_rcu_qsbr_synchronize(pv->qs, RTE_QSBR_THRID_INVALID);
+	pf_rcu_synchronize();
 	acl_tbl_free(old);
 	pv->sweep = cfg->sweep;
 	pv->reloads++;
@@ -823,11 +815,9 @@ acl_free(struct pf_stage *st)
 	acl_tbl_free(pv->tbl);
 	rte_hash_free(pv->sess_h);
 	rte_free(pv->sess);
-	rte_free(pv->qs);
 	pv->tbl = NULL;
 	pv->sess_h = NULL;
 	pv->sess = NULL;
-	pv->qs = NULL;
 }
 
 const struct pf_stage_ops pf_acl_ops = {
