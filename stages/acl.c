@@ -123,14 +123,18 @@ struct acl_pk {
 	int32_t pos;                    /* live session slot, -1 for none */
 };
 
+#define ACL_CTX_MAX 16
+
 /* One rule set, replaced as a whole by update(). */
 struct acl_tbl {
-	struct rte_acl_ctx *ctx;        /* NULL when there are no rules */
+	struct rte_acl_ctx *ctx[ACL_CTX_MAX];   /* n_ctx of them, none without rules */
+	uint32_t n_ctx;
 	uint32_t n_rules;
 	uint8_t default_action;
 	uint8_t alg;                    /* enum rte_acl_classify_alg in use */
 	uint8_t *action;                /* per rule */
 	uint64_t *hits;                 /* per rule, single writer */
+	int32_t *prio;                  /* per rule: its rte_acl priority (rank) */
 	uint64_t timeout_ns[ACL_TO_MAX];
 	uint64_t build_ns;
 	uint64_t mem_bytes;
@@ -153,6 +157,7 @@ struct acl_priv {
 	struct acl_pk pk[PF_BURST_MAX];
 	const uint8_t *data[PF_BURST_MAX];
 	uint32_t res[PF_BURST_MAX];
+	uint32_t res2[PF_BURST_MAX];
 };
 
 static const uint16_t action_ctr[ACL_ACTION_MAX] = {
@@ -200,7 +205,11 @@ acl_tbl_free(struct acl_tbl *t)
 {
 	if (t == NULL)
 		return;
-	rte_acl_free(t->ctx);
+	uint32_t k;
+
+	for (k = 0; k < ACL_CTX_MAX; k++)
+		rte_acl_free(t->ctx[k]);
+	rte_free(t->prio);
 	rte_free(t->action);
 	rte_free(t->hits);
 	rte_free(t);
@@ -280,20 +289,64 @@ acl_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, bool twin,
 	o->field[F_L4OK].mask_range.u32 = o->field[F_L4OK].value.u32;
 }
 
+/* Build one context from rules [first, first + n). Returns 0 or -errno (with rte_acl's code). */
 static int
-acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct acl_tbl **out,
-	      struct pf_errs *errs)
+acl_ctx_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_t *prio,
+	      uint32_t first, uint32_t n, struct rte_acl_ctx **out)
 {
 	static uint32_t gen;
-	const struct acl_cfg *cfg = sc->cfg;
 	struct rte_acl_config bcfg = { .num_categories = 1, .num_fields = F_NUM };
 	struct acl_rte_rule chunk[256];
 	struct rte_acl_param param;
 	char name[RTE_ACL_NAMESIZE];
+	struct rte_acl_ctx *ctx;
+	uint32_t i, k = 0;
+	int rc = 0;
+
+	/* rte_acl context names are global: make each build's unique. */
+	snprintf(name, sizeof(name), "pf_acl%u_%u", st->id,
+		 __atomic_fetch_add(&gen, 1, __ATOMIC_RELAXED));
+	param = (struct rte_acl_param){ .name = name, .socket_id = (int)rte_socket_id(),
+					.rule_size = RTE_ACL_RULE_SZ(F_NUM),
+					.max_rule_num = n * (cfg->frag_proto_only ? 2 : 1) };
+	ctx = rte_acl_create(&param);
+	if (ctx == NULL)
+		return -rte_errno;
+	for (i = first; i < first + n && rc >= 0; i++) {
+		const struct acl_rule *r = &cfg->rules[i];
+
+		acl_rule_to_rte(r, prio[i], i, false, &chunk[k++]);
+		if (cfg->frag_proto_only && rule_has_ports(r))
+			acl_rule_to_rte(r, prio[i], i, true, &chunk[k++]);
+		if (k + 2 > RTE_DIM(chunk) || i + 1 == first + n) {
+			rc = rte_acl_add_rules(ctx, (const struct rte_acl_rule *)chunk, k);
+			k = 0;
+		}
+	}
+	memcpy(bcfg.defs, acl_field_defs, sizeof(acl_field_defs));
+	if (rc >= 0)
+		rc = rte_acl_build(ctx, &bcfg);
+	if (rc >= 0)
+		rc = rte_acl_set_ctx_classify(ctx, alg_map[cfg->algorithm]);
+	if (rc < 0) {
+		rte_acl_free(ctx);
+		return rc;
+	}
+	/* The rules were copied into the context; the built tries are what runs. */
+	rte_acl_reset_rules(ctx);
+	*out = ctx;
+	return 0;
+}
+
+static int
+acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct acl_tbl **out,
+	      struct pf_errs *errs)
+{
+	const struct acl_cfg *cfg = sc->cfg;
 	uint64_t t0 = rte_rdtsc(), mem0 = heap_used();
 	struct acl_tbl *t;
 	int32_t *prio = NULL;
-	uint32_t i, k = 0;
+	uint32_t i, k, per;
 	int rc, socket = rte_socket_id();
 
 	*out = NULL;
@@ -310,67 +363,56 @@ acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct 
 	t->action = rte_malloc_socket("acl_action", cfg->n_rules, 0, socket);
 	t->hits = rte_zmalloc_socket("acl_hits", sizeof(uint64_t) * cfg->n_rules,
 				     RTE_CACHE_LINE_SIZE, socket);
-	prio = malloc(sizeof(*prio) * cfg->n_rules);
+	t->prio = rte_malloc_socket("acl_prio", sizeof(int32_t) * cfg->n_rules, 0, socket);
+	prio = t->prio;
 	if (t->action == NULL || t->hits == NULL || prio == NULL ||
 	    acl_priorities(cfg, prio) < 0) {
 		rc = pf_node_err(errs, sc->node, "stages.%s: out of memory for %u rules", sc->name,
 				 cfg->n_rules);
 		goto fail;
 	}
-	/* rte_acl context names are global: make each build's unique. */
-	snprintf(name, sizeof(name), "pf_acl%u_%u", st->id,
-		 __atomic_fetch_add(&gen, 1, __ATOMIC_RELAXED));
-	param = (struct rte_acl_param){ .name = name, .socket_id = socket,
-					.rule_size = RTE_ACL_RULE_SZ(F_NUM),
-					.max_rule_num = cfg->n_rules * (cfg->frag_proto_only ? 2 : 1) };
-	t->ctx = rte_acl_create(&param);
-	if (t->ctx == NULL) {
-		rc = pf_node_err(errs, sc->node, "stages.%s: rte_acl_create: %s", sc->name,
-				 rte_strerror(rte_errno));
+	for (i = 0; i < cfg->n_rules; i++)
+		t->action[i] = cfg->rules[i].action;
+	/*
+	 * rte_acl gives up when a rule set needs more than 8 tries (many
+	 * overlapping wildcards and ranges). Then the rules are split into 2, 4,
+	 * ... ACL_CTX_MAX contexts; the data path classifies against each and
+	 * keeps the highest priority.
+	 */
+	for (t->n_ctx = 1;; t->n_ctx *= 2) {
+		per = (cfg->n_rules + t->n_ctx - 1) / t->n_ctx;
+		for (k = 0, rc = 0; k < t->n_ctx && rc == 0 && k * per < cfg->n_rules; k++)
+			rc = acl_ctx_build(st, cfg, prio, k * per,
+					   RTE_MIN(per, cfg->n_rules - k * per), &t->ctx[k]);
+		if (rc == 0) {
+			t->n_ctx = k;
+			break;
+		}
+		for (k = 0; k < t->n_ctx; k++) {
+			rte_acl_free(t->ctx[k]);
+			t->ctx[k] = NULL;
+		}
+		if (rc != -ENOMEM || t->n_ctx == ACL_CTX_MAX || per < 2)
+			break;
+	}
+	if (rc == -ENOTSUP || (rc == -EINVAL && cfg->algorithm != ACL_ALG_DEFAULT)) {
+		rc = pf_node_err(errs, pf_map_get(sc->node, "algorithm") ?: sc->node,
+				 "stages.%s.algorithm: '%s' is not available here (avx512 needs EAL --force-max-simd-bitwidth=512)",
+				 sc->name, pf_acl_alg_names[cfg->algorithm]);
 		goto fail;
 	}
-	for (i = 0, k = 0; i < cfg->n_rules; i++) {
-		const struct acl_rule *r = &cfg->rules[i];
-
-		t->action[i] = r->action;
-		acl_rule_to_rte(r, prio[i], i, false, &chunk[k++]);
-		if (cfg->frag_proto_only && rule_has_ports(r))
-			acl_rule_to_rte(r, prio[i], i, true, &chunk[k++]);
-		if (k + 2 > RTE_DIM(chunk) || i + 1 == cfg->n_rules) {
-			rc = rte_acl_add_rules(t->ctx, (const struct rte_acl_rule *)chunk, k);
-			if (rc < 0) {
-				rc = pf_node_err(errs, sc->node, "stages.%s: rte_acl_add_rules: %s",
-						 sc->name, strerror(-rc));
-				goto fail;
-			}
-			k = 0;
-		}
-	}
-	memcpy(bcfg.defs, acl_field_defs, sizeof(acl_field_defs));
-	rc = rte_acl_build(t->ctx, &bcfg);
 	if (rc < 0) {
 		rc = pf_node_err(errs, sc->node,
-				 "stages.%s: building the ACL of %u rules failed: %s (raise EAL -m?)",
-				 sc->name, cfg->n_rules, strerror(-rc));
+				 "stages.%s: building the ACL of %u rules failed: %s (in %u contexts; raise EAL -m, or simplify overlapping ranges)",
+				 sc->name, cfg->n_rules, strerror(-rc), t->n_ctx);
 		goto fail;
 	}
-	rc = rte_acl_set_ctx_classify(t->ctx, alg_map[cfg->algorithm]);
-	if (rc < 0) {
-		rc = pf_node_err(errs, pf_map_get(sc->node, "algorithm") ?: sc->node,
-				 "stages.%s.algorithm: '%s' is not available here: %s (avx512 needs EAL --force-max-simd-bitwidth=512)",
-				 sc->name, pf_acl_alg_names[cfg->algorithm], strerror(-rc));
-		goto fail;
-	}
-	/* The rules were copied into the context; the built tries are what runs. */
-	rte_acl_reset_rules(t->ctx);
 done:
-	free(prio);
 	t->build_ns = (rte_rdtsc() - t0) * 1000000000ull / rte_get_tsc_hz();
 	t->mem_bytes = heap_used() - mem0;
 	*out = t;
 	return 0;
 fail:
-	free(prio);
 	acl_tbl_free(t);
 	return rc;
 }
@@ -621,7 +663,7 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	bool stateful = pv->sess_h != NULL, opened = false;
 	int32_t pos;
 	uint8_t act;
-	uint32_t r = 0;
+	uint32_t r = 0, c;
 
 	t = __atomic_load_n(&pv->tbl, __ATOMIC_ACQUIRE);
 
@@ -649,10 +691,17 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		if (!(pv->pk[i].flags & PK_NOTIP) && pv->pk[i].pos < 0)
 			pv->data[nmiss++] = (const uint8_t *)&pv->keys[i];
 	if (nmiss != 0) {
-		if (t->ctx != NULL)
-			rte_acl_classify(t->ctx, pv->data, pv->res, nmiss, 1);
+		if (likely(t->n_ctx != 0))
+			rte_acl_classify(t->ctx[0], pv->data, pv->res, nmiss, 1);
 		else
 			memset(pv->res, 0, sizeof(pv->res[0]) * nmiss);
+		for (c = 1; c < t->n_ctx; c++) {
+			rte_acl_classify(t->ctx[c], pv->data, pv->res2, nmiss, 1);
+			for (i = 0; i < nmiss; i++)
+				if (pv->res2[i] != 0 && (pv->res[i] == 0 ||
+				    t->prio[pv->res2[i] - 1] > t->prio[pv->res[i] - 1]))
+					pv->res[i] = pv->res2[i];
+		}
 	}
 
 	/* Pass 3: verdicts in packet order, so a session opened by one packet
@@ -715,8 +764,8 @@ static void
 acl_log_tbl(const struct pf_stage *st, const struct acl_tbl *t, const char *what)
 {
 	PF_LOG(INFO,
-	       "acl %s: %s %u rules in %.1f ms, %.2f MiB, classify %s, default %s, sessions %u",
-	       st->conf->name, what, t->n_rules, (double)t->build_ns / 1e6,
+	       "acl %s: %s %u rules (%u contexts) in %.1f ms, %.2f MiB, classify %s, default %s, sessions %u",
+	       st->conf->name, what, t->n_rules, t->n_ctx, (double)t->build_ns / 1e6,
 	       (double)t->mem_bytes / (1024.0 * 1024.0), alg_name(t->alg),
 	       pf_acl_action_names[t->default_action],
 	       ((const struct acl_priv *)st->priv)->sess_max);
@@ -782,6 +831,7 @@ acl_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 		uint64_t v;
 	} g[] = {
 		{ "rules", t->n_rules },
+		{ "acl_contexts", t->n_ctx },
 		{ "build_us", t->build_ns / 1000 },
 		{ "acl_mem_bytes", t->mem_bytes },
 		{ "sessions", pv->sess_live },
