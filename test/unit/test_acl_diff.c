@@ -63,7 +63,7 @@ static uint32_t bases[8];
 static void
 gen_prefix(uint32_t *addr, uint32_t *mask)
 {
-	static const unsigned int lens[] = { 0, 8, 12, 16, 16, 20, 24, 24, 28, 30, 32, 32 };
+	static const unsigned int lens[] = { 0, 8, 12, 16, 20, 24, 24, 28, 30, 32, 32, 32 };
 	unsigned int len = lens[rn(RTE_DIM(lens))];
 
 	*mask = len_mask(len);
@@ -96,11 +96,11 @@ gen_rule(struct rrule *r, bool prios)
 	static const int protos[] = { -1, -1, -1, 6, 6, 6, 17, 17, 17, 1, 132 };
 
 	memset(r, 0, sizeof(*r));
-	if (rn(10) < 3)
+	if (rn(20) == 0)
 		r->src = r->smask = 0;
 	else
 		gen_prefix(&r->src, &r->smask);
-	if (rn(10) < 3)
+	if (rn(10) == 0)
 		r->dst = r->dmask = 0;
 	else
 		gen_prefix(&r->dst, &r->dmask);
