@@ -6,6 +6,7 @@ packet by packet, in order, with a linear scan and a dict of sessions. It
 knows nothing of rte_acl or of the C code: only of the documented behaviour.
 """
 import ipaddress
+import os
 
 from scapy.all import IP, TCP, UDP
 
@@ -180,3 +181,38 @@ class Acl:
         out = {f"{stage}.{k}": v for k, v in self.counters.items()}
         out.update({f"{stage}.rule.{i}": v for i, v in self.hits.items()})
         return out
+
+
+def from_topology(case_dir, stage="acl"):
+    """An Acl configured like stage @stage of @case_dir/topology.yaml."""
+    import yaml
+    topo = yaml.safe_load(open(os.path.join(case_dir, "topology.yaml")))
+    p = topo["stages"][stage]
+    if "rules_file" in p:
+        text = open(os.path.join(case_dir, p["rules_file"])).read()
+    else:
+        text = "\n".join(r if isinstance(r, str) else
+                         " ".join([r["action"]] + [f"{k} {v}" for k, v in r.items()
+                                                   if k != "action"])
+                         for r in p.get("rules", []))
+    return Acl(parse_rules(text), default=p.get("default", "deny"),
+               sessions=p.get("sessions", 0), timeouts=p.get("session_timeouts"),
+               nonfirst=p.get("nonfirst_fragments", "ports-unknown"))
+
+
+def run(acl, pkts):
+    """Packets the stage forwards, in order; time from timed() packets."""
+    out = [p for p in pkts if acl.packet(p, float(p.time) if getattr(p, "_pf_timed", False)
+                                          else 0.0)]
+    last = max([float(p.time) for p in pkts if getattr(p, "_pf_timed", False)] or [0.0])
+    if acl.max_sessions:
+        acl.expire_all(last)
+    return out
+
+
+def counters(acl, n_in, n_out, stage="acl"):
+    """COUNTERS for a case: totals, every acl counter and rule hit, 0 for unused drops."""
+    c = {"totals.rx": n_in, "totals.tx": n_out, f"{stage}.acl_deny": 0,
+         f"{stage}.session_full": 0, f"{stage}.acl_not_ipv4": 0}
+    c.update(acl.stage_counters(stage))
+    return c
