@@ -74,7 +74,7 @@ class Acl:
     """One acl stage. counters / hits mirror the stage's names."""
 
     def __init__(self, rules, default="deny", sessions=0, timeouts=None,
-                 nonfirst="ports-unknown"):
+                 nonfirst="protocol-only"):
         self.rules = rules
         self.default = default
         self.max_sessions = sessions or (65536 if any(r.action == "permit-reflect"
@@ -197,7 +197,7 @@ def from_topology(case_dir, stage="acl"):
                          for r in p.get("rules", []))
     return Acl(parse_rules(text), default=p.get("default", "deny"),
                sessions=p.get("sessions", 0), timeouts=p.get("session_timeouts"),
-               nonfirst=p.get("nonfirst_fragments", "ports-unknown"))
+               nonfirst=p.get("nonfirst_fragments", "protocol-only"))
 
 
 def run(acl, pkts):

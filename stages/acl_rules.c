@@ -432,6 +432,8 @@ pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_err
 	cfg = calloc(1, sizeof(*cfg));
 	if (cfg == NULL)
 		return -ENOMEM;
+	/* VPP's default (l4_match_nonfirst_fragment), reliability.md case 29. */
+	cfg->frag_proto_only = true;
 	sc->cfg = cfg;
 	cfg->default_action = ACL_DENY;
 	cfg->sweep = 32;

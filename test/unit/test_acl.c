@@ -326,7 +326,8 @@ static void
 test_fragments_and_malformed(void **state)
 {
 	struct pf_topo *topo;
-	struct pf_stage *st = acl_stage("    rules:\n"
+	struct pf_stage *st = acl_stage("    nonfirst_fragments: ports-unknown\n"
+					"    rules:\n"
 					"      - deny proto udp dport 53\n"
 					"      - permit proto tcp dport 80\n"
 					"      - permit src 10.0.0.0/8 proto udp sport 0-65535\n",
