@@ -46,14 +46,14 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 			t->ports[i].name, pf_runtime_port_rx(rt, i), pf_runtime_port_tx(rt, i),
 			es.imissed, es.ierrors, es.rx_nombuf);
 	}
-	fprintf(out, "\n%-12s %-6s %5s %12s %10s %9s %10s  %s\n", "stage", "type", "lcore",
+	fprintf(out, "\n%-12s %-9s %5s %12s %10s %9s %10s  %s\n", "stage", "type", "lcore",
 		"packets", "bursts", "avg_burst", "cyc/pkt", "drops by reason / info");
 	for (i = 0; i < rt->n_stages; i++) {
 		const struct pf_stage *st = rt->stages[i];
 		const struct pf_rt_stage *rs = &rt->rts[i];
 		int any = 0;
 
-		fprintf(out, "%-12s %-6s %5d %12" PRIu64 " %10" PRIu64 " %9.1f %10.1f ",
+		fprintf(out, "%-12s %-9s %5d %12" PRIu64 " %10" PRIu64 " %9.1f %10.1f ",
 			st->conf->name, st->ops->type, st->conf->lcore, rs->packets, rs->bursts,
 			rs->bursts ? (double)rs->packets / (double)rs->bursts : 0.0,
 			per_packet(rs->cycles, rs->packets));

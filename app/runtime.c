@@ -291,7 +291,7 @@ run_stage(struct pf_runtime *rt, struct pf_rt_stage *rs)
 	uint16_t n, i, moved = 0;
 
 	if (st->ops->rx != NULL) {
-		if (likely(!rt->rx_stopped)) {
+		if (likely(rt->rx_started && !rt->rx_stopped)) {
 			n = st->ops->rx(st, pkts, (uint16_t)rs->src_burst);
 			if (n != 0) {
 				run_burst(rs, pkts, n);
@@ -330,6 +330,10 @@ worker_main(void *arg)
 			lc = &rt->lcores[i];
 	if (lc == NULL)
 		return 0;
+	/* Sources wait for every worker: a replayed file is read at once, and a
+	 * consumer that is not polling yet would turn it into ring_full drops. */
+	if (__atomic_add_fetch(&rt->workers_ready, 1, __ATOMIC_ACQ_REL) == rt->n_lcores)
+		__atomic_store_n(&rt->rx_started, 1, __ATOMIC_RELEASE);
 	t0 = rte_rdtsc();
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		moved = 0;

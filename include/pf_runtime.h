@@ -73,6 +73,8 @@ struct pf_runtime {
 	bool ports_closed;
 	int64_t mbufs_in_use;      /**< after shutdown: must be 0 (no leak) */
 	volatile int rx_stopped;   /**< sources stop polling ports */
+	volatile int rx_started;   /**< sources start once every worker runs */
+	uint32_t workers_ready;
 	volatile int stop;         /**< workers leave their loops */
 };
 

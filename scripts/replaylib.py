@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Shared helpers for replay cases (test/replay/<case>/case.py).
+
+A case describes its input packets per port and computes the expected output
+per port with an independent Python model of the behaviour. Nothing here
+knows about pipefwd's implementation: only about packets and pcap files.
+"""
+import logging
+import struct
+
+# Scapy warns when it fills ARP/Ethernet fields by itself; cases set what matters.
+logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+
+from scapy.all import Ether, Dot1Q, IP, IPv6, ARP, UDP, TCP, ICMP, Raw  # noqa: F401
+
+BASE_TIME = 1700000000.0
+
+# Well-known MACs used across cases.
+MAC_A = "02:00:00:00:00:0a"
+MAC_B = "02:00:00:00:00:0b"
+MAC_C = "02:00:00:00:00:0c"
+MAC_D = "02:00:00:00:00:0d"
+BCAST = "ff:ff:ff:ff:ff:ff"
+
+
+def timed(pkt, seconds):
+    """Give a packet an explicit capture time (seconds after BASE_TIME)."""
+    pkt.time = BASE_TIME + seconds
+    pkt._pf_timed = True
+    return pkt
+
+
+def raw_bytes(pkt):
+    """Bytes of a scapy packet or a bytes object."""
+    return pkt if isinstance(pkt, (bytes, bytearray)) else bytes(pkt)
+
+
+def udp4(src_mac=MAC_A, dst_mac=MAC_B, src="10.0.0.1", dst="10.0.1.1", sport=1000, dport=2000,
+         ttl=64, payload=b"pipefwd-replay", vlan=None, **ipkw):
+    """An Ethernet/IPv4/UDP packet (optionally 802.1Q tagged)."""
+    l2 = Ether(src=src_mac, dst=dst_mac)
+    if vlan is not None:
+        l2 = l2 / Dot1Q(vlan=vlan)
+    return l2 / IP(src=src, dst=dst, ttl=ttl, **ipkw) / UDP(sport=sport, dport=dport) / Raw(payload)
+
+
+def tcp4(src_mac=MAC_A, dst_mac=MAC_B, src="10.0.0.1", dst="10.0.1.1", sport=1000, dport=80,
+         flags="S", ttl=64, payload=b"", vlan=None):
+    l2 = Ether(src=src_mac, dst=dst_mac)
+    if vlan is not None:
+        l2 = l2 / Dot1Q(vlan=vlan)
+    return l2 / IP(src=src, dst=dst, ttl=ttl) / TCP(sport=sport, dport=dport, flags=flags) / Raw(payload)
+
+
+def write_pcap(path, pkts, linktype=1):
+    """Write a classic pcap with microsecond timestamps.
+
+    Packets without an explicit time (see timed()) get BASE_TIME + i us so
+    files are byte-identical from run to run.
+    """
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, linktype))
+        for i, p in enumerate(pkts):
+            data = raw_bytes(p)
+            t = float(p.time) if getattr(p, "_pf_timed", False) else BASE_TIME + i * 1e-6
+            sec = int(t)
+            usec = int(round((t - sec) * 1e6))
+            if usec >= 1000000:
+                sec, usec = sec + 1, usec - 1000000
+            f.write(struct.pack("<IIII", sec, usec, len(data), len(data)))
+            f.write(data)
+
+
+def read_pcap(path):
+    """Packets of a classic pcap as a list of bytes (any endianness, us or ns)."""
+    out = []
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        if len(hdr) < 24:
+            return out
+        magic = struct.unpack("<I", hdr[:4])[0]
+        endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                break
+            _, _, incl, _ = struct.unpack(endian + "IIII", rec)
+            out.append(f.read(incl))
+    return out
+
+
+def flow_key(data):
+    """Flow of a frame: MACs, VLAN, EtherType, IPv4/IPv6 addresses, protocol and ports.
+
+    Replay compares order only within a flow: pipefwd keeps per-flow order,
+    not order across flows or ports.
+    """
+    if len(data) < 14:
+        return ("runt", data)
+    off = 12
+    et = struct.unpack("!H", data[off:off + 2])[0]
+    vlan = None
+    if et == 0x8100 and len(data) >= 18:
+        vlan = struct.unpack("!H", data[14:16])[0] & 0xFFF
+        off = 16
+        et = struct.unpack("!H", data[off:off + 2])[0]
+    l3 = off + 2
+    key = [data[0:6], data[6:12], vlan, et]
+    if et == 0x0800 and len(data) >= l3 + 20:
+        ihl = (data[l3] & 0xF) * 4
+        proto = data[l3 + 9]
+        key += [data[l3 + 12:l3 + 16], data[l3 + 16:l3 + 20], proto]
+        frag = struct.unpack("!H", data[l3 + 6:l3 + 8])[0] & 0x1FFF
+        if proto in (6, 17) and frag == 0 and len(data) >= l3 + ihl + 4:
+            key += [data[l3 + ihl:l3 + ihl + 4]]
+    elif et == 0x86DD and len(data) >= l3 + 40:
+        key += [data[l3 + 8:l3 + 40], data[l3 + 6]]
+    return tuple(key)
