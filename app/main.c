@@ -20,10 +20,18 @@
 #include <rte_log.h>
 
 #include "pf_log.h"
+#include "pf_reload.h"
 #include "pf_runtime.h"
 #include "pf_topo.h"
 
 static volatile sig_atomic_t stop_signals;
+static volatile sig_atomic_t reload_requests;
+
+static void
+on_hup(int sig)
+{
+	reload_requests++;
+}
 
 static void
 on_signal(int sig)
@@ -154,6 +162,10 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 
 	while (!stop_signals) {
 		rte_delay_us_sleep(10 * 1000);
+		if (reload_requests != 0) {
+			reload_requests = 0;
+			pf_reload(rt, o->topology);
+		}
 		now = rte_rdtsc();
 		if (o->duration_s > 0 && (double)(now - start) / (double)hz >= o->duration_s)
 			break;
@@ -200,6 +212,8 @@ main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
 
 	eal_argc = build_eal_argv(topo, &o, eal_argv, RTE_DIM(eal_argv), lcores, sizeof(lcores));
 	rc = rte_eal_init(eal_argc, eal_argv);
