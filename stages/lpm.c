@@ -10,7 +10,7 @@
  * already rejected malformed headers. The routing table lives in a struct
  * lpm_fib that process_burst reads once per burst; a route update builds a
  * new fib beside it, swaps the pointer and frees the old one only after the
- * stage's reader has passed a quiescent point (rte_rcu_qsbr, see lpm_update).
+ * workers have passed a quiescent point (pf_rcu_synchronize, see lpm_update).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +27,6 @@
 #include <rte_lpm.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
-#include <rte_rcu_qsbr.h>
 
 #include "lpm.h"
 #include "pf_log.h"
@@ -67,9 +66,6 @@ static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lo
 
 /* Lookup result for "no route"; real next hops are 24-bit indexes. */
 #define LPM_NH_MISS UINT32_MAX
-/* How long an update waits for the data path before parking the old table. */
-#define LPM_RCU_WAIT_US 500000
-#define LPM_MAX_RETIRED 8
 
 enum lpm_nh_kind {
 	LPM_NH_FWD = 0,     /* route: rewrite and send */
@@ -90,27 +86,20 @@ struct lpm_fib {
 	enum lpm_lookup_mode mode;
 	uint32_t dflt;            /* next hop of 0.0.0.0/0 (rte_lpm has no depth 0) or MISS */
 	uint32_t n_routes;        /* configured routes, interface entries excluded */
-	uint32_t n_nh;
+	uint32_t n_nh;            /* entries in nh[] */
+	uint32_t n_user_nh;       /* configured next hops (nh[0..n_user_nh)) */
 	uint32_t n_tbl8;
 	uint64_t mem_bytes;
 	struct lpm_nh nh[];       /* configured next hops, then local, then dbcast per port */
 };
 
-struct lpm_retired {
-	struct lpm_fib *fib;
-	uint64_t token;
-};
-
 struct lpm_priv {
 	/* data path */
 	struct lpm_fib *fib;                      /* read once per burst (RCU) */
-	struct rte_rcu_qsbr *qsv;                 /* one reader: this stage, thread id 0 */
 	struct rte_ether_addr port_mac[PF_MAX_PORTS];
 	uint32_t port_ip[PF_MAX_PORTS];           /* host order */
 	uint32_t port_has_ip;                     /* bit per port */
 	/* control path */
-	struct lpm_retired retired[LPM_MAX_RETIRED];
-	uint16_t n_retired;
 	uint64_t updates;
 	uint64_t g_routes, g_nh, g_tbl8, g_mem;   /* gauges: never read through fib */
 };
@@ -162,17 +151,75 @@ count_tbl8(const struct lpm_cfg *cfg, const struct pf_topo *topo, uint32_t *out)
 	return 0;
 }
 
-static int
-fib_add(struct rte_lpm *lpm, uint32_t ip, uint8_t len, uint32_t nh, const char *stage,
-	struct pf_errs *errs)
+static inline struct rte_lpm_tbl_entry
+tbl_entry(uint32_t next_hop, bool group, uint8_t depth)
 {
-	int rc = rte_lpm_add(lpm, ip, len, nh);
+	struct rte_lpm_tbl_entry e = {
+		.next_hop = next_hop, .valid = 1, .valid_group = group, .depth = depth,
+	};
 
-	if (rc < 0)
-		return pf_err_add(errs, NULL, 0, 0, "stage %s: rte_lpm_add %u.%u.%u.%u/%u: %s",
-				  stage, ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff, ip & 0xff,
-				  len, strerror(-rc));
+	return e;
+}
+
+/*
+ * Write one route into the DIR-24-8 tables of @p lpm. Routes must come in
+ * order of increasing length (a longer prefix overwrites a shorter one) and
+ * every route up to /24 before any longer one (then no tbl8 group exists
+ * yet when tbl24 is written). A route longer than /24 takes a tbl8 group for
+ * its /24, seeded with what tbl24 held there.
+ */
+static int
+fib_fill(struct rte_lpm *lpm, uint32_t ip, uint8_t len, uint32_t nh, uint32_t *next_group,
+	 uint32_t n_groups)
+{
+	struct rte_lpm_tbl_entry *t24 = lpm->tbl24, *t8, e;
+	uint32_t i, first, n, g;
+
+	if (len <= 24) {
+		first = ip >> 8;
+		n = 1u << (24 - len);
+		e = tbl_entry(nh, false, len);
+		for (i = 0; i < n; i++)
+			t24[first + i] = e;
+		return 0;
+	}
+	e = t24[ip >> 8];
+	if (!(e.valid && e.valid_group)) {
+		if (*next_group == n_groups)
+			return -ENOSPC;
+		g = (*next_group)++;
+		t8 = &lpm->tbl8[g * RTE_LPM_TBL8_GROUP_NUM_ENTRIES];
+		for (i = 0; i < RTE_LPM_TBL8_GROUP_NUM_ENTRIES; i++) {
+			t8[i] = e.valid ? tbl_entry(e.next_hop, true, e.depth) : tbl_entry(0, true, 0);
+			t8[i].valid = e.valid;
+		}
+		t24[ip >> 8] = tbl_entry(g, true, 0);
+	}
+	t8 = &lpm->tbl8[t24[ip >> 8].next_hop * RTE_LPM_TBL8_GROUP_NUM_ENTRIES];
+	first = ip & 0xff;
+	n = 1u << (32 - len);
+	e = tbl_entry(nh, true, len);
+	for (i = 0; i < n; i++)
+		t8[first + i] = e;
 	return 0;
+}
+
+/* Route indexes of @p cfg ordered by prefix length (counting sort), or NULL. */
+static uint32_t *
+routes_by_len(const struct lpm_cfg *cfg)
+{
+	uint32_t start[RTE_LPM_MAX_DEPTH + 2] = { 0 }, i;
+	uint32_t *idx = malloc(sizeof(uint32_t) * RTE_MAX(cfg->n_routes, 1u));
+
+	if (idx == NULL)
+		return NULL;
+	for (i = 0; i < cfg->n_routes; i++)
+		start[cfg->routes[i].len + 1]++;
+	for (i = 1; i <= RTE_LPM_MAX_DEPTH + 1; i++)
+		start[i] += start[i - 1];
+	for (i = 0; i < cfg->n_routes; i++)
+		idx[start[cfg->routes[i].len]++] = i;
+	return idx;
 }
 
 /*
@@ -190,7 +237,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	struct rte_lpm_config lc = { 0 };
 	struct lpm_fib *fib;
 	char name[RTE_LPM_NAMESIZE];
-	uint32_t i, n_nh, need, nports = topo->n_ports;
+	uint32_t i, n_nh, need, groups = 0, nports = topo->n_ports, *order;
 	uint64_t t0 = rte_get_timer_cycles();
 	int rc;
 
@@ -205,6 +252,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
 	fib->mode = cfg->mode;
 	fib->n_nh = n_nh;
+	fib->n_user_nh = cfg->n_nh;
 	fib->dflt = LPM_NH_MISS;
 	for (i = 0; i < cfg->n_nh; i++) {
 		const struct pf_port_conf *pc = &topo->ports[cfg->nh[i].port];
@@ -226,11 +274,14 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		fib->nh[cfg->n_nh + nports + i].kind = LPM_NH_DBCAST;
 		fib->nh[cfg->n_nh + nports + i].port = (uint16_t)i;
 	}
-	lc.max_rules = cfg->n_routes + 2 * nports + 1;
-	lc.number_tbl8s = need + need / 64 + 8;
+	/* The tables are filled directly (see fib_fill): no rules table needed. */
+	lc.max_rules = 1;
+	lc.number_tbl8s = need + 1;
 	snprintf(name, sizeof(name), "pf_lpm%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	fib->lpm = rte_lpm_create(name, (int)rte_socket_id(), &lc);
-	if (fib->lpm == NULL) {
+	order = routes_by_len(cfg);
+	if (fib->lpm == NULL || order == NULL) {
+		free(order);
 		fib_free(fib);
 		return pf_err_add(errs, NULL, 0, 0,
 				  "stage %s: cannot create an LPM table for %u routes, %u tbl8 groups: %s (raise EAL -m)",
@@ -239,33 +290,36 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	fib->n_tbl8 = lc.number_tbl8s;
 	fib->n_routes = cfg->n_routes;
 	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
-		const struct lpm_route *r = &cfg->routes[i];
+		const struct lpm_route *r = &cfg->routes[order[i]];
 
 		if (r->len == 0)
 			fib->dflt = r->nh;
 		else
-			rc = fib_add(fib->lpm, r->prefix, r->len, r->nh, stage, errs);
+			rc = fib_fill(fib->lpm, r->prefix, r->len, r->nh, &groups, lc.number_tbl8s);
 	}
+	free(order);
+	/* The ports' own addresses last: /32s that win over any equal route. */
 	for (i = 0; i < nports && rc == 0; i++) {
 		const struct pf_port_conf *pc = &topo->ports[i];
 
 		if (!pc->has_ipv4)
 			continue;
 		if (pc->ipv4_len <= 30)
-			rc = fib_add(fib->lpm, pc->ipv4 | ~(~0u << (32 - pc->ipv4_len)), 32,
-				     cfg->n_nh + nports + i, stage, errs);
+			rc = fib_fill(fib->lpm, pc->ipv4 | ~(~0u << (32 - pc->ipv4_len)), 32,
+				      cfg->n_nh + nports + i, &groups, lc.number_tbl8s);
 		if (rc == 0)
-			rc = fib_add(fib->lpm, pc->ipv4, 32, cfg->n_nh + i, stage, errs);
+			rc = fib_fill(fib->lpm, pc->ipv4, 32, cfg->n_nh + i, &groups, lc.number_tbl8s);
 	}
 	if (rc < 0) {
 		fib_free(fib);
-		return rc;
+		return pf_err_add(errs, NULL, 0, 0, "stage %s: tbl8 groups exhausted (%u)", stage,
+				  lc.number_tbl8s);
 	}
 	fib->mem_bytes = sizeof(struct rte_lpm) + (uint64_t)lc.number_tbl8s *
 			 RTE_LPM_TBL8_GROUP_NUM_ENTRIES * sizeof(struct rte_lpm_tbl_entry) +
-			 (uint64_t)lc.max_rules * 8 + sizeof(*fib) + n_nh * sizeof(fib->nh[0]);
-	PF_LOG(INFO, "lpm %s: %u routes, %u next hops, %u tbl8 groups (%u needed), %.1f MiB, built in %.2f s",
-	       stage, cfg->n_routes, cfg->n_nh, lc.number_tbl8s, need,
+			 sizeof(*fib) + n_nh * sizeof(fib->nh[0]);
+	PF_LOG(INFO, "lpm %s: %u routes, %u next hops, %u tbl8 groups, %.1f MiB, built in %.2f s",
+	       stage, cfg->n_routes, cfg->n_nh, groups,
 	       (double)fib->mem_bytes / (1 << 20),
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
 	*out = fib;
@@ -276,7 +330,7 @@ static void
 gauges_set(struct lpm_priv *lp, const struct lpm_fib *fib)
 {
 	__atomic_store_n(&lp->g_routes, fib->n_routes, __ATOMIC_RELAXED);
-	__atomic_store_n(&lp->g_nh, fib->n_nh, __ATOMIC_RELAXED);
+	__atomic_store_n(&lp->g_nh, fib->n_user_nh, __ATOMIC_RELAXED);
 	__atomic_store_n(&lp->g_tbl8, fib->n_tbl8, __ATOMIC_RELAXED);
 	__atomic_store_n(&lp->g_mem, fib->mem_bytes, __ATOMIC_RELAXED);
 }
@@ -286,7 +340,6 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 {
 	struct lpm_priv *lp = st->priv;
 	const struct pf_topo *topo = st->topo;
-	size_t sz = rte_rcu_qsbr_get_memsize(1);
 	uint16_t i;
 	int rc;
 
@@ -300,12 +353,6 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 			lp->port_has_ip |= 1u << i;
 		}
 	}
-	/* The stage itself is the only reader of its table: thread id 0. */
-	lp->qsv = rte_zmalloc("pf_lpm_qsbr", sz, RTE_CACHE_LINE_SIZE);
-	if (lp->qsv == NULL || rte_rcu_qsbr_init(lp->qsv, 1) != 0 ||
-	    rte_rcu_qsbr_thread_register(lp->qsv, 0) != 0)
-		return pf_err_add(errs, NULL, 0, 0, "stage %s: cannot set up RCU", st->conf->name);
-	rte_rcu_qsbr_thread_online(lp->qsv, 0);
 	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
@@ -315,59 +362,28 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 
 /* ---- live update -------------------------------------------------------- */
 
-/* Free parked tables whose grace period ended (all of them when @p all). */
-static void
-lpm_reclaim(struct lpm_priv *lp, bool all)
-{
-	uint16_t i, k = 0;
-
-	for (i = 0; i < lp->n_retired; i++) {
-		if (all || rte_rcu_qsbr_check(lp->qsv, lp->retired[i].token, false) == 1)
-			fib_free(lp->retired[i].fib);
-		else
-			lp->retired[k++] = lp->retired[i];
-	}
-	lp->n_retired = k;
-}
-
 /*
  * Replace the whole table: build the new one beside the running one (a
- * failure changes nothing), publish it with one pointer store, then wait
- * for the reader's next quiescent report (start of a burst, or idle) before
- * freeing the old one. If the data path does not report in time (stage not
- * running, lcore descheduled) the old table is parked and freed by a later
- * update or by free(); packets never see a freed table.
+ * failure changes nothing and the old table keeps forwarding), publish it
+ * with one pointer store, wait until every worker lcore has finished the
+ * pass it was in (process_burst reads the pointer once per burst), then
+ * free the old one. No packet is dropped or delayed by the swap.
  */
 static int
 lpm_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
 {
 	struct lpm_priv *lp = st->priv;
 	struct lpm_fib *nf, *old;
-	uint64_t token, waited = 0;
 	int rc;
 
-	lpm_reclaim(lp, false);
-	if (lp->n_retired == LPM_MAX_RETIRED)
-		return pf_err_add(errs, NULL, 0, 0,
-				  "stage %s: %d older tables still wait for the data path; try again",
-				  new_sc->name, LPM_MAX_RETIRED);
 	rc = fib_build(st, new_sc->name, new_sc->cfg, &nf, errs);
 	if (rc < 0)
 		return rc;
 	old = lp->fib;
 	__atomic_store_n(&lp->fib, nf, __ATOMIC_RELEASE);
-	token = rte_rcu_qsbr_start(lp->qsv);
-	while (rte_rcu_qsbr_check(lp->qsv, token, false) == 0 && waited < LPM_RCU_WAIT_US) {
-		rte_delay_us_sleep(100);
-		waited += 100;
-	}
-	if (rte_rcu_qsbr_check(lp->qsv, token, false) == 1) {
-		fib_free(old);
-	} else {
-		lp->retired[lp->n_retired].fib = old;
-		lp->retired[lp->n_retired++].token = token;
-	}
-	lp->updates++;
+	pf_rcu_synchronize();
+	fib_free(old);
+	__atomic_store_n(&lp->updates, lp->updates + 1, __ATOMIC_RELAXED);
 	gauges_set(lp, nf);
 	return 0;
 }
@@ -379,12 +395,9 @@ lpm_free(struct pf_stage *st)
 
 	if (lp == NULL)
 		return;
-	/* No reader runs any more: everything can go. */
-	lpm_reclaim(lp, true);
+	/* No reader runs any more. */
 	fib_free(lp->fib);
 	lp->fib = NULL;
-	rte_free(lp->qsv);
-	lp->qsv = NULL;
 }
 
 static uint16_t
@@ -641,8 +654,7 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	struct lpm_priv *lp = st->priv;
 	const struct lpm_fib *fib;
 
-	/* Quiescent point: nothing from the previous burst is referenced any more. */
-	rte_rcu_qsbr_quiescent(lp->qsv, 0);
+	/* One table per burst: an update frees the old one only after this pass. */
 	fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
 	if (likely(fib->mode == LPM_LOOKUP_X4))
 		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_X4);
@@ -650,15 +662,6 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_BULK);
 	else
 		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_SCALAR);
-}
-
-static void
-lpm_idle(struct pf_stage *st, uint64_t now_ns)
-{
-	struct lpm_priv *lp = st->priv;
-
-	/* An idle stage holds no table reference: lets updates finish without traffic. */
-	rte_rcu_qsbr_quiescent(lp->qsv, 0);
 }
 
 static int
@@ -681,7 +684,6 @@ const struct pf_stage_ops pf_lpm_ops = {
 	.cfg_free = lpm_cfg_free,
 	.init = lpm_init,
 	.process_burst = lpm_process_burst,
-	.idle = lpm_idle,
 	.gauges = lpm_gauges,
 	.update = lpm_update,
 	.free = lpm_free,
