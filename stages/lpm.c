@@ -11,6 +11,7 @@
  * lpm_fib that process_burst reads once per burst; a route update builds a
  * new fib beside it, swaps the pointer and frees the old one only after the
  * workers have passed a quiescent point (pf_rcu_synchronize, see lpm_update).
+ * Tables are filled directly (fib_fill): rte_lpm_add is O(n) per route.
  */
 #include <errno.h>
 #include <inttypes.h>
