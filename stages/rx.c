@@ -92,8 +92,9 @@ rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 	snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
 	if (pf_topo_port_list(topo, v, path, sc->rx_ports, PF_MAX_PORTS, &sc->n_rx_ports, errs) < 0)
 		return -EINVAL;
+	snprintf(path, sizeof(path), "stages.%s.queue", sc->name);
 	if ((v = pf_map_get(sc->node, "queue")) != NULL &&
-	    pf_node_u32(v, "queue", 0, 15, &q, errs) < 0)
+	    pf_node_u32(v, path, 0, 15, &q, errs) < 0)
 		return -EINVAL;
 	sc->rx_queue = (uint16_t)q;
 	cfg = calloc(1, sizeof(*cfg));
@@ -242,8 +243,6 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 		ctrs[RX_CTR_ETH_OVERSIZE]++;
 		return RX_EDGE_DROP;
 	}
-	if (unlikely(len < 60))
-		ctrs[RX_CTR_RX_RUNT]++;
 	md->l2_len = (uint8_t)l2;
 	avail = len - l2;
 
@@ -341,7 +340,7 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 {
 	const struct rx_priv *rx = st->priv;
 	uint64_t *ctrs = st->ctrs;
-	uint16_t i, e;
+	uint16_t i, e, len0;
 
 	/* Headers of the next packets are fetched while this one is parsed. */
 	for (i = 0; i < n && i < 4; i++)
@@ -349,11 +348,15 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 	for (i = 0; i < n; i++) {
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		len0 = rte_pktmbuf_data_len(pkts[i]);
 		e = rx_parse_one(rx, ctrs, pkts[i]);
 		if (unlikely(e != RX_EDGE_DROP && !(st->edge_connected & (1u << e)))) {
 			ctrs[RX_CTR_ETHERTYPE_UNSUPPORTED]++;
 			e = RX_EDGE_DROP;
 		}
+		/* Runts that pass the checks are forwarded: software ports do not pad. */
+		if (unlikely(e != RX_EDGE_DROP && len0 < 60))
+			ctrs[RX_CTR_RX_RUNT]++;
 		edge[i] = e;
 	}
 }

@@ -24,6 +24,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -109,10 +110,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pipefwd", default=os.path.join(ROOT, "build", "app", "pipefwd"))
     ap.add_argument("--moves", type=int, default=60, help="reloads to send")
-    ap.add_argument("--interval", type=float, default=0.06)
+    ap.add_argument("--interval", type=float, default=0.03, help="pause after each applied reload")
+    ap.add_argument("--seconds", type=float, default=8.0, help="length of the paced replay")
     args = ap.parse_args()
 
-    total = int(PACE_PPS * (args.moves * args.interval + 1.0))
+    total = int(PACE_PPS * args.seconds)
     total -= total % FLOWS
     d = tempfile.mkdtemp(prefix="move-test-")
     paths = {"inp": f"{d}/in.pcap", "empty": f"{d}/empty.pcap", "out0": f"{d}/out0.pcap",
@@ -125,7 +127,20 @@ def main():
     proc = subprocess.Popen([args.pipefwd, "-q", "-i", "1500", "-j", stats, topo, "--",
                              f"--file-prefix=move_{os.getpid()}"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Follow the log: each reload is acknowledged before the next one is sent.
+    applied = threading.Semaphore(0)
+    log = []
+
+    def follow():
+        for line in proc.stderr:
+            log.append(line)
+            if " applied in " in line or "reload refused" in line:
+                applied.release()
+
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
     time.sleep(0.5)
+    acked_at = []
     stage_moves = 0
     prev = LAYOUTS[0]
     for i in range(args.moves):
@@ -136,8 +151,13 @@ def main():
         prev = layout
         write_atomic(topo, topology(paths, layout, burst))
         proc.send_signal(signal.SIGHUP)
+        if not applied.acquire(timeout=10):
+            break
+        acked_at.append(time.time())
         time.sleep(args.interval)
-    out, err = proc.communicate(timeout=60)
+    proc.wait(timeout=60)
+    follower.join(timeout=5)
+    err = "".join(log)
     errors = []
     if proc.returncode != 0:
         errors.append(f"pipefwd exited {proc.returncode}: {err[-2000:]}")
@@ -158,6 +178,7 @@ def main():
     if st["reload"]["failures"] != 0:
         errors.append(f"{st['reload']['failures']} reloads refused: {err[-1000:]}")
 
+    last_out = 0.0
     next_seq = [0] * FLOWS
     last_t = [None] * FLOWS
     gaps = []
@@ -176,8 +197,11 @@ def main():
             if gap > worst[0]:
                 worst = (gap, (flow, seq))
         last_t[flow] = t
+        last_out = max(last_out, t)
     if out_n != total and not errors:
         errors.append(f"output has {out_n} of {total} frames")
+    if len(acked_at) >= 50 and acked_at[49] > last_out:
+        errors.append("traffic ended before the 50th reload: raise --seconds")
     gaps.sort()
     median = gaps[len(gaps) // 2] if gaps else 0
     print(f"move test: {total} frames, {reloads} reloads, {stage_moves} stage moves, "
