@@ -89,17 +89,25 @@ def mac_of(i):
                                            (i >> 16) & 0xFF, (i >> 8) & 0xFF, i & 0xFF)
 
 
+def unicast(rnd):
+    while True:
+        a = rnd.getrandbits(32)
+        if 0 < a >> 24 < 224 and a >> 24 not in (10, 127, 172, 192):
+            return a
+
+
 def gen_traffic(name, macs=0):
-    """IPv4/UDP frames, one flow each: sources in 192.168/16, destinations spread
-    over 10/8 (every route of the L3 tables is under 10/8). With macs > 0 the
-    destination MACs are spread over the L2 table instead."""
+    """IPv4/UDP frames, one flow each: sources in 192.168/16, destinations
+    uniform over the unicast space (the same frames whatever the table size, so
+    only the table changes between sizes). With macs > 0 the destination MACs
+    are spread over the L2 table instead."""
     t = TRAFFIC[name]
     rnd = random.Random(8)
     frames = []
     for i in range(t["frames"]):
         size = t["sizes"][i % len(t["sizes"])]
         dst_mac = mac_of(rnd.randrange(macs)) if macs else P0_MAC
-        frames.append(udp_frame(size, 0xC0A80000 | (i + 1), 0x0A000000 | rnd.getrandbits(24),
+        frames.append(udp_frame(size, 0xC0A80000 | (i + 1), unicast(rnd),
                                 1024 + i % 60000, 5000 + i % 1000, dst_mac=dst_mac,
                                 src_mac=HOST_MAC))
     return frames
@@ -109,12 +117,20 @@ def gen_traffic(name, macs=0):
 
 
 def routes(n):
-    """n routes that partition 10/8 into equal prefixes (n a power of two):
-    every destination hits exactly one; 1M routes make /28s (tbl8 lookups)."""
-    bits = n.bit_length() - 1
-    assert 1 << bits == n and bits <= 24
-    plen = 8 + bits
-    return [(0x0A000000 | (k << (32 - plen)), plen) for k in range(n)]
+    """A default route (as 0/1 + 128/1: rte_lpm has no /0) and n-2 distinct
+    random unicast prefixes, lengths uniform over /13../24 with 2 % over
+    /25../32 (tbl8 groups). Not a BGP mix on purpose: rte_lpm_add scans the
+    rules of the same length linearly, so 600k /24s would take minutes to load
+    in both pipefwd and l3fwd; spread over 12 lengths 1M routes load in ~1 min."""
+    rnd = random.Random(n)
+    seen, out = set(), [(0, 1), (0x80000000, 1)]
+    while len(out) < n:
+        plen = rnd.randrange(13, 25) if rnd.random() < 0.98 else rnd.randrange(25, 33)
+        a = unicast(rnd) & (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
+        if (a, plen) not in seen:
+            seen.add((a, plen))
+            out.append((a, plen))
+    return out
 
 
 def ip4(a):
@@ -126,7 +142,7 @@ def write_routes(d, n):
     if not os.path.exists(pf):
         rs = routes(n)
         with open(pf + ".tmp", "w") as f:
-            f.write("# %d routes partitioning 10.0.0.0/8, all via gw\n" % n)
+            f.write("# %d routes (scripts/bench.py routes()), all via gw\n" % n)
             f.writelines("%s/%d gw\n" % (ip4(a), plen) for a, plen in rs)
         with open(peer, "w") as f:
             f.writelines("R%s/%d 1\n" % (ip4(a), plen) for a, plen in rs)
@@ -144,8 +160,7 @@ def acl_rules(n):
         src_len = rnd.choice([8, 12, 16, 20, 24, 32])
         src = (0xAC100000 | rnd.getrandbits(20)) & ~((1 << (32 - src_len)) - 1) & 0xFFFFFFFF
         dst_len = rnd.choice([0, 8, 16, 24])
-        dst = (0x0A000000 | rnd.getrandbits(24)) & ~((1 << (32 - dst_len)) - 1) & 0xFFFFFFFF \
-            if dst_len else 0
+        dst = unicast(rnd) & ~((1 << (32 - dst_len)) - 1) & 0xFFFFFFFF if dst_len else 0
         lo = rnd.randrange(0, 60000)
         out.append(dict(src=src, src_len=src_len, dst=dst, dst_len=dst_len, sport=(0, 65535),
                         dport=(lo, lo + rnd.choice([0, 10, 1000])), proto=rnd.choice([6, 17])))
@@ -158,8 +173,9 @@ def write_acl(d, n):
         rs = acl_rules(n)
         with open(pf + ".tmp", "w") as f:
             for r in rs:
-                f.write("deny src %s/%d dst %s/%d proto %s dport %d-%d\n" % (
-                    ip4(r["src"]), r["src_len"], ip4(r["dst"]), r["dst_len"],
+                f.write("deny src %s/%d dst %s proto %s dport %d-%d\n" % (
+                    ip4(r["src"]), r["src_len"],
+                    "%s/%d" % (ip4(r["dst"]), r["dst_len"]) if r["dst_len"] else "any",
                     "tcp" if r["proto"] == 6 else "udp", r["dport"][0], r["dport"][1]))
             f.write("permit\n")
         with open(peer, "w") as f:
@@ -184,32 +200,32 @@ def write_macs(d, n):
 # Stage templates: tokens @ROUTES@ @ACL@ @MACS@ are table files, filled per case.
 # `split` is the pipelined layout: stages per worker lcore (2 CPUs here).
 
-PASS = dict(stages="""\
+PASS = dict(kind="pass", stages="""\
   rx: { type: rx, ports: [p0], next: xc }
   xc: { type: xconnect, pairs: { p0: p1 }, next: tx }
   tx: { type: tx, ports: [p1] }
 """, split=[["rx"], ["xc", "tx"]])
 
-L3 = dict(stages="""\
+L3 = dict(kind="l3", stages="""\
   rx:  { type: rx, ports: [p0], next: { ipv4: lpm } }
   lpm: { type: lpm, nexthops: { gw: { port: p1, mac: "%s" } }, routes_file: "@ROUTES@", next: tx }
   tx:  { type: tx, ports: [p1] }
 """ % GW_MAC, split=[["rx"], ["lpm", "tx"]])
 
-ACL = dict(stages="""\
+ACL = dict(kind="acl", stages="""\
   rx:  { type: rx, ports: [p0], next: { ipv4: acl } }
   acl: { type: acl, rules_file: "@ACL@", next: xc }
   xc:  { type: xconnect, pairs: { p0: p1 }, next: tx }
   tx:  { type: tx, ports: [p1] }
 """, split=[["rx"], ["acl", "xc", "tx"]])
 
-L2 = dict(stages="""\
+L2 = dict(kind="l2", stages="""\
   rx:    { type: rx, ports: [p0], next: l2fib }
-  l2fib: { type: l2fib, ports: [p0, p1], static_file: "@MACS@", next: tx }
+  l2fib: { type: l2fib, ports: [p0, p1], static: "@MACS@", table_size: @MACSIZE@, next: tx }
   tx:    { type: tx, ports: [p1] }
 """, split=[["rx"], ["l2fib", "tx"]])
 
-FULL = dict(stages="""\
+FULL = dict(kind="full", stages="""\
   rx:  { type: rx, ports: [p0], next: { ipv4: acl } }
   acl: { type: acl, rules_file: "@ACL@", next: lpm }
   lpm: { type: lpm, nexthops: { gw: { port: p1, mac: "%s" } }, routes_file: "@ROUTES@", next: tx }
@@ -217,9 +233,11 @@ FULL = dict(stages="""\
 """ % GW_MAC, split=[["rx", "acl"], ["lpm", "tx"]])
 
 
-def case(name, title, topo, peers=(), traffic="64B", quick=False, **tables):
+def case(name, title, topo, peers=(), traffic="64B", quick=False,
+         layouts=("fused", "pipelined"), rounds=None, **tables):
+    """One benchmark case. rounds caps the alternations (big tables load slowly)."""
     return dict(name=name, title=title, topo=topo, peers=list(peers), traffic=traffic,
-                quick=quick, tables=tables)
+                quick=quick, layouts=list(layouts), rounds=rounds, tables=tables)
 
 
 CASES = [
@@ -227,7 +245,8 @@ CASES = [
          quick=True),
     case("pass-imix", "pass-through, IMIX", PASS, ["testpmd-io"], traffic="imix"),
     case("l3-1k", "L3 routing, 1k routes", L3, ["l3fwd-lpm"], quick=True, routes=1 << 10),
-    case("l3-1M", "L3 routing, 1M routes", L3, ["l3fwd-lpm"], routes=1 << 20),
+    case("l3-1M", "L3 routing, 1M routes", L3, ["l3fwd-lpm"], layouts=["fused"], rounds=3,
+         routes=1 << 20),
     case("l3-1k-imix", "L3 routing, 1k routes, IMIX", L3, ["l3fwd-lpm"], traffic="imix",
          routes=1 << 10),
     case("acl-1", "ACL, 1 rule", ACL, ["l3fwd-acl"], acl=1),
@@ -235,7 +254,7 @@ CASES = [
     case("acl-1000", "ACL, 1000 rules", ACL, ["l3fwd-acl"], acl=1000),
     case("l2-1k", "L2 bridge, 1k MACs", L2, quick=True, macs=1 << 10),
     case("l2-1M", "L2 bridge, 1M MACs", L2, macs=1 << 20),
-    case("l2-4M", "L2 bridge, 4M MACs", L2, macs=1 << 22),
+    case("l2-4M", "L2 bridge, 4M MACs", L2, layouts=["fused"], rounds=3, macs=1 << 22),
     case("full", "rx -> acl (100 rules) -> lpm (1k routes) -> tx", FULL, quick=True, acl=100,
          routes=1 << 10),
 ]
@@ -256,17 +275,17 @@ SWEEPS = [
 # Commands use the same vdevs; {eal} is the shared EAL part, {pcap} the traffic.
 PEERS = {
     "testpmd-io": dict(desc="dpdk-testpmd io forwarding", cmd=[
-        TESTPMD, "{eal}", "--lcores=(0,1)@(0-1)", "--", "--forward-mode=io", "--no-flush-rx",
+        TESTPMD, "{eal}", "--lcores=0@0,1@{last}", "--", "--forward-mode=io", "--no-flush-rx",
         "--total-num-mbufs={mbufs}", "-a"]),
     "testpmd-mac": dict(desc="dpdk-testpmd mac forwarding (rewrites MACs)", cmd=[
-        TESTPMD, "{eal}", "--lcores=(0,1)@(0-1)", "--", "--forward-mode=mac", "--no-flush-rx",
+        TESTPMD, "{eal}", "--lcores=0@0,1@{last}", "--", "--forward-mode=mac", "--no-flush-rx",
         "--total-num-mbufs={mbufs}", "-a"]),
     "l3fwd-lpm": dict(desc="DPDK examples/l3fwd, LPM lookup", build="l3fwd", cmd=[
-        "{l3fwd}", "{eal}", "--lcores=1@(0-1)", "--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)",
+        "{l3fwd}", "{eal}", "--lcores=1@{last}", "--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)",
         "--parse-ptype", "--lookup=lpm", "--rule_ipv4={routes}", "--rule_ipv6={routes6}",
         "--eth-dest=1,%s" % GW_MAC]),
     "l3fwd-acl": dict(desc="DPDK examples/l3fwd, ACL lookup", build="l3fwd", cmd=[
-        "{l3fwd}", "{eal}", "--lcores=1@(0-1)", "--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)",
+        "{l3fwd}", "{eal}", "--lcores=1@{last}", "--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)",
         "--parse-ptype", "--lookup=acl", "--rule_ipv4={acl}", "--rule_ipv6={acl6}",
         "--eth-dest=1,%s" % GW_MAC]),
 }
@@ -346,7 +365,6 @@ class Bench:
         self.pipefwd = os.path.join(self.build, "app", "pipefwd")
         self.l3fwd = None
         self.seq = 0
-        self.skipped = {}
 
     # -- inputs --
     def pcap(self, traffic, macs=0):
@@ -386,9 +404,16 @@ class Bench:
         for tok, key in (("@ROUTES@", "routes"), ("@ACL@", "acl"), ("@MACS@", "macs")):
             if key in t:
                 stages = stages.replace(tok, t[key])
+        stages = stages.replace("@MACSIZE@", str(tables.get("macs", 0) + 4096))
         names = [ln.split(":")[0].strip() for ln in stages.splitlines() if ln.strip()]
         groups = [names] if layout == "fused" else c["topo"]["split"]
-        y = ['eal: [--no-huge, -m, "%d", --no-pci]' % self.mem(tables),
+        # Pinned like the peers: main lcore on CPU 0, the first worker on the
+        # last CPU, the next ones counting down (floating lcores let two
+        # pipeline workers share one CPU and cost 5x here).
+        ncpu = os.cpu_count() or 2
+        pin = ",".join(["0@0"] + ["%d@%d" % (i + 1, (ncpu - 1 - i) % ncpu)
+                                  for i in range(len(groups))])
+        y = ['eal: [--no-huge, -m, "%d", --no-pci, "--lcores=%s"]' % (self.mem(tables), pin),
              "ports:",
              '  p0: { device: "net_pcap0,rx_pcap=%s,infinite_rx=1", mac: "%s" }' % (pcap, P0_MAC),
              '  p1: { device: "net_null0,no-rx=1", mac: "%s" }' % P1_MAC,
@@ -396,7 +421,7 @@ class Bench:
              "rings:", "  default: { size: 1024, burst: %d }" % burst,
              "lcores:"]
         y += ["  %d: [%s]" % (i + 1, ", ".join(g)) for i, g in enumerate(groups)]
-        tag = "%s-%s-b%d-%s" % (c["name"], layout, burst,
+        tag = "%s-%s-%s-b%d-%s" % (c["topo"]["kind"], c["traffic"], layout, burst,
                                 "-".join("%s%d" % kv for kv in sorted(tables.items())))
         path = os.path.join(self.out, "topo", tag + ".yaml")
         with open(path, "w") as f:
@@ -443,7 +468,7 @@ class Bench:
         eal = ["--no-huge", "-m", str(self.mem(tables)), "--no-pci", "--file-prefix=" + prefix,
                "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
                "--vdev", "net_null0,no-rx=1"]
-        subs = dict(mbufs=TRAFFIC_FRAMES(pcap) + 16384,
+        subs = dict(last=(os.cpu_count() or 2) - 1, mbufs=TRAFFIC_FRAMES(pcap) + 16384,
                     l3fwd=self.build_l3fwd() if p.get("build") == "l3fwd" else "",
                     routes=t.get("routes_peer", ""), routes6=t.get("routes6", ""),
                     acl=t.get("acl_peer", ""), acl6=t.get("acl6", ""))
@@ -519,13 +544,14 @@ class Bench:
         cap = self.warm + self.window + 200
         cmd = [binary or self.pipefwd, "-q", "-d", "%g" % cap, "-j", js, topo, "--",
                "--file-prefix=" + prefix]
-        return dict(label=label, cmd=cmd, prefix=prefix, json=js)
+        return dict(label=label, cmd=cmd, prefix=prefix, json=js, topo=topo)
 
-    def alternate(self, runners):
+    def alternate(self, runners, rounds=None):
         """Run every runner once per round, in turn (A B C A B C ...)."""
         runs = {r["label"]: [] for r in runners}
-        for rnd in range(self.rounds):
-            for r in runners:
+        todo = runners
+        for rnd in range(min(rounds or self.rounds, self.rounds)):
+            for r in todo:
                 res = self.run(r["label"], r["cmd"], r["prefix"], r.get("json"))
                 runs[r["label"]].append(res)
                 log("  %-34s round %d: %s" % (r["label"], rnd + 1,
@@ -534,12 +560,16 @@ class Bench:
         return runs
 
     # -- aggregation --
-    @staticmethod
-    def summarize(runs, cmd=None, **extra):
+    def show(self, a):
+        """A path as the report shows it: relative to the checkout, BUILD as build/."""
+        a = a.replace(self.build + "/", "build/")
+        return a.replace(ROOT + "/", "")
+
+    def summarize(self, runs, cmd=None, **extra):
         ok = [r for r in runs if r["ok"]]
         s = dict(extra)
         if cmd:
-            s["command"] = " ".join(rel(a) if a.startswith(ROOT) else a for a in cmd)
+            s["command"] = " ".join(self.show(a) for a in cmd)
         s["runs"] = len(runs)
         s["mpps_runs"] = [round(r["mpps"], 3) for r in ok]
         if not ok:
@@ -571,7 +601,7 @@ class Bench:
                 continue
             log("bench: case %s (%s, %s)" % (c["name"], c["title"], c["traffic"]))
             runners, meta = [], {}
-            for layout in ("fused", "pipelined"):
+            for layout in c["layouts"]:
                 topo, lmap, pcap, t = self.topology(c, layout)
                 err = self.check(topo)
                 if err:
@@ -579,12 +609,8 @@ class Bench:
                     meta[layout] = dict(skipped=err, topology=rel(topo))
                     continue
                 r = self.pf_runner("%s-%s" % (c["name"], layout), topo)
-                meta[layout] = dict(topology=rel(topo), lcores=lmap)
+                meta[layout] = dict(topology=self.show(topo), lcores=lmap)
                 runners.append(r)
-            if not runners:
-                results.append(dict(case=c["name"], title=c["title"], traffic=c["traffic"],
-                                    skipped=meta["fused"]["skipped"]))
-                continue
             for peer in c["peers"]:
                 try:
                     cmd, prefix = self.peer_cmd(peer, pcap, t, c["tables"])
@@ -593,7 +619,7 @@ class Bench:
                     continue
                 runners.append(dict(label="%s-%s" % (c["name"], peer), cmd=cmd, prefix=prefix,
                                     peer=peer))
-            runs = self.alternate(runners)
+            runs = self.alternate(runners, c["rounds"])
             row = dict(case=c["name"], title=c["title"], traffic=c["traffic"],
                        tables=c["tables"], burst=32, pipefwd={}, peers={})
             for r in runners:
@@ -610,6 +636,8 @@ class Bench:
             for peer in c["peers"]:
                 if peer in meta:
                     row["peers"][peer] = meta[peer]
+            if all("skipped" in meta.get(lay, {}) for lay in ("fused", "pipelined")):
+                row["skipped"] = meta["fused"]["skipped"]
             self.ratios(row)
             results.append(row)
         return results
@@ -666,7 +694,7 @@ class Bench:
                 r = self.pf_runner("%s-%s-%d" % (sw["name"], c["name"], v), topo)
                 r["value"] = v
                 runners.append(r)
-            runs = self.alternate(runners) if runners else {}
+            runs = self.alternate(runners, 3) if runners else {}
             for r in runners:
                 s = self.summarize(runs[r["label"]], r["cmd"], value=r["value"])
                 points.append(s)
@@ -681,7 +709,8 @@ class Bench:
             sys.exit("bench: %s not built (run make build)" % self.pipefwd)
         results = dict(
             date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            commit=git_commit(), quick=self.quick, rounds=self.rounds, warmup_s=self.warm,
+            commit=git_commit(os.path.dirname(self.build)), note=self.args.note,
+            harness_commit=git_commit(), quick=self.quick, rounds=self.rounds, warmup_s=self.warm,
             window_s=self.window, machine=machine(), traffic=TRAFFIC,
             l3fwd_patches=[dict(file=f, sed=e) for f, e in L3FWD_PATCHES])
         results["cases"] = self.run_cases()
@@ -745,7 +774,8 @@ def print_table(res):
                                                  "peer Mpps", "ratio"))
     for r in res["cases"]:
         if "skipped" in r:
-            log("%-12s skipped: %s" % (r["case"], r["skipped"]))
+            log("%-12s skipped: %s (peer %s: %s Mpps)" % (r["case"], r["skipped"], r.get("peer"),
+                                                         fmt(r.get("peer_mpps"))))
             continue
         for layout in ("fused", "pipelined"):
             p = r["pipefwd"].get(layout, {})
@@ -827,6 +857,7 @@ def main():
     ap.add_argument("--rounds", type=int, help="alternations per case (default 5, quick 3)")
     ap.add_argument("--compare", metavar="REF", help="compare the quick set against git REF")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/")
+    ap.add_argument("--note", help="one line on what was measured, shown in the report")
     args = ap.parse_args()
     if args.compare:
         args.quick = True
