@@ -11,6 +11,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "pf_reload.h"
 #include "pf_runtime.h"
 
 static double
@@ -90,6 +91,10 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 		"\naccounting: rx %" PRIu64 " + replicas %" PRIu64 " = tx %" PRIu64 " + dropped %" PRIu64 " + in_flight %" PRIu64 "  -> unaccounted %" PRId64 " (%s)\n",
 		tot.rx, tot.replicas, tot.tx, tot.dropped, tot.in_flight, tot.unaccounted,
 		tot.unaccounted == 0 ? "ok" : "MISMATCH");
+	if (pf_reload_status.generation != 0 || pf_reload_status.failures != 0)
+		fprintf(out, "reloads: %" PRIu64 " applied (longest %.2f ms), %" PRIu64 " refused\n",
+			pf_reload_status.generation, pf_reload_status.max_ms,
+			pf_reload_status.failures);
 	if (rt->ports_closed)
 		fprintf(out, "mbufs still in use after shutdown: %" PRId64 "%s\n", rt->mbufs_in_use,
 			rt->mbufs_in_use == 0 ? " (ok)" : " (LEAK)");
@@ -180,8 +185,9 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 			r->conf->size, r->conf->burst, r->enqueued, r->dequeued, r->full_drops,
 			r->hwm);
 	}
-	fprintf(f, "\n  },\n  \"totals\": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"replicas\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"in_flight\": %" PRIu64 ", \"unaccounted\": %" PRId64 "},\n  \"mbufs_in_use_after_stop\": %" PRId64 "\n}\n",
+	fprintf(f, "\n  },\n  \"totals\": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"replicas\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"in_flight\": %" PRIu64 ", \"unaccounted\": %" PRId64 "},\n  \"reload\": {\"generation\": %" PRIu64 ", \"failures\": %" PRIu64 ", \"last_ms\": %.3f, \"max_ms\": %.3f},\n  \"mbufs_in_use_after_stop\": %" PRId64 "\n}\n",
 		tot.rx, tot.tx, tot.replicas, tot.dropped, tot.in_flight, tot.unaccounted,
-		rt->ports_closed ? rt->mbufs_in_use : -1);
+		pf_reload_status.generation, pf_reload_status.failures, pf_reload_status.last_ms,
+		pf_reload_status.max_ms, rt->ports_closed ? rt->mbufs_in_use : -1);
 	return fclose(f) == 0 ? 0 : -errno;
 }

@@ -115,7 +115,7 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 	rs->st = rt->stages[s];
 	rs->st->id = s;
 	rs->st->rt = rs;
-	rs->src_burst = sc->burst;
+	rs->owner = sc->lcore;
 	for (e = 1; e < sc->ops->n_edges && e < PF_MAX_EDGES; e++) {
 		int ri;
 
@@ -185,14 +185,24 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		struct pf_rt_lcore *lc = &rt->lcores[i];
 
 		lc->id = topo->lcores[i].id;
+		lc->qsbr_id = i;
 		if (!rte_lcore_is_enabled(lc->id)) {
 			pf_err_add(errs, topo->file, 0, 0, "lcore %u is not enabled in EAL", lc->id);
 			goto fail;
 		}
-		lc->n_stages = topo->lcores[i].n_stages;
-		for (j = 0; j < lc->n_stages; j++)
-			lc->stages[j] = &rt->rts[topo->lcores[i].stages[j]];
+		lc->map = &lc->maps[0];
+		lc->map->n = topo->lcores[i].n_stages;
+		for (j = 0; j < lc->map->n; j++)
+			lc->map->stages[j] = &rt->rts[topo->lcores[i].stages[j]];
 	}
+	rt->qsbr = rte_zmalloc("pf_qsbr", rte_rcu_qsbr_get_memsize(RTE_MAX(rt->n_lcores, 1)),
+			       RTE_CACHE_LINE_SIZE);
+	if (rt->qsbr == NULL || rte_rcu_qsbr_init(rt->qsbr, RTE_MAX(rt->n_lcores, 1)) != 0) {
+		pf_err_add(errs, topo->file, 0, 0, "cannot set up QSBR for %u lcores", rt->n_lcores);
+		goto fail;
+	}
+	for (i = 0; i < rt->n_lcores; i++)
+		rte_rcu_qsbr_thread_register(rt->qsbr, i);
 	*out = rt;
 	return 0;
 fail:
@@ -292,7 +302,7 @@ run_stage(struct pf_runtime *rt, struct pf_rt_stage *rs)
 
 	if (st->ops->rx != NULL) {
 		if (likely(rt->rx_started && !rt->rx_stopped)) {
-			n = st->ops->rx(st, pkts, (uint16_t)rs->src_burst);
+			n = st->ops->rx(st, pkts, (uint16_t)st->conf->burst);
 			if (n != 0) {
 				run_burst(rs, pkts, n);
 				moved += n;
@@ -321,15 +331,17 @@ worker_main(void *arg)
 {
 	struct pf_runtime *rt = arg;
 	struct pf_rt_lcore *lc = NULL;
-	unsigned int me = rte_lcore_id();
+	const struct pf_lcore_map *map;
+	int me = (int)rte_lcore_id();
 	uint64_t t0, t1, moved;
 	uint16_t i;
 
 	for (i = 0; i < rt->n_lcores; i++)
-		if (rt->lcores[i].id == me)
+		if ((int)rt->lcores[i].id == me)
 			lc = &rt->lcores[i];
 	if (lc == NULL)
 		return 0;
+	rte_rcu_qsbr_thread_online(rt->qsbr, lc->qsbr_id);
 	/* Sources wait for every worker: a replayed file is read at once, and a
 	 * consumer that is not polling yet would turn it into ring_full drops. */
 	if (__atomic_add_fetch(&rt->workers_ready, 1, __ATOMIC_ACQ_REL) == rt->n_lcores)
@@ -337,16 +349,37 @@ worker_main(void *arg)
 	t0 = rte_rdtsc();
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		moved = 0;
-		for (i = 0; i < lc->n_stages; i++)
-			moved += run_stage(rt, lc->stages[i]);
+		/* The map can change between passes (reload); a stage in the map
+		 * runs only once this lcore owns it (hand-over in progress). */
+		map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);
+		for (i = 0; i < map->n; i++)
+			if (likely(__atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) == me))
+				moved += run_stage(rt, map->stages[i]);
 		t1 = rte_rdtsc();
 		if (moved != 0)
 			lc->busy_cycles += t1 - t0;
 		lc->total_cycles += t1 - t0;
 		t0 = t1;
 		__atomic_store_n(&lc->loops, lc->loops + 1, __ATOMIC_RELEASE);
+		rte_rcu_qsbr_quiescent(rt->qsbr, lc->qsbr_id);
+		/* A spare lcore (no stages) waits without burning its CPU. */
+		if (unlikely(map->n == 0))
+			rte_delay_us_sleep(200);
 	}
+	rte_rcu_qsbr_thread_offline(rt->qsbr, lc->qsbr_id);
 	return 0;
+}
+
+/* The runtime whose workers stage updates synchronise with. */
+static struct pf_runtime *running;
+
+void
+pf_rcu_synchronize(void)
+{
+	struct pf_runtime *rt = __atomic_load_n(&running, __ATOMIC_ACQUIRE);
+
+	if (rt != NULL && rt->qsbr != NULL)
+		rte_rcu_qsbr_synchronize(rt->qsbr, RTE_QSBR_THRID_INVALID);
 }
 
 int
@@ -356,6 +389,7 @@ pf_runtime_start(struct pf_runtime *rt)
 	int rc;
 
 	rt->start_tsc = rte_rdtsc();
+	__atomic_store_n(&running, rt, __ATOMIC_RELEASE);
 	for (i = 0; i < rt->n_lcores; i++) {
 		rc = rte_eal_remote_launch(worker_main, rt, rt->lcores[i].id);
 		if (rc < 0) {
@@ -384,6 +418,80 @@ wait_passes(struct pf_runtime *rt, unsigned int passes)
 		if (!done)
 			rte_delay_us_sleep(100);
 	} while (!done);
+}
+
+static struct pf_rt_lcore *
+lcore_by_id(struct pf_runtime *rt, int id)
+{
+	uint16_t i;
+
+	for (i = 0; i < rt->n_lcores; i++)
+		if ((int)rt->lcores[i].id == id)
+			return &rt->lcores[i];
+	return NULL;
+}
+
+int
+pf_runtime_apply_lcore_map(struct pf_runtime *rt, const struct pf_topo *topo)
+{
+	uint64_t seen[PF_MAX_LCORES];
+	bool wait_for[PF_MAX_LCORES] = { false };
+	int want[PF_MAX_STAGES];
+	uint16_t i, j, k, moved = 0;
+	bool done;
+
+	for (i = 0; i < rt->n_stages; i++)
+		want[i] = -1;
+	for (i = 0; i < topo->n_lcores; i++)
+		for (j = 0; j < topo->lcores[i].n_stages; j++)
+			want[topo->lcores[i].stages[j]] = (int)topo->lcores[i].id;
+	for (i = 0; i < rt->n_lcores; i++)
+		seen[i] = __atomic_load_n(&rt->lcores[i].loops, __ATOMIC_ACQUIRE);
+	/* 1. A moved stage loses its owner, then every lcore gets its new map:
+	 *    the old lcore stops running the stage at its next pass and the new
+	 *    one skips it until it becomes the owner. */
+	for (i = 0; i < rt->n_stages; i++) {
+		struct pf_rt_lcore *old;
+
+		if (rt->rts[i].owner == want[i])
+			continue;
+		old = lcore_by_id(rt, rt->rts[i].owner);
+		if (old != NULL)
+			wait_for[old - rt->lcores] = true;
+		__atomic_store_n(&rt->rts[i].owner, -1, __ATOMIC_RELEASE);
+		moved++;
+	}
+	for (i = 0; i < rt->n_lcores; i++) {
+		struct pf_rt_lcore *lc = &rt->lcores[i];
+		struct pf_lcore_map *next = lc->map == &lc->maps[0] ? &lc->maps[1] : &lc->maps[0];
+
+		next->n = 0;
+		for (k = 0; k < topo->n_lcores; k++) {
+			if (topo->lcores[k].id != lc->id)
+				continue;
+			for (j = 0; j < topo->lcores[k].n_stages; j++)
+				next->stages[next->n++] = &rt->rts[topo->lcores[k].stages[j]];
+		}
+		__atomic_store_n(&lc->map, next, __ATOMIC_RELEASE);
+	}
+	/* 2. Each old owner finishes the pass it was in (two loop ends seen):
+	 *    nobody runs a moved stage now, and its last writes are visible. */
+	do {
+		done = true;
+		for (i = 0; i < rt->n_lcores; i++)
+			if (wait_for[i] &&
+			    __atomic_load_n(&rt->lcores[i].loops, __ATOMIC_ACQUIRE) < seen[i] + 2)
+				done = false;
+		if (!done)
+			rte_pause();
+	} while (!done && !rt->stop);
+	/* 3. Hand each moved stage to its new lcore. */
+	for (i = 0; i < rt->n_stages; i++)
+		if (rt->rts[i].owner != want[i])
+			__atomic_store_n(&rt->rts[i].owner, want[i], __ATOMIC_RELEASE);
+	/* The previous map buffers may be reused once every lcore moved on. */
+	pf_rcu_synchronize();
+	return moved;
 }
 
 static bool
@@ -449,6 +557,7 @@ pf_runtime_stop(struct pf_runtime *rt)
 	rt->stop_tsc = rte_rdtsc();
 	__atomic_store_n(&rt->stop, 1, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
+	__atomic_store_n(&running, NULL, __ATOMIC_RELEASE);
 	close_ports(rt);
 	rt->mbufs_in_use = rte_mempool_in_use_count(rt->pool);
 }
@@ -472,6 +581,7 @@ pf_runtime_destroy(struct pf_runtime *rt)
 	}
 	close_ports(rt);
 	rte_mempool_free(rt->pool);
+	rte_free(rt->qsbr);
 	rte_free(rt);
 }
 

@@ -108,6 +108,14 @@ pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, const c
 	return rc;
 }
 
+/* "path.key", for messages about one key of a mapping. */
+static const char *
+key_path(char *buf, size_t len, const char *path, const char *key)
+{
+	snprintf(buf, len, "%s.%s", path, key);
+	return buf;
+}
+
 /* ---- eal ---------------------------------------------------------------- */
 
 static void
@@ -230,7 +238,7 @@ check_pcap_device(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_e
 static void
 load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 {
-	char path[PF_CONF_PATH_MAX];
+	char path[PF_CONF_PATH_MAX], kp[PF_CONF_PATH_MAX + 16];
 	uint32_t i;
 
 	if (ports == NULL) {
@@ -267,28 +275,29 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		v = pf_map_get(pn, "device");
 		if (v == NULL) {
 			pf_node_err(errs, ports->keys[i], "%s: missing required key 'device'", path);
-		} else if (pf_node_str(v, "device", &dev, errs) == 0) {
+		} else if (pf_node_str(v, key_path(kp, sizeof(kp), path, "device"), &dev, errs) == 0) {
 			snprintf(pc->device, sizeof(pc->device), "%s", dev);
 			pc->is_vdev = strncmp(dev, "net_", 4) == 0;
 			check_pcap_device(pc, v, errs);
 		}
 		if ((v = pf_map_get(pn, "mac")) != NULL &&
-		    pf_node_mac(v, "mac", pc->mac, errs) == 0) {
+		    pf_node_mac(v, key_path(kp, sizeof(kp), path, "mac"), pc->mac, errs) == 0) {
 			pc->has_mac = true;
 			if (pc->mac[0] & 1)
 				pf_node_err(errs, v, "%s.mac: %s is a group address", path, v->value);
 		}
 		if ((v = pf_map_get(pn, "ipv4")) != NULL &&
-		    pf_node_ipv4_prefix(v, "ipv4", false, &pc->ipv4, &pc->ipv4_len, errs) == 0)
+		    pf_node_ipv4_prefix(v, key_path(kp, sizeof(kp), path, "ipv4"), false, &pc->ipv4,
+					&pc->ipv4_len, errs) == 0)
 			pc->has_ipv4 = true;
 		if ((v = pf_map_get(pn, "rxd")) != NULL &&
-		    pf_node_u32(v, "rxd", 64, 16384, &u, errs) == 0)
+		    pf_node_u32(v, key_path(kp, sizeof(kp), path, "rxd"), 64, 16384, &u, errs) == 0)
 			pc->rxd = (uint16_t)u;
 		if ((v = pf_map_get(pn, "txd")) != NULL &&
-		    pf_node_u32(v, "txd", 64, 16384, &u, errs) == 0)
+		    pf_node_u32(v, key_path(kp, sizeof(kp), path, "txd"), 64, 16384, &u, errs) == 0)
 			pc->txd = (uint16_t)u;
 		if ((v = pf_map_get(pn, "max_frame")) != NULL &&
-		    pf_node_u32(v, "max_frame", 64, 9018, &u, errs) == 0)
+		    pf_node_u32(v, key_path(kp, sizeof(kp), path, "max_frame"), 64, 9018, &u, errs) == 0)
 			pc->max_frame = (uint16_t)u;
 	}
 }
@@ -315,7 +324,7 @@ check_stage_keys(const struct pf_node *sn, const char *path, const struct pf_sta
 static void
 load_stages(struct pf_topo *t, const struct pf_node *stages, struct pf_errs *errs)
 {
-	char path[PF_CONF_PATH_MAX], types[256];
+	char path[PF_CONF_PATH_MAX], kp[PF_CONF_PATH_MAX + 16], types[256];
 	uint32_t i;
 	int j;
 
@@ -376,7 +385,8 @@ load_stages(struct pf_topo *t, const struct pf_node *stages, struct pf_errs *err
 					    "%s.burst: only source stages take a burst; set the burst of the ring that feeds '%s' under rings:",
 					    path, name);
 			else
-				pf_node_u32(v, "burst", 1, PF_BURST_MAX, &sc->burst, errs);
+				pf_node_u32(v, key_path(kp, sizeof(kp), path, "burst"), 1,
+					    PF_BURST_MAX, &sc->burst, errs);
 		}
 	}
 }
@@ -599,9 +609,25 @@ build_rings(struct pf_topo *t, const struct pf_node *rings, struct pf_errs *errs
 
 /* ---- graph -------------------------------------------------------------- */
 
+/* The value node under @p sc's "next" that names stage @p to (for marks). */
+static const struct pf_node *
+next_node(const struct pf_stage_conf *sc, const char *to)
+{
+	const struct pf_node *next = pf_map_get(sc->node, "next");
+	uint32_t i;
+
+	if (next != NULL && next->kind == PF_NODE_MAP)
+		for (i = 0; i < next->n; i++)
+			if (next->items[i]->kind == PF_NODE_SCALAR &&
+			    strcmp(next->items[i]->value, to) == 0)
+				return next->items[i];
+	return next != NULL ? next : sc->node;
+}
+
+/* Depth-first search; on a cycle, closing[] is the edge (from, to) that closes it. */
 static bool
 find_cycle(const struct pf_topo *t, uint16_t s, uint8_t *state, uint16_t *stack, int depth,
-	   char *out, size_t len)
+	   char *out, size_t len, uint16_t *closing)
 {
 	uint16_t e, to;
 	int i;
@@ -623,33 +649,39 @@ find_cycle(const struct pf_topo *t, uint16_t s, uint8_t *state, uint16_t *stack,
 				snprintf(out + strlen(out), len - strlen(out), "%s -> ",
 					 t->stages[stack[i]].name);
 			snprintf(out + strlen(out), len - strlen(out), "%s", t->stages[to].name);
+			closing[0] = s;
+			closing[1] = to;
 			return true;
 		}
-		if (state[to] == 0 && find_cycle(t, to, state, stack, depth + 1, out, len))
+		if (state[to] == 0 && find_cycle(t, to, state, stack, depth + 1, out, len, closing))
 			return true;
 	}
 	state[s] = 2;
 	return false;
 }
 
+/* @p edges_known: every stage's type and next were read without error. */
 static void
-check_graph(struct pf_topo *t, struct pf_errs *errs)
+check_graph(struct pf_topo *t, bool edges_known, struct pf_errs *errs)
 {
 	uint8_t state[PF_MAX_STAGES] = { 0 };
-	uint16_t stack[PF_MAX_STAGES], s;
+	uint16_t stack[PF_MAX_STAGES], s, closing[2];
 	char cyc[512];
 
 	for (s = 0; s < t->n_stages; s++) {
-		if (state[s] == 0 && find_cycle(t, s, state, stack, 0, cyc, sizeof(cyc))) {
-			pf_node_err(errs, t->stages[s].node, "pipeline has a cycle: %s", cyc);
+		if (state[s] == 0 &&
+		    find_cycle(t, s, state, stack, 0, cyc, sizeof(cyc), closing)) {
+			pf_node_err(errs, next_node(&t->stages[closing[0]], t->stages[closing[1]].name),
+				    "pipeline has a cycle: %s", cyc);
 			break;
 		}
 	}
-	for (s = 0; s < t->n_stages; s++) {
+	for (s = 0; s < t->n_stages; s++)
+		edges_known &= t->stages[s].ops != NULL;
+	/* A missing edge would make a false "no input" claim: only check a whole graph. */
+	for (s = 0; s < t->n_stages && edges_known; s++) {
 		const struct pf_stage_conf *sc = &t->stages[s];
 
-		if (sc->ops == NULL)
-			continue;
 		if (!(sc->ops->flags & PF_STAGE_SOURCE) && sc->n_inputs == 0)
 			pf_node_err(errs, sc->node,
 				    "stage '%s' has no input (no stage's next leads to it)", sc->name);
@@ -658,9 +690,26 @@ check_graph(struct pf_topo *t, struct pf_errs *errs)
 
 /* ---- lcores ------------------------------------------------------------- */
 
+/* Note the stages named under a refused lcore entry: they are not "unmapped". */
+static void
+mark_listed(const struct pf_topo *t, const struct pf_node *list, bool *listed)
+{
+	uint32_t j;
+	int si;
+
+	if (list->kind == PF_NODE_SCALAR && (si = pf_topo_stage_index(t, list->value)) >= 0)
+		listed[si] = true;
+	for (j = 0; list->kind == PF_NODE_SEQ && j < list->n; j++)
+		if (list->items[j]->kind == PF_NODE_SCALAR &&
+		    (si = pf_topo_stage_index(t, list->items[j]->value)) >= 0)
+			listed[si] = true;
+}
+
 static void
 load_lcores(struct pf_topo *t, const struct pf_node *lc, struct pf_errs *errs)
 {
+	bool listed[PF_MAX_STAGES] = { false };
+	char path[PF_CONF_PATH_MAX];
 	uint32_t i, j;
 	uint16_t s;
 
@@ -675,6 +724,7 @@ load_lcores(struct pf_topo *t, const struct pf_node *lc, struct pf_errs *errs)
 		struct pf_lcore_conf *l;
 		uint64_t id;
 
+		mark_listed(t, list, listed);
 		if (!pf_parse_u64(k->value, &id)) {
 			pf_node_err(errs, k, "lcores: '%s' is not an lcore number", k->value);
 			continue;
@@ -698,11 +748,11 @@ load_lcores(struct pf_topo *t, const struct pf_node *lc, struct pf_errs *errs)
 			t->n_lcores++;
 			l->id = (unsigned int)id;
 		}
-		if (list->kind == PF_NODE_SCALAR)
-			list = NULL, pf_node_err(errs, lc->items[i],
-						 "lcores.%s: expected a list of stage names", k->value);
-		if (list == NULL || pf_node_expect(list, PF_NODE_SEQ, "lcores", errs) < 0)
+		snprintf(path, sizeof(path), "lcores.%s", k->value);
+		if (list->kind != PF_NODE_SEQ) {
+			pf_node_err(errs, list, "%s: expected a list of stage names", path);
 			continue;
+		}
 		for (j = 0; j < list->n; j++) {
 			const struct pf_node *it = list->items[j];
 			int si;
@@ -727,7 +777,7 @@ load_lcores(struct pf_topo *t, const struct pf_node *lc, struct pf_errs *errs)
 		}
 	}
 	for (s = 0; s < t->n_stages; s++)
-		if (t->stages[s].lcore < 0)
+		if (t->stages[s].lcore < 0 && !listed[s])
 			pf_node_err(errs, lc, "lcores: stage '%s' is not mapped to any lcore",
 				    t->stages[s].name);
 }
@@ -845,7 +895,7 @@ static int
 topo_load(const char *path, const char *text, size_t len, struct pf_topo **out,
 	  struct pf_errs *errs)
 {
-	unsigned int before = errs->n;
+	unsigned int before = errs->n, wire_errs;
 	const struct pf_node *root, *rings;
 	struct pf_topo *t;
 	int rc;
@@ -884,10 +934,12 @@ topo_load(const char *path, const char *text, size_t len, struct pf_topo **out,
 	}
 	load_ports(t, pf_map_get(root, "ports"), errs);
 	load_stages(t, pf_map_get(root, "stages"), errs);
+	wire_errs = errs->n;
 	wire_stages(t, errs);
+	wire_errs = errs->n - wire_errs;
 	build_rings(t, rings, errs);
 	parse_stage_params(t, errs);
-	check_graph(t, errs);
+	check_graph(t, wire_errs == 0, errs);
 	load_lcores(t, pf_map_get(root, "lcores"), errs);
 	check_port_use(t, errs);
 	size_mempool(t, pf_map_get(root, "runtime"), errs);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <rte_ethdev.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "pf_stage.h"
@@ -38,7 +39,8 @@ struct pf_rt_stage {
 	uint16_t n_in;
 	struct pf_rt_ring *in[PF_MAX_STAGES];
 	struct pf_rt_ring *out[PF_MAX_EDGES];       /**< ring per edge, NULL if unconnected */
-	uint32_t src_burst;                         /**< source stages: rx burst */
+	/** lcore allowed to run the stage now (-1: none, mid hand-over). */
+	int owner;
 	/* single writer: the lcore that runs the stage */
 	uint64_t packets __rte_cache_aligned;
 	uint64_t bursts;
@@ -48,10 +50,17 @@ struct pf_rt_stage {
 	uint64_t edge_pkts[PF_MAX_EDGES];
 };
 
+/** The stages one lcore runs, in order. Published by pointer swap. */
+struct pf_lcore_map {
+	uint16_t n;
+	struct pf_rt_stage *stages[PF_MAX_STAGES];
+};
+
 struct pf_rt_lcore {
 	unsigned int id;
-	uint16_t n_stages;
-	struct pf_rt_stage *stages[PF_MAX_STAGES];
+	uint16_t qsbr_id;                           /**< thread id in the runtime's QSBR */
+	struct pf_lcore_map *map;                   /**< current map, read each pass */
+	struct pf_lcore_map maps[2];                /**< double buffer for map */
 	uint64_t loops __rte_cache_aligned;         /**< passes over its stages */
 	uint64_t busy_cycles;                       /**< cycles in passes that moved packets */
 	uint64_t total_cycles;
@@ -69,6 +78,7 @@ struct pf_runtime {
 	struct pf_rt_lcore lcores[PF_MAX_LCORES];
 	uint64_t start_tsc;
 	uint64_t stop_tsc;
+	struct rte_rcu_qsbr *qsbr;  /**< workers report a quiescent state every pass */
 	struct rte_eth_stats port_stats[PF_MAX_PORTS]; /**< snapshot taken when ports close */
 	bool ports_closed;
 	int64_t mbufs_in_use;      /**< after shutdown: must be 0 (no leak) */
@@ -98,6 +108,14 @@ int pf_runtime_start(struct pf_runtime *rt);
  */
 void pf_runtime_stop(struct pf_runtime *rt);
 void pf_runtime_destroy(struct pf_runtime *rt);
+
+/**
+ * Give every stage the lcore that @p topo's lcore map names, moving stages
+ * with the hand-over protocol: the old lcore drops the stage from its map and
+ * finishes its pass, only then does the new lcore own it, so no two lcores
+ * ever run one stage. Returns the number of stages moved.
+ */
+int pf_runtime_apply_lcore_map(struct pf_runtime *rt, const struct pf_topo *topo);
 
 /** Sum of packets received from all ports so far. */
 uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);

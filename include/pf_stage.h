@@ -167,6 +167,13 @@ void pf_clock_set_mode(enum pf_clock_mode mode);
 void pf_clock_advance_ns(uint64_t ns);
 
 /**
+ * Wait until every worker lcore has passed a quiescent point (finished the
+ * pass it was in). Stages call it in update() after swapping a table pointer
+ * and before freeing the old table. A no-op when no runtime runs (unit tests).
+ */
+void pf_rcu_synchronize(void);
+
+/**
  * Stand-alone use of a stage (unit tests, fuzzers): parse @p sc's params,
  * allocate priv and counters, init. Returns 0 or -errno with errors.
  */

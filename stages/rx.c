@@ -4,13 +4,17 @@
  * Edges: drop, ipv4, ipv6, arp, other (any other EtherType; for bridging).
  * Counters: one drop reason per malformed case (eth_truncated, ip4_bad_checksum,
  *   ...), see foreach_rx_ctr; info: rx_runt, vlan_tagged, ip4_options_seen.
- * Params: ports (list, required), queue (rx queue on every port, default 0).
+ * Params: ports (list, required), queue (rx queue on every port, default 0),
+ *   pace_pps (replay pacing: at most this many packets per second, 0 = off).
  *
  * The parser reads only the first segment and never past data_len: every
  * length is checked before the bytes it covers are touched.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <rte_cycles.h>
 
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
@@ -50,7 +54,11 @@ PF_CTR_DESCS(rx, foreach_rx_ctr);
 
 enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER, RX_EDGE_MAX };
 static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other" };
-static const char *const rx_keys[] = { "ports", "queue", NULL };
+static const char *const rx_keys[] = { "ports", "queue", "pace_pps", NULL };
+
+struct rx_cfg {
+	uint32_t pace_pps;
+};
 
 struct rx_priv {
 	uint16_t n_ports;
@@ -62,6 +70,11 @@ struct rx_priv {
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
 	uint64_t ts_flag;
 	bool pcap_clock;
+	/* Pacing: a token bucket in units of packets * tsc_hz. */
+	uint64_t pace_pps;
+	uint64_t hz;
+	uint64_t credit;
+	uint64_t last_tsc;
 };
 
 static int
@@ -69,6 +82,7 @@ rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 {
 	const struct pf_node *v;
 	char path[PF_CONF_PATH_MAX];
+	struct rx_cfg *cfg;
 	uint32_t q = 0;
 
 	snprintf(path, sizeof(path), "stages.%s", sc->name);
@@ -78,11 +92,25 @@ rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 	snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
 	if (pf_topo_port_list(topo, v, path, sc->rx_ports, PF_MAX_PORTS, &sc->n_rx_ports, errs) < 0)
 		return -EINVAL;
+	snprintf(path, sizeof(path), "stages.%s.queue", sc->name);
 	if ((v = pf_map_get(sc->node, "queue")) != NULL &&
-	    pf_node_u32(v, "queue", 0, 15, &q, errs) < 0)
+	    pf_node_u32(v, path, 0, 15, &q, errs) < 0)
 		return -EINVAL;
 	sc->rx_queue = (uint16_t)q;
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL)
+		return -ENOMEM;
+	sc->cfg = cfg;
+	if ((v = pf_map_get(sc->node, "pace_pps")) != NULL &&
+	    pf_node_u32(v, "pace_pps", 0, 1000000000, &cfg->pace_pps, errs) < 0)
+		return -EINVAL;
 	return 0;
+}
+
+static void
+rx_cfg_free(void *cfg)
+{
+	free(cfg);
 }
 
 static int
@@ -101,6 +129,9 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	for (i = 0; i < st->topo->n_ports; i++)
 		rx->max_frame[i] = st->topo->ports[i].max_frame;
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
+	rx->hz = rte_get_tsc_hz();
+	rx->last_tsc = rte_rdtsc();
 	rx->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
 	if (rx->ts_offset >= 0) {
 		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
@@ -116,6 +147,15 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 	struct rx_priv *rx = st->priv;
 	uint16_t n = 0, k, i, p, got;
 
+	if (unlikely(rx->pace_pps != 0)) {
+		uint64_t now = rte_rdtsc(), elapsed = RTE_MIN(now - rx->last_tsc, rx->hz);
+
+		rx->last_tsc = now;
+		rx->credit = RTE_MIN(rx->credit + elapsed * rx->pace_pps, (uint64_t)max * rx->hz);
+		max = (uint16_t)(rx->credit / rx->hz);
+		if (max == 0)
+			return 0;
+	}
 	for (k = 0; k < rx->n_ports && n < max; k++) {
 		p = (uint16_t)((rx->next_port + k) % rx->n_ports);
 		got = rte_eth_rx_burst(rx->port_id[p], rx->queue, pkts + n, max - n);
@@ -125,6 +165,8 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 		n += got;
 	}
 	rx->next_port = (uint16_t)((rx->next_port + 1) % rx->n_ports);
+	if (rx->pace_pps != 0)
+		rx->credit -= (uint64_t)n * rx->hz;
 	if (rx->pcap_clock && rx->ts_offset >= 0) {
 		/* net_pcap stamps each packet with its capture time in microseconds. */
 		for (i = 0; i < n; i++)
@@ -201,8 +243,6 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 		ctrs[RX_CTR_ETH_OVERSIZE]++;
 		return RX_EDGE_DROP;
 	}
-	if (unlikely(len < 60))
-		ctrs[RX_CTR_RX_RUNT]++;
 	md->l2_len = (uint8_t)l2;
 	avail = len - l2;
 
@@ -300,7 +340,7 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 {
 	const struct rx_priv *rx = st->priv;
 	uint64_t *ctrs = st->ctrs;
-	uint16_t i, e;
+	uint16_t i, e, len0;
 
 	/* Headers of the next packets are fetched while this one is parsed. */
 	for (i = 0; i < n && i < 4; i++)
@@ -308,11 +348,15 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 	for (i = 0; i < n; i++) {
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		len0 = rte_pktmbuf_data_len(pkts[i]);
 		e = rx_parse_one(rx, ctrs, pkts[i]);
 		if (unlikely(e != RX_EDGE_DROP && !(st->edge_connected & (1u << e)))) {
 			ctrs[RX_CTR_ETHERTYPE_UNSUPPORTED]++;
 			e = RX_EDGE_DROP;
 		}
+		/* Runts that pass the checks are forwarded: software ports do not pad. */
+		if (unlikely(e != RX_EDGE_DROP && len0 < 60))
+			ctrs[RX_CTR_RX_RUNT]++;
 		edge[i] = e;
 	}
 }
@@ -329,6 +373,7 @@ const struct pf_stage_ops pf_rx_ops = {
 	.ctrs = rx_ctrs,
 	.param_keys = rx_keys,
 	.parse = rx_parse,
+	.cfg_free = rx_cfg_free,
 	.init = rx_init,
 	.rx = rx_rx,
 	.process_burst = rx_process_burst,

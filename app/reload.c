@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Live reload (include/pf_reload.h).
+ *
+ * What can change live: the lcore map (stages move with the hand-over of
+ * pf_runtime_apply_lcore_map), ring and rx bursts, and a stage's parameters
+ * when its type has an update hook (tables built beside the old ones and
+ * swapped after a QSBR grace period). What needs a restart: EAL options,
+ * ports, the set of stages and their edges, ring sizes, runtime options, and
+ * lcores that were not started (declare spare lcores as `N: []`).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "pf_log.h"
+#include "pf_reload.h"
+
+struct pf_reload_status pf_reload_status;
+
+static bool
+skipped(const char *const *skip, const char *key)
+{
+	for (; skip != NULL && *skip != NULL; skip++)
+		if (strcmp(*skip, key) == 0)
+			return true;
+	return false;
+}
+
+/* Structural equality of two YAML subtrees (marks and map order ignored),
+ * not counting the top-level keys in @p skip. */
+static bool
+node_equal(const struct pf_node *a, const struct pf_node *b, const char *const *skip)
+{
+	uint32_t i;
+
+	if (a == NULL || b == NULL)
+		return a == b;
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == PF_NODE_SCALAR)
+		return strcmp(a->value, b->value) == 0;
+	if (a->kind == PF_NODE_SEQ) {
+		if (a->n != b->n)
+			return false;
+		for (i = 0; i < a->n; i++)
+			if (!node_equal(a->items[i], b->items[i], NULL))
+				return false;
+		return true;
+	}
+	for (i = 0; i < a->n; i++) {
+		const char *k = a->keys[i]->value;
+
+		if (skipped(skip, k))
+			continue;
+		if (!node_equal(a->items[i], pf_map_get(b, k), NULL))
+			return false;
+	}
+	for (i = 0; i < b->n; i++) {
+		const char *k = b->keys[i]->value;
+
+		if (skipped(skip, k))
+			continue;
+		if (pf_map_get(a, k) == NULL)
+			return false;
+	}
+	return true;
+}
+
+static const struct pf_node *
+section(const struct pf_topo *t, const char *key)
+{
+	return pf_map_get(t->doc->root, key);
+}
+
+/* Stage keys the runtime applies itself (not stage parameters). */
+static const char *const runtime_keys[] = { "type", "next", "burst", NULL };
+
+/* Refuse what the running process cannot apply; fills @p changed. */
+static void
+diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_topo *new,
+     bool *changed, struct pf_errs *errs)
+{
+	uint16_t i, e;
+
+	if (!node_equal(section(old, "eal"), section(new, "eal"), NULL))
+		pf_node_err(errs, section(new, "eal"), "eal: changing EAL options needs a restart");
+	if (!node_equal(section(old, "runtime"), section(new, "runtime"), NULL))
+		pf_node_err(errs, section(new, "runtime"),
+			    "runtime: changing runtime options needs a restart");
+	if (old->n_ports != new->n_ports)
+		pf_node_err(errs, section(new, "ports"),
+			    "ports: adding or removing a port needs a restart");
+	for (i = 0; i < old->n_ports && i < new->n_ports; i++)
+		if (strcmp(old->ports[i].name, new->ports[i].name) != 0 ||
+		    !node_equal(old->ports[i].node, new->ports[i].node, NULL))
+			pf_node_err(errs, new->ports[i].node,
+				    "ports.%s: changing a port needs a restart", new->ports[i].name);
+	if (old->n_stages != new->n_stages)
+		pf_node_err(errs, section(new, "stages"),
+			    "stages: adding or removing a stage needs a restart");
+	for (i = 0; i < old->n_stages && i < new->n_stages; i++) {
+		const struct pf_stage_conf *o = &old->stages[i], *n = &new->stages[i];
+
+		changed[i] = false;
+		if (strcmp(o->name, n->name) != 0 || o->ops != n->ops) {
+			pf_node_err(errs, n->node, "stages.%s: renaming a stage or changing its type needs a restart",
+				    n->name);
+			continue;
+		}
+		for (e = 0; e < PF_MAX_EDGES; e++)
+			if (o->next[e] != n->next[e])
+				break;
+		if (e < PF_MAX_EDGES) {
+			pf_node_err(errs, pf_map_get(n->node, "next"),
+				    "stages.%s.next: changing the pipeline's edges needs a restart",
+				    n->name);
+			continue;
+		}
+		if (node_equal(o->node, n->node, runtime_keys))
+			continue;
+		if (o->ops->update == NULL)
+			pf_node_err(errs, n->node,
+				    "stages.%s: stage type '%s' cannot change its parameters live; restart to apply",
+				    n->name, n->ops->type);
+		else
+			changed[i] = true;
+	}
+	if (old->n_rings == new->n_rings)
+		for (i = 0; i < new->n_rings; i++)
+			if (old->rings[i].size != new->rings[i].size)
+				pf_node_err(errs, section(new, "rings"),
+					    "rings.%s.size: changing a ring size needs a restart (rings are allocated at start)",
+					    new->rings[i].name);
+	for (i = 0; i < new->n_lcores; i++) {
+		uint16_t k;
+
+		for (k = 0; k < rt->n_lcores; k++)
+			if (rt->lcores[k].id == new->lcores[i].id)
+				break;
+		if (k == rt->n_lcores)
+			pf_node_err(errs, section(new, "lcores"),
+				    "lcores.%u: lcore %u was not started; declare it as '%u: []' and restart to use it",
+				    new->lcores[i].id, new->lcores[i].id, new->lcores[i].id);
+	}
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void
+finish(double t0, int rc, const char *msg)
+{
+	struct pf_reload_status *s = &pf_reload_status;
+
+	s->last_ms = now_ms() - t0;
+	s->last_rc = rc;
+	snprintf(s->last_msg, sizeof(s->last_msg), "%s", msg);
+	if (rc == 0) {
+		s->generation++;
+		if (s->last_ms > s->max_ms)
+			s->max_ms = s->last_ms;
+		s->loaded_unix = (uint64_t)time(NULL);
+		PF_LOG(INFO, "reload %" PRIu64 " applied in %.2f ms: %s", s->generation, s->last_ms,
+		       msg);
+	} else {
+		s->failures++;
+		PF_LOG(ERR, "reload refused (%.2f ms), running configuration unchanged: %s",
+		       s->last_ms, msg);
+	}
+}
+
+int
+pf_reload(struct pf_runtime *rt, const char *path)
+{
+	struct pf_topo *old = rt->topo, *new = NULL, merged;
+	struct pf_errs errs = { 0 };
+	bool changed[PF_MAX_STAGES] = { false };
+	void *retired[PF_MAX_STAGES];
+	char msg[1024] = "", line[PF_ERR_MSG_MAX + 300];
+	double t0 = now_ms();
+	uint16_t i, n_retired = 0, bursts = 0, updated = 0;
+	unsigned int k;
+	int moved;
+
+	if (pf_topo_load(path, &new, &errs) == 0)
+		diff(rt, old, new, changed, &errs);
+	if (errs.n != 0) {
+		for (k = 0; k < errs.n && k < PF_ERRS_MAX; k++) {
+			pf_err_format(&errs.e[k], line, sizeof(line));
+			PF_LOG(ERR, "reload: %s", line);
+		}
+		pf_err_format(&errs.e[0], line, sizeof(line));
+		snprintf(msg, sizeof(msg), "%u error%s, first: %s", errs.n, errs.n == 1 ? "" : "s",
+			 line);
+		pf_topo_free(new);
+		finish(t0, -EINVAL, msg);
+		return -EINVAL;
+	}
+
+	/* Tables first: each update builds beside the running table and swaps. */
+	for (i = 0; i < new->n_stages; i++) {
+		if (!changed[i])
+			continue;
+		if (rt->stages[i]->ops->update(rt->stages[i], &new->stages[i], &errs) < 0) {
+			pf_err_format(&errs.e[0], line, sizeof(line));
+			snprintf(msg, sizeof(msg), "stage %s: update failed: %s", new->stages[i].name,
+				 line);
+			pf_topo_free(new);
+			finish(t0, -EINVAL, msg);
+			return -EINVAL;
+		}
+		updated++;
+	}
+
+	/* The new file becomes the running topology in place, so every pointer
+	 * the runtime holds into it stays valid. Stages keep the config they run
+	 * with: the new one for updated stages, the old one for the others. */
+	merged = *new;
+	for (i = 0; i < new->n_ports; i++) {
+		merged.ports[i].port_id = old->ports[i].port_id;
+		merged.ports[i].has_mac = old->ports[i].has_mac;
+		memcpy(merged.ports[i].mac, old->ports[i].mac, 6);
+	}
+	for (i = 0; i < new->n_stages; i++) {
+		if (changed[i]) {
+			retired[n_retired++] = old->stages[i].cfg;
+		} else {
+			merged.stages[i].cfg = old->stages[i].cfg;
+			retired[n_retired++] = new->stages[i].cfg;
+		}
+		if (old->stages[i].burst != new->stages[i].burst)
+			bursts++;
+	}
+	for (i = 0; i < new->n_rings; i++)
+		if (old->rings[i].burst != new->rings[i].burst)
+			bursts++;
+	for (i = 0; i < old->eal_argc; i++)
+		free(old->eal_argv[i]);
+	pf_conf_free(old->doc);
+	*old = merged;
+	moved = pf_runtime_apply_lcore_map(rt, old);
+	/* Nobody reads a retired config after a grace period. */
+	pf_rcu_synchronize();
+	for (i = 0; i < n_retired; i++)
+		if (retired[i] != NULL && old->stages[i].ops->cfg_free != NULL)
+			old->stages[i].ops->cfg_free(retired[i]);
+	/* The shell of the new topology is empty now: its contents moved. */
+	free(new);
+
+	snprintf(msg, sizeof(msg), "%d stage%s moved, %u burst%s changed, %u table%s updated",
+		 moved, moved == 1 ? "" : "s", bursts, bursts == 1 ? "" : "s", updated,
+		 updated == 1 ? "" : "s");
+	finish(t0, 0, msg);
+	return 0;
+}

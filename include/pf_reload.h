@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Live reload: re-read the topology file, validate it fully, compare it with
+ * what runs and apply what can change live (lcore map, ring bursts, table
+ * contents through the stages' update hooks). Anything else is refused with
+ * the key named; a file with any error changes nothing.
+ */
+#ifndef PF_RELOAD_H
+#define PF_RELOAD_H
+
+#include <stdint.h>
+
+#include "pf_runtime.h"
+
+struct pf_reload_status {
+	uint64_t generation;       /**< configurations applied since start (0 = the first) */
+	uint64_t failures;         /**< reloads refused or failed */
+	uint64_t loaded_unix;      /**< wall time the running configuration was applied */
+	double last_ms;            /**< duration of the last reload attempt */
+	double max_ms;             /**< longest applied reload */
+	int last_rc;               /**< 0 applied, <0 refused/failed */
+	char last_msg[1024];       /**< what was applied, or why not */
+};
+
+extern struct pf_reload_status pf_reload_status;
+
+/**
+ * Reload @p path into the running @p rt. Returns 0 when applied (also when
+ * nothing changed), -EINVAL when refused (errors logged, nothing changed).
+ */
+int pf_reload(struct pf_runtime *rt, const char *path);
+
+#endif /* PF_RELOAD_H */
