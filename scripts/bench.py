@@ -827,9 +827,15 @@ def compare(args):
             row = dict(case=c["name"], layout=layout, base_mpps=sb.get("mpps"),
                        head_mpps=sc.get("mpps"), base_runs=sb["mpps_runs"],
                        head_runs=sc["mpps_runs"])
-            if sb.get("mpps") and sc.get("mpps"):
-                row["change_pct"] = round(100.0 * (sc["mpps"] / sb["mpps"] - 1), 1)
-                row["slower"] = sc["mpps"] < 0.95 * sb["mpps"]
+            # Paired: each head run against the base run just before it, so a
+            # load change between rounds cancels out; the median of the pairs decides.
+            pairs = [h["mpps"] / a["mpps"] for a, h in zip(runs[rb["label"]], runs[rc["label"]])
+                     if a["ok"] and h["ok"] and a["mpps"] > 0]
+            if pairs:
+                ratio = median(pairs)
+                row["paired_ratios"] = [round(x, 3) for x in pairs]
+                row["change_pct"] = round(100.0 * (ratio - 1), 1)
+                row["slower"] = ratio < 0.95
                 if row["slower"]:
                     slower.append(row)
             rows.append(row)
@@ -837,7 +843,8 @@ def compare(args):
                date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
     with open(os.path.join(b.out, "compare.json"), "w") as f:
         json.dump(out, f, indent=1)
-    log("\n%-10s %-9s %10s %10s %8s" % ("case", "layout", args.compare[:10], "HEAD", "change"))
+    log("\n%-10s %-9s %10s %10s %8s" % ("case", "layout", args.compare[:10], "HEAD",
+                                        "change (median of paired runs)"))
     for r in rows:
         log("%-10s %-9s %10s %10s %7s%% %s" % (r["case"], r["layout"], fmt(r["base_mpps"]),
                                                fmt(r["head_mpps"]), fmt(r.get("change_pct"), "%+.1f"),
