@@ -36,6 +36,12 @@ on_hup(int sig)
 }
 
 static void
+request_reload(void)
+{
+	reload_requests++;
+}
+
+static void
 on_signal(int sig)
 {
 	/* A second SIGINT/SIGTERM forces an immediate exit. */
@@ -262,6 +268,7 @@ main(int argc, char **argv)
 		pf_topo_free(topo);
 		return 1;
 	}
+	pf_telemetry_set_reload_hook(request_reload);
 	pf_telemetry_register(rt);   /* stats socket; forwarding goes on without it */
 	if (pf_runtime_start(rt) < 0) {
 		status = 1;

@@ -31,6 +31,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -44,6 +45,7 @@
 
 #include "pf_log.h"
 #include "pf_reload.h"
+#include "pf_rebalance.h"
 #include "pf_telemetry.h"
 
 #define TEL_KEY_MAX 96
@@ -541,7 +543,76 @@ static const struct {
 	{ "/pipefwd/ports", "pipefwd ports: rx, tx, missed, errors. Param: port", TEL_PORTS },
 	{ "/pipefwd/config", "pipefwd topology, load time, lcore map", -1 },
 	{ "/pipefwd/totals", "pipefwd accounting: rx, tx, dropped, in flight", -2 },
+	{ "/pipefwd/rebalance", "pipefwd proposed lcore map. Param: cross cycles", -3 },
+	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", -4 },
 };
+
+static void (*tel_reload_hook)(void);
+
+void
+pf_telemetry_set_reload_hook(void (*fn)(void))
+{
+	tel_reload_hook = fn;
+}
+
+/* "1": "rx xc" style map of stage names per lcore for a placement. */
+static struct rte_tel_data *
+map_dict(const struct pf_runtime *rt, const int *lcore_of)
+{
+	struct rte_tel_data *m = rte_tel_data_alloc();
+	char buf[RTE_TEL_MAX_STRING_LEN], key[TEL_KEY_MAX];
+	uint16_t l, s;
+
+	if (m == NULL)
+		return NULL;
+	rte_tel_data_start_dict(m);
+	for (l = 0; l < rt->n_lcores; l++) {
+		size_t len = 0;
+
+		buf[0] = '\0';
+		for (s = 0; s < rt->n_stages; s++)
+			if (lcore_of[s] == l && len < sizeof(buf))
+				len += snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? " " : "",
+						rt->stages[s]->conf->name);
+		item_key(rt, TEL_LCORES, l, key, sizeof(key));
+		rte_tel_data_add_dict_string(m, key, buf);
+	}
+	return m;
+}
+
+static int
+get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
+{
+	struct pf_place_input in;
+	struct pf_place_result res;
+	double cross = PF_CROSS_CYCLES_DEFAULT, hz = (double)rte_get_tsc_hz();
+	char *end;
+	int rc;
+
+	if (params != NULL && *params != '\0') {
+		cross = strtod(params, &end);
+		if (*end != '\0' || cross < 0 || cross > 100000)
+			return -EINVAL;
+	}
+	rc = pf_rebalance_suggest(rt, cross, &in, &res);
+	if (rc < 0)
+		return rc;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "cross_cycles", (uint64_t)cross);
+	rte_tel_data_add_dict_int(d, "busiest_lcore_before",
+				  (int)rt->lcores[res.busiest_lcore_before].id);
+	rte_tel_data_add_dict_u64(d, "busiest_pct_before_x100",
+				  (uint64_t)(res.busiest_before * 10000 / hz));
+	rte_tel_data_add_dict_int(d, "busiest_lcore_after",
+				  (int)rt->lcores[res.busiest_lcore_after].id);
+	rte_tel_data_add_dict_u64(d, "busiest_pct_after_x100",
+				  (uint64_t)(res.busiest_after * 10000 / hz));
+	rte_tel_data_add_dict_int(d, "moves", res.moves);
+	rte_tel_data_add_dict_int(d, "exhaustive", res.exhaustive);
+	add_sub(d, "current", map_dict(rt, in.current));
+	add_sub(d, "proposed", map_dict(rt, res.lcore));
+	return 0;
+}
 
 static int
 tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -559,6 +630,17 @@ tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
 		rc = -ENODEV;   /* starting or shutting down: reply null */
 	else if (tel_cmds[c].kind >= 0)
 		rc = list_items(tel_rt, (enum tel_kind)tel_cmds[c].kind, params, d);
+	else if (tel_cmds[c].kind == -3)
+		rc = get_rebalance(tel_rt, params, d);
+	else if (tel_cmds[c].kind == -4) {
+		/* Asynchronous like SIGHUP: the result shows in /pipefwd/config. */
+		if (tel_reload_hook != NULL)
+			tel_reload_hook();
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_int(d, "requested", tel_reload_hook != NULL);
+		rte_tel_data_add_dict_u64(d, "generation", pf_reload_status.generation);
+		rc = 0;
+	}
 	else if (params != NULL && *params != '\0')
 		rc = -EINVAL;
 	else if (tel_cmds[c].kind == -1)

@@ -42,4 +42,7 @@ void pf_telemetry_unregister(void);
 void pf_telemetry_pause(void);
 void pf_telemetry_resume(void);
 
+/** Called (from the telemetry thread) by /pipefwd/reload; must only set a flag. */
+void pf_telemetry_set_reload_hook(void (*fn)(void));
+
 #endif /* PF_TELEMETRY_H */

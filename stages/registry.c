@@ -12,11 +12,13 @@ extern const struct pf_stage_ops pf_rx_ops;
 extern const struct pf_stage_ops pf_tx_ops;
 extern const struct pf_stage_ops pf_xconnect_ops;
 extern const struct pf_stage_ops pf_l2fib_ops;
+extern const struct pf_stage_ops pf_acl_ops;
 
 const struct pf_stage_ops *const pf_stage_types[] = {
 	&pf_rx_ops,
 	&pf_tx_ops,
 	&pf_xconnect_ops,
 	&pf_l2fib_ops,
+	&pf_acl_ops,
 	NULL,
 };
