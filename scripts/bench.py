@@ -667,7 +667,7 @@ class Bench:
         out = []
         only = set(self.args.only.split(",")) if self.args.only else None
         for sw in SWEEPS:
-            if only and sw["name"] not in only and sw["base"] not in only:
+            if only and sw["name"] not in only:
                 continue
             if self.quick and not only:
                 if sw["name"] != "burst":
