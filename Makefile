@@ -3,7 +3,7 @@ BUILD ?= build
 MESON_OPTS ?= -Dwerror=true
 PY := /usr/bin/python3
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench bench-compare clean
 all: build
 
 deps:
@@ -23,6 +23,9 @@ test: build
 
 bench: build
 	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick)
+
+bench-compare: build
+	@scripts/bench.sh $(BUILD) --compare $(or $(BASE),main)
 
 clean:
 	rm -rf $(BUILD)
