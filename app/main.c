@@ -19,6 +19,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 
+#include "pf_capture.h"
 #include "pf_log.h"
 #include "pf_reload.h"
 #include "pf_runtime.h"
@@ -270,6 +271,7 @@ main(int argc, char **argv)
 	}
 	pf_telemetry_set_reload_hook(request_reload);
 	pf_telemetry_register(rt);   /* stats socket; forwarding goes on without it */
+	pf_capture_init(rt);         /* /pipefwd/capture* and dpdk-dumpcap (rte_pdump) */
 	if (pf_runtime_start(rt) < 0) {
 		status = 1;
 		goto out;
@@ -278,6 +280,7 @@ main(int argc, char **argv)
 	       topo->n_lcores);
 	run_until_done(rt, &o);
 	pf_telemetry_unregister();
+	pf_capture_shutdown();       /* completes a running capture's file */
 	pf_runtime_stop(rt);
 
 	if (!o.quiet)
@@ -298,6 +301,7 @@ main(int argc, char **argv)
 		status = status ? status : PF_EXIT_ACCOUNTING;
 	}
 out:
+	pf_capture_shutdown();
 	pf_runtime_destroy(rt);
 	rte_eal_cleanup();
 	pf_topo_free(topo);

@@ -27,6 +27,7 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include "pf_capture.h"
 #include "pf_log.h"
 #include "pf_runtime.h"
 
@@ -304,6 +305,8 @@ run_stage(struct pf_runtime *rt, struct pf_rt_stage *rs)
 		if (likely(rt->rx_started && !rt->rx_stopped)) {
 			n = st->ops->rx(st, pkts, (uint16_t)st->conf->burst);
 			if (n != 0) {
+				if (unlikely(__atomic_load_n(&rs->tap, __ATOMIC_RELAXED) != NULL))
+					pf_capture_burst(&rs->tap, pkts, n);
 				run_burst(rs, pkts, n);
 				moved += n;
 			}
@@ -317,6 +320,8 @@ run_stage(struct pf_runtime *rt, struct pf_rt_stage *rs)
 			if (n == 0)
 				continue;
 			r->dequeued += n;
+			if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
+				pf_capture_burst(&r->tap, pkts, n);
 			run_burst(rs, pkts, n);
 			moved += n;
 		}

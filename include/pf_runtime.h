@@ -20,10 +20,13 @@
 
 #define PF_RING_HIST_BUCKETS 32
 
+struct pf_cap_tap;   /* app/capture.c: a packet capture armed on a ring or a stage */
+
 /** A ring between two stages. Producer fields and consumer fields are apart. */
 struct pf_rt_ring {
 	struct rte_ring *ring;
 	const struct pf_ring_conf *conf;
+	struct pf_cap_tap *tap;                     /**< capture armed here, else NULL */
 	/* written by the producer stage's lcore */
 	uint64_t enqueued __rte_cache_aligned;
 	uint64_t full_drops;
@@ -36,6 +39,7 @@ struct pf_rt_ring {
 /** Runtime view of one stage (st->rt). */
 struct pf_rt_stage {
 	struct pf_stage *st;
+	struct pf_cap_tap *tap;                     /**< capture of a source's rx, else NULL */
 	uint16_t n_in;
 	struct pf_rt_ring *in[PF_MAX_STAGES];
 	struct pf_rt_ring *out[PF_MAX_EDGES];       /**< ring per edge, NULL if unconnected */

@@ -1,0 +1,942 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Live capture: the next N packets of an edge or a port into a pcapng file.
+ *
+ *   /pipefwd/capture,TARGET,COUNT[,overwrite][,snaplen=N],/ABSOLUTE/PATH
+ *   /pipefwd/capture_status     state, target, wanted, captured, dropped, file
+ *   /pipefwd/capture_stop       finish early: the file keeps what was written
+ *
+ * Where packets are copied, so that "crossing" means exactly that:
+ *   edge a->b   the lcore running b copies each burst it dequeues from the
+ *               ring a->b (every packet a enqueued, none that a dropped as
+ *               ring_full; a copy taken before the enqueue could not know
+ *               which ones the ring takes, and one taken after it would race
+ *               with b, which may already be changing the packet);
+ *   port rx     every source stage reading the port copies what it received
+ *               from it, before parsing (malformed frames included);
+ *   port tx     every tx stage sending on the port copies, from the rings
+ *               that feed it, the packets it will send there (a packet the
+ *               queue then refuses is counted by tx as tx_full).
+ *
+ * One capture runs at a time. Arming stores tap pointers in the rings and
+ * stages (runtime.c tests them once per burst); lcores copy the selected
+ * packets with rte_pktmbuf_copy into a private mempool (never the forwarding
+ * pool, so forwarding and its counters are untouched) and enqueue the copies
+ * on an MP/SC ring. A writer thread, alive only while the capture runs,
+ * formats them with rte_pcapng_copy and writes them with
+ * rte_pcapng_write_packets. A packet the capture claimed but could not copy
+ * (capture pool empty, writer ring full) is counted as dropped, so at the
+ * end captured + dropped = wanted. Once that holds (or on stop, shutdown or
+ * a write error) the writer clears the taps, waits for a quiescent pass of
+ * every lcore (no lcore still copies), writes what is left plus an
+ * interface statistics block and closes the file.
+ *
+ * The file: the section header names pipefwd, the target, the stages and
+ * the interface-to-port map in its comment; one interface per DPDK port
+ * (rte_pcapng); a port's packets are on its interface (direction in/out), an
+ * edge's packets on the interface of the port they came in on (direction
+ * unknown); a closing statistics block repeats the result in its comment.
+ */
+/* rte_pcapng is experimental in DPDK 22.11 (stable from 23.11 on). */
+#define ALLOW_EXPERIMENTAL_API 1
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_pcapng.h>
+#include <rte_pdump.h>
+#include <rte_ring.h>
+#include <rte_telemetry.h>
+#include <rte_version.h>
+
+#include "pf_capture.h"
+#include "pf_log.h"
+#include "pf_meta.h"
+#include "pf_telemetry.h"
+
+#define CAP_Q_SIZE 4096                      /* copies waiting for the writer */
+#define CAP_POOL_SIZE (CAP_Q_SIZE + 1023)     /* + copies being made on lcores */
+#define CAP_WRITE_BURST 64
+#define CAP_FMT_POOL_SIZE (2 * CAP_WRITE_BURST)
+#define CAP_MAX_COUNT 1000000000ull
+#define CAP_IDLE_US 200                      /* writer poll period when idle */
+#define CAP_STR 128                          /* RTE_TEL_MAX_STRING_LEN */
+
+enum cap_mode { CAP_EDGE, CAP_RX, CAP_TX };
+enum cap_state { CAP_IDLE, CAP_RUNNING, CAP_DONE, CAP_STOPPED, CAP_FAILED };
+static const char *const cap_state_names[] = { "idle", "running", "done", "stopped", "failed" };
+
+struct cap_slot;
+
+/* One per tapped ring or stage; constant while published. */
+struct pf_cap_tap {
+	struct cap_slot *slot;
+	uint8_t mode;                        /* enum cap_mode */
+	uint16_t port;                       /* pipefwd port index (CAP_RX, CAP_TX) */
+	uint16_t queue;                      /* recorded in each packet block */
+};
+
+/* Stored by the copying lcore in each copy's private area. */
+struct cap_priv {
+	uint64_t tsc;
+	uint32_t orig_len;
+	uint16_t port_id;                    /* DPDK port: the pcapng interface */
+	uint16_t queue;
+	uint8_t dir;                         /* enum rte_pcapng_direction */
+};
+
+/* The head of a pcapng Enhanced Packet Block (pcapng spec, section 4.3). */
+struct cap_epb_head {
+	uint32_t block_type;
+	uint32_t block_length;
+	uint32_t interface_id;
+	uint32_t timestamp_hi;
+	uint32_t timestamp_lo;
+	uint32_t capture_length;
+	uint32_t original_length;
+};
+
+struct cap_slot {
+	/* read by the lcores while a capture is armed */
+	struct rte_ring *q;
+	struct rte_mempool *mp;
+	uint32_t snaplen;
+	uint64_t wanted;
+	uint16_t port_id[PF_MAX_PORTS];
+	uint16_t n_ports;
+	/* claimed by the lcores: may pass wanted, the excess is ignored */
+	uint64_t claimed __rte_cache_aligned;
+	uint64_t dropped;                    /* claimed but not copied */
+	/* the writer thread */
+	uint64_t written __rte_cache_aligned;
+	uint64_t lost;                       /* copies the writer could not write */
+	int stop;
+	bool write_failed;
+	int write_errno;
+	struct rte_mempool *fmt_mp;
+	rte_pcapng_t *png;
+	pthread_t writer;
+	bool joinable;
+	/* taps; the runtime points at them */
+	struct pf_cap_tap stage_tap[PF_MAX_STAGES];
+	struct pf_cap_tap ring_tap[PF_MAX_RINGS];
+	/* status (cap_lock) */
+	uint64_t id;
+	enum cap_state state;
+	char target[CAP_STR];
+	char stages[CAP_STR];
+	char file[PATH_MAX];
+	char error[CAP_STR];
+	char comment[2048];
+	uint16_t isb_port;                   /* DPDK port of the closing statistics */
+	uint64_t start_ns, end_ns;           /* wall clock */
+	uint64_t start_tsc, end_tsc;
+};
+
+static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pf_runtime *cap_rt;            /* NULL: commands refuse */
+static struct cap_slot cap;
+static bool cap_registered, cap_pdump;
+
+/* ---- data path ---------------------------------------------------------- */
+
+static __rte_always_inline bool
+cap_selects(const struct pf_cap_tap *tap, struct rte_mbuf *m)
+{
+	const struct pf_meta *md = pf_meta(m);
+
+	switch (tap->mode) {
+	case CAP_RX:
+		return md->in_port == tap->port;
+	case CAP_TX:
+		return md->out_port == PF_PORT_FLOOD ? (md->flood_mask >> tap->port) & 1 :
+						       md->out_port == tap->port;
+	default:
+		return true;
+	}
+}
+
+void
+pf_capture_burst(struct pf_cap_tap **where, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct pf_cap_tap *tap = __atomic_load_n(where, __ATOMIC_ACQUIRE);
+	struct rte_mbuf *sel[PF_BURST_MAX], *cp[PF_BURST_MAX];
+	struct cap_slot *s;
+	uint64_t old, tsc;
+	uint16_t i, k = 0, c = 0, port;
+	unsigned int q;
+
+	if (tap == NULL)
+		return;
+	s = tap->slot;
+	for (i = 0; i < n && k < RTE_DIM(sel); i++)
+		if (cap_selects(tap, pkts[i]))
+			sel[k++] = pkts[i];
+	if (k == 0)
+		return;
+	/* Several lcores may feed one capture (a port read by two rx stages):
+	 * each claims its share of what is still wanted. */
+	old = __atomic_fetch_add(&s->claimed, k, __ATOMIC_RELAXED);
+	if (old >= s->wanted)
+		return;
+	k = (uint16_t)RTE_MIN((uint64_t)k, s->wanted - old);
+	tsc = rte_rdtsc();
+	for (i = 0; i < k; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_copy(sel[i], s->mp, 0, s->snaplen);
+		struct cap_priv *p;
+
+		if (m == NULL)
+			continue;
+		p = rte_mbuf_to_priv(m);
+		port = tap->mode == CAP_EDGE ? pf_meta(sel[i])->in_port : tap->port;
+		p->tsc = tsc;
+		p->orig_len = rte_pktmbuf_pkt_len(sel[i]);
+		p->port_id = s->port_id[port < s->n_ports ? port : 0];
+		p->queue = tap->queue;
+		p->dir = tap->mode == CAP_RX ? RTE_PCAPNG_DIRECTION_IN :
+			 tap->mode == CAP_TX ? RTE_PCAPNG_DIRECTION_OUT :
+					       RTE_PCAPNG_DIRECTION_UNKNOWN;
+		cp[c++] = m;
+	}
+	q = rte_ring_enqueue_burst(s->q, (void **)cp, c, NULL);
+	if (q < c)
+		rte_pktmbuf_free_bulk(cp + q, c - q);
+	if (q < k)
+		__atomic_fetch_add(&s->dropped, k - q, __ATOMIC_RELAXED);
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+static uint64_t
+wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Wall-clock ns of a TSC stamp, from the pair taken when the capture was
+ * armed (every stamp is later). rte_pcapng_copy's own conversion in 22.11
+ * starts its clock at its first call, in the writer, after the lcores
+ * stamped the first copies: their deltas would underflow.
+ */
+static uint64_t
+cap_tsc_to_ns(const struct cap_slot *s, uint64_t tsc)
+{
+	uint64_t hz = rte_get_tsc_hz(), d = tsc > s->start_tsc ? tsc - s->start_tsc : 0;
+
+	return s->start_ns + d / hz * 1000000000ull + d % hz * 1000000000ull / hz;
+}
+
+/* Format and write @p n copies; frees them. */
+static void
+cap_write(struct cap_slot *s, struct rte_mbuf **in, unsigned int n)
+{
+	struct rte_mbuf *out[CAP_WRITE_BURST];
+	unsigned int i, k = 0, in_use;
+	ssize_t rc;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const struct cap_priv *p = rte_mbuf_to_priv(in[i]);
+		struct rte_mbuf *f = NULL;
+
+		if (!s->write_failed)
+			f = rte_pcapng_copy(p->port_id, p->queue, in[i], s->fmt_mp, UINT32_MAX,
+					    p->tsc, p->dir);
+		if (f != NULL) {
+			struct cap_epb_head *epb = rte_pktmbuf_mtod(f, struct cap_epb_head *);
+			uint64_t ns = cap_tsc_to_ns(s, p->tsc);
+
+			/* Our own clock (see cap_tsc_to_ns), and a frame cut at
+			 * snaplen keeps its real length. */
+			epb->timestamp_hi = (uint32_t)(ns >> 32);
+			epb->timestamp_lo = (uint32_t)ns;
+			epb->original_length = p->orig_len;
+			out[k++] = f;
+		} else {
+			s->lost++;
+		}
+		rte_pktmbuf_free(in[i]);
+	}
+	if (k == 0)
+		return;
+	in_use = rte_mempool_in_use_count(s->fmt_mp);
+	rc = rte_pcapng_write_packets(s->png, out, (uint16_t)k);
+	err = errno;
+	/* 22.11 leaves the mbufs to the caller (later releases free them, as
+	 * its header says): free them only if they are still out. */
+	if (rte_mempool_in_use_count(s->fmt_mp) == in_use)
+		rte_pktmbuf_free_bulk(out, k);
+	if (rc < 0) {
+		s->write_errno = err;
+		s->write_failed = true;
+		s->lost += k;
+		return;
+	}
+	__atomic_store_n(&s->written, s->written + k, __ATOMIC_RELAXED);
+}
+
+static void
+cap_disarm(struct cap_slot *s, struct pf_runtime *rt)
+{
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		if (rt->rts[i].tap != NULL)
+			__atomic_store_n(&rt->rts[i].tap, NULL, __ATOMIC_RELEASE);
+	for (i = 0; i < rt->n_rings; i++)
+		if (rt->rings[i].tap != NULL)
+			__atomic_store_n(&rt->rings[i].tap, NULL, __ATOMIC_RELEASE);
+}
+
+static bool
+cap_complete(const struct cap_slot *s)
+{
+	return s->written + s->lost + __atomic_load_n(&s->dropped, __ATOMIC_RELAXED) >= s->wanted;
+}
+
+static void *
+cap_writer(void *arg)
+{
+	struct pf_runtime *rt = arg;
+	struct cap_slot *s = &cap;
+	struct rte_mbuf *in[CAP_WRITE_BURST];
+	uint64_t dropped;
+	unsigned int n;
+	bool finishing = false;
+	char isb[512];
+	enum cap_state st;
+
+	for (;;) {
+		n = rte_ring_dequeue_burst(s->q, (void **)in, RTE_DIM(in), NULL);
+		if (n != 0) {
+			cap_write(s, in, n);
+			continue;
+		}
+		if (finishing)
+			break;
+		if (cap_complete(s) || s->write_failed || __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+			/* After a quiescent pass of every lcore none is copying:
+			 * one more drain empties the ring for good. */
+			cap_disarm(s, rt);
+			pf_rcu_synchronize();
+			finishing = true;
+			continue;
+		}
+		rte_delay_us_sleep(CAP_IDLE_US);
+	}
+	dropped = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED) + s->lost;
+	st = s->write_failed ? CAP_FAILED :
+	     s->written + dropped >= s->wanted ? CAP_DONE : CAP_STOPPED;
+	snprintf(isb, sizeof(isb), "pipefwd capture of %.127s: %s, wanted %" PRIu64 ", captured %"
+		 PRIu64 ", dropped %" PRIu64, s->target, cap_state_names[st], s->wanted,
+		 s->written, dropped);
+	s->end_ns = wall_ns();
+	if (!s->write_failed)
+		rte_pcapng_write_stats(s->png, s->isb_port, isb, s->start_ns, s->end_ns, s->written,
+				       dropped);
+	rte_pcapng_close(s->png);   /* closes the file */
+	s->png = NULL;
+	pthread_mutex_lock(&cap_lock);
+	s->end_tsc = rte_rdtsc();
+	if (s->write_failed)
+		snprintf(s->error, sizeof(s->error), "writing the file failed: %s",
+			 strerror(s->write_errno));
+	s->state = st;
+	pthread_mutex_unlock(&cap_lock);
+	PF_LOG(INFO, "capture %" PRIu64 " of %s %s: %" PRIu64 " packets written to %s, %" PRIu64
+	       " dropped", s->id, s->target, cap_state_names[st], s->written, s->file, dropped);
+	return NULL;
+}
+
+/* ---- arming ------------------------------------------------------------- */
+
+struct cap_request {
+	char target[CAP_STR];
+	uint64_t count;
+	bool overwrite;
+	uint32_t snaplen;
+	const char *path;
+};
+
+static int
+cap_fail(struct cap_slot *s, const char *fmt, ...) __rte_format_printf(2, 3);
+
+static int
+cap_fail(struct cap_slot *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->error, sizeof(s->error), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* TARGET,COUNT[,overwrite][,snaplen=N],/PATH: the path is the rest, commas and all. */
+static int
+cap_parse(struct cap_slot *s, char *params, struct cap_request *req, uint32_t snap_max)
+{
+	char *f, *end, *rest = params;
+	unsigned long long v;
+
+	f = strsep(&rest, ",");
+	if (f == NULL || *f == '\0' || rest == NULL)
+		return cap_fail(s, "usage: /pipefwd/capture,TARGET,COUNT[,overwrite]"
+				   "[,snaplen=N],/ABSOLUTE/PATH");
+	if (strlen(f) >= sizeof(req->target))
+		return cap_fail(s, "target name too long");
+	snprintf(req->target, sizeof(req->target), "%s", f);
+	f = strsep(&rest, ",");
+	errno = 0;
+	v = strtoull(f, &end, 10);
+	if (*f < '0' || *f > '9' || *end != '\0' || errno != 0 || v == 0 || v > CAP_MAX_COUNT)
+		return cap_fail(s, "count '%.40s': want a number of packets, 1..%llu", f,
+				CAP_MAX_COUNT);
+	req->count = v;
+	req->snaplen = snap_max;
+	while (rest != NULL && *rest != '/') {
+		f = strsep(&rest, ",");
+		if (strcmp(f, "overwrite") == 0) {
+			req->overwrite = true;
+		} else if (strncmp(f, "snaplen=", 8) == 0) {
+			errno = 0;
+			v = strtoull(f + 8, &end, 10);
+			if (f[8] == '\0' || *end != '\0' || errno != 0 || v < 14 || v > snap_max)
+				return cap_fail(s, "snaplen: want 14..%u bytes", snap_max);
+			req->snaplen = (uint32_t)v;
+		} else {
+			return cap_fail(s, "unknown option '%.40s' (overwrite, snaplen=N), or the "
+					   "path is not absolute", f);
+		}
+	}
+	if (rest == NULL)
+		return cap_fail(s, "missing the file: an absolute path");
+	req->path = rest;
+	return 0;
+}
+
+static bool
+name_or_key(const char *name, const char *want)
+{
+	char key[2 * PF_NAME_MAX + 8];
+	size_t i;
+
+	if (strcmp(name, want) == 0)
+		return true;
+	for (i = 0; name[i] != '\0' && i + 1 < sizeof(key); i++)
+		key[i] = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+				 (name[i] >= '0' && name[i] <= '9') ? name[i] : '_';
+	key[i] = '\0';
+	return strcmp(key, want) == 0;
+}
+
+static bool
+has_port(const uint16_t *ports, uint16_t n, uint16_t p, uint16_t *at)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if (ports[i] == p) {
+			*at = i;
+			return true;
+		}
+	return false;
+}
+
+/* Append @p name to the comma-separated list in @p buf unless it is there. */
+static size_t
+add_name(char *buf, size_t len, size_t used, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = buf; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == buf || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return used;
+	if (used < len)
+		used += snprintf(buf + used, len - used, "%s%s", used ? "," : "", name);
+	return RTE_MIN(used, len);
+}
+
+/*
+ * Fill the taps for @p req->target (not published yet). Returns the number
+ * of taps, or -EINVAL with the error set.
+ */
+static int
+cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_request *req,
+	    char *what, size_t what_len, char *stages, size_t stages_len)
+{
+	const struct pf_topo *t = rt->topo;
+	char want[CAP_STR], edge_key[2 * PF_NAME_MAX + 8], edges[CAP_STR], rxs[64], txs[64];
+	const char *dir = NULL;
+	size_t sl = 0, el, rl = 0, tl = 0;
+	uint16_t i, j, e, at, port = PF_MAX_PORTS;
+	int taps = 0;
+	bool rx, tx;
+
+	memset(s->stage_tap, 0, sizeof(s->stage_tap));
+	memset(s->ring_tap, 0, sizeof(s->ring_tap));
+	stages[0] = '\0';
+	/* An edge: the ring's name "a->b" or its telemetry key "a_to_b". */
+	for (i = 0; i < rt->n_rings; i++) {
+		const struct pf_ring_conf *rc = rt->rings[i].conf;
+
+		snprintf(edge_key, sizeof(edge_key), "%s_to_%s", t->stages[rc->from].name,
+			 t->stages[rc->to].name);
+		if (strcmp(rc->name, req->target) != 0 && !name_or_key(edge_key, req->target))
+			continue;
+		s->ring_tap[i] = (struct pf_cap_tap){ .slot = s, .mode = CAP_EDGE };
+		sl = add_name(stages, stages_len, sl, t->stages[rc->to].name);
+		el = 0;
+		edges[0] = '\0';
+		for (e = 1; e < t->stages[rc->from].ops->n_edges && e < PF_MAX_EDGES; e++)
+			if (t->stages[rc->from].next[e] == rc->to)
+				el = add_name(edges, sizeof(edges), el,
+					      t->stages[rc->from].ops->edge_names[e]);
+		if (taps++ == 0)
+			snprintf(what, what_len, "edge %s: the packets stage %s sends on its edge %s "
+				 "to stage %s, copied as %s dequeues them", rc->name,
+				 t->stages[rc->from].name, edges, t->stages[rc->to].name,
+				 t->stages[rc->to].name);
+	}
+	if (taps > 0)
+		return taps;
+	/* A port: NAME, NAME:rx or NAME:tx. */
+	snprintf(want, sizeof(want), "%s", req->target);
+	rx = tx = true;
+	if (strchr(want, ':') != NULL) {
+		dir = strchr(want, ':') + 1;
+		*strchr(want, ':') = '\0';
+		rx = strcmp(dir, "rx") == 0;
+		tx = strcmp(dir, "tx") == 0;
+		if (!rx && !tx)
+			return cap_fail(s, "target '%.40s': a port direction is :rx or :tx",
+					req->target);
+	}
+	for (i = 0; i < t->n_ports; i++)
+		if (name_or_key(t->ports[i].name, want))
+			port = i;
+	if (port == PF_MAX_PORTS)
+		return cap_fail(s, "unknown target '%.40s': name an edge (a->b or a_to_b) or a "
+				   "port (NAME, NAME:rx, NAME:tx)", req->target);
+	rxs[0] = txs[0] = '\0';
+	for (i = 0; i < rt->n_stages; i++) {
+		const struct pf_stage_conf *sc = &t->stages[i];
+
+		if (rx && sc->ops->rx != NULL && has_port(sc->rx_ports, sc->n_rx_ports, port, &at)) {
+			s->stage_tap[i] = (struct pf_cap_tap){ .slot = s, .mode = CAP_RX,
+							       .port = port,
+							       .queue = sc->rx_queue };
+			sl = add_name(stages, stages_len, sl, sc->name);
+			rl = add_name(rxs, sizeof(rxs), rl, sc->name);
+			taps++;
+		}
+		if (tx && sc->ops->tx != NULL && has_port(sc->tx_ports, sc->n_tx_ports, port, &at)) {
+			for (j = 0; j < rt->n_rings; j++) {
+				if (rt->rings[j].conf->to != i)
+					continue;
+				s->ring_tap[j] = (struct pf_cap_tap){ .slot = s, .mode = CAP_TX,
+								      .port = port,
+								      .queue = sc->tx_queue[at] };
+				taps++;
+			}
+			sl = add_name(stages, stages_len, sl, sc->name);
+			tl = add_name(txs, sizeof(txs), tl, sc->name);
+		}
+	}
+	if (taps == 0)
+		return cap_fail(s, "port %s: no stage %s it", t->ports[port].name,
+				rx && tx ? "receives from or sends to" : rx ? "receives from" :
+									 "sends to");
+	snprintf(what, what_len, "port %s%s%s: the packets%s%s%s%s%s%s", t->ports[port].name,
+		 dir != NULL ? ":" : "", dir != NULL ? dir : "",
+		 rl ? " received on it by " : "", rxs, rl && tl ? " and" : "",
+		 tl ? " sent to it by " : "", txs,
+		 tl ? " (copied as they leave the rings into the tx stage)" : "");
+	s->isb_port = t->ports[port].port_id;
+	return taps;
+}
+
+/*
+ * Open @p path for writing: absolute, in an existing directory that this
+ * user owns, not a symlink, and not an existing file unless @p overwrite.
+ * Returns the fd, or -errno with the error set.
+ */
+static int
+cap_open(struct cap_slot *s, const char *path, bool overwrite, bool *created)
+{
+	char dir[PATH_MAX];
+	const char *base = strrchr(path, '/') + 1;
+	struct stat sb;
+	int dfd, fd;
+
+	*created = false;
+	if (path[0] != '/')
+		return cap_fail(s, "the file must be an absolute path");
+	if (strlen(path) >= sizeof(dir))
+		return cap_fail(s, "path too long");
+	if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return cap_fail(s, "the path names a directory, not a file");
+	/* The directory without its trailing '/', which would make
+	 * O_NOFOLLOW follow a symlink. */
+	snprintf(dir, sizeof(dir), "%.*s", (int)RTE_MAX(base - path - 1, 1), path);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		int err = errno;
+
+		return cap_fail(s, "directory %.60s: %s", dir,
+				lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode) ? "is a symlink" :
+									   strerror(err));
+	}
+	if (fstat(dfd, &sb) < 0 || sb.st_uid != geteuid()) {
+		close(dfd);
+		return cap_fail(s, "directory %.60s is not owned by this user (uid %u)", dir,
+				(unsigned int)geteuid());
+	}
+	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		*created = true;
+	} else if (errno == EEXIST && overwrite) {
+		/* O_NOFOLLOW: a symlink put there meanwhile is refused, not followed. */
+		fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+				sb.st_uid != geteuid())) {
+			close(fd);
+			close(dfd);
+			return cap_fail(s, "%.60s is not a regular file of this user", base);
+		}
+		if (fd >= 0 && ftruncate(fd, 0) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		int err = errno;
+
+		close(dfd);
+		if (err == EEXIST)
+			return cap_fail(s, "%.60s exists (add the option overwrite: pipefwd-ctl "
+					   "capture --force)", base);
+		return cap_fail(s, "%.60s: %s", base, err == ELOOP ? "is a symlink" : strerror(err));
+	}
+	close(dfd);
+	return fd;
+}
+
+/* Pools and the writer ring: made at the first capture, kept until shutdown. */
+static int
+cap_alloc(struct cap_slot *s, const struct pf_runtime *rt, uint32_t snap_max)
+{
+	if (s->q == NULL)
+		s->q = rte_ring_create("pf_cap_q", CAP_Q_SIZE, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (s->mp == NULL)
+		s->mp = rte_pktmbuf_pool_create("pf_cap_copies", CAP_POOL_SIZE, 0,
+						RTE_ALIGN(sizeof(struct cap_priv),
+							  RTE_MBUF_PRIV_ALIGN),
+						rt->topo->mbuf_data_size, SOCKET_ID_ANY);
+	if (s->fmt_mp == NULL)
+		s->fmt_mp = rte_pktmbuf_pool_create("pf_cap_fmt", CAP_FMT_POOL_SIZE, 0, 0,
+						    rte_pcapng_mbuf_size(snap_max), SOCKET_ID_ANY);
+	if (s->q == NULL || s->mp == NULL || s->fmt_mp == NULL)
+		return cap_fail(s, "no memory for the capture buffers: %s",
+				rte_strerror(rte_errno));
+	return 0;
+}
+
+/* The section header comment: what, who, and which interface is which port. */
+static void
+cap_comment(struct cap_slot *s, const struct pf_runtime *rt, const char *what)
+{
+	const struct pf_topo *t = rt->topo;
+	size_t len;
+	uint16_t pid, idx = 0, p;
+
+	len = snprintf(s->comment, sizeof(s->comment),
+		       "pipefwd capture of %s, next %" PRIu64 " packets; %s; topology %s, pid %d;"
+		       " interfaces:", s->target, s->wanted, what, t->file, (int)getpid());
+	/* rte_pcapng numbers interfaces in RTE_ETH_FOREACH_DEV order. */
+	RTE_ETH_FOREACH_DEV(pid) {
+		const char *name = "(not a pipefwd port)";
+
+		for (p = 0; p < t->n_ports; p++)
+			if (t->ports[p].port_id == pid)
+				name = t->ports[p].name;
+		if (len < sizeof(s->comment))
+			len += snprintf(s->comment + len, sizeof(s->comment) - len,
+					" %u=%s", idx, name);
+		idx++;
+	}
+}
+
+static int
+cap_arm(struct pf_runtime *rt, const char *params)
+{
+	struct cap_slot *s = &cap;
+	struct cap_request req = { 0 };
+	char buf[1024], what[512], os[192], app[128], stages[CAP_STR];
+	struct utsname un;
+	uint32_t snap_max = RTE_MIN((uint32_t)rt->topo->mbuf_data_size - RTE_PKTMBUF_HEADROOM,
+				    UINT16_MAX - 512u);
+	bool created;
+	int fd, taps;
+	uint16_t i;
+
+	s->error[0] = '\0';
+	if (params == NULL || strlen(params) >= sizeof(buf))
+		return cap_fail(s, "usage: /pipefwd/capture,TARGET,COUNT[,overwrite]"
+				   "[,snaplen=N],/ABSOLUTE/PATH");
+	snprintf(buf, sizeof(buf), "%s", params);
+	if (cap_parse(s, buf, &req, snap_max) < 0)
+		return -EINVAL;
+	if (req.path[0] != '/')
+		return cap_fail(s, "the file must be an absolute path");
+	taps = cap_resolve(s, rt, &req, what, sizeof(what), stages, sizeof(stages));
+	if (taps < 0)
+		return taps;
+	if (cap_alloc(s, rt, snap_max) < 0)
+		return -ENOMEM;
+	fd = cap_open(s, req.path, req.overwrite, &created);
+	if (fd < 0)
+		return fd;
+	snprintf(s->target, sizeof(s->target), "%s", req.target);
+	snprintf(s->stages, sizeof(s->stages), "%s", stages);
+	snprintf(s->file, sizeof(s->file), "%s", req.path);
+	s->wanted = req.count;
+	s->snaplen = req.snaplen;
+	s->n_ports = rt->topo->n_ports;
+	for (i = 0; i < rt->topo->n_ports; i++)
+		s->port_id[i] = rt->topo->ports[i].port_id;
+	if (strncmp(what, "edge", 4) == 0)
+		s->isb_port = s->port_id[0];
+	cap_comment(s, rt, what);
+	if (uname(&un) == 0)
+		snprintf(os, sizeof(os), "%s %s", un.sysname, un.release);
+	else
+		snprintf(os, sizeof(os), "Linux");
+	snprintf(app, sizeof(app), "pipefwd (%s)", rte_version());
+	s->png = rte_pcapng_fdopen(fd, os, NULL, app, s->comment);
+	if (s->png == NULL) {
+		close(fd);
+		if (created)
+			unlink(req.path);
+		return cap_fail(s, "cannot start the pcapng file: %s", rte_strerror(rte_errno));
+	}
+	s->claimed = 0;
+	s->dropped = 0;
+	s->written = 0;
+	s->lost = 0;
+	s->stop = 0;
+	s->write_failed = false;
+	s->start_ns = wall_ns();
+	s->start_tsc = rte_rdtsc();
+	s->end_tsc = 0;
+	s->id++;
+	s->state = CAP_RUNNING;
+	if (rte_ctrl_thread_create(&s->writer, "pf-capture", NULL, cap_writer, rt) != 0) {
+		rte_pcapng_close(s->png);
+		s->png = NULL;
+		s->state = CAP_FAILED;
+		return cap_fail(s, "cannot start the writer thread");
+	}
+	s->joinable = true;
+	/* Publish last: an lcore that sees a tap sees it complete. */
+	for (i = 0; i < rt->n_stages; i++)
+		if (s->stage_tap[i].slot != NULL)
+			__atomic_store_n(&rt->rts[i].tap, &s->stage_tap[i], __ATOMIC_RELEASE);
+	for (i = 0; i < rt->n_rings; i++)
+		if (s->ring_tap[i].slot != NULL)
+			__atomic_store_n(&rt->rings[i].tap, &s->ring_tap[i], __ATOMIC_RELEASE);
+	PF_LOG(INFO, "capture %" PRIu64 ": next %" PRIu64 " packets of %s into %s (%d tap%s)",
+	       s->id, s->wanted, s->target, s->file, taps, taps == 1 ? "" : "s");
+	return 0;
+}
+
+/* ---- telemetry ---------------------------------------------------------- */
+
+static void
+add_str(struct rte_tel_data *d, const char *key, const char *v)
+{
+	size_t len = strlen(v);
+	char buf[CAP_STR];
+
+	/* Telemetry strings hold 127 bytes: keep the end of a long path. */
+	if (len >= CAP_STR)
+		snprintf(buf, sizeof(buf), "...%s", v + len - (CAP_STR - 4));
+	else
+		snprintf(buf, sizeof(buf), "%s", v);
+	rte_tel_data_add_dict_string(d, key, buf);
+}
+
+static void
+cap_status(const struct cap_slot *s, struct rte_tel_data *d)
+{
+	uint64_t dropped = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED) + s->lost;
+	uint64_t end = s->state == CAP_RUNNING || s->end_tsc == 0 ? rte_rdtsc() : s->end_tsc;
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "id", s->id);
+	rte_tel_data_add_dict_string(d, "state", cap_state_names[s->state]);
+	if (s->error[0] != '\0')
+		add_str(d, "error", s->error);
+	if (s->id == 0)
+		return;
+	add_str(d, "target", s->target);
+	add_str(d, "stages", s->stages);
+	add_str(d, "file", s->file);
+	rte_tel_data_add_dict_u64(d, "wanted", s->wanted);
+	rte_tel_data_add_dict_u64(d, "captured", __atomic_load_n(&s->written, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "dropped", RTE_MIN(dropped, s->wanted));
+	rte_tel_data_add_dict_u64(d, "snaplen", s->snaplen);
+	rte_tel_data_add_dict_u64(d, "elapsed_ms",
+				  (end - s->start_tsc) * 1000 / rte_get_tsc_hz());
+}
+
+/* The names a capture accepts, for a client that named none of them. */
+static void
+add_targets(const struct pf_runtime *rt, struct rte_tel_data *d)
+{
+	struct rte_tel_data *e = rte_tel_data_alloc(), *p = rte_tel_data_alloc();
+	uint16_t i;
+
+	if (e == NULL || p == NULL) {
+		rte_tel_data_free(e);
+		rte_tel_data_free(p);
+		return;
+	}
+	rte_tel_data_start_array(e, RTE_TEL_STRING_VAL);
+	rte_tel_data_start_array(p, RTE_TEL_STRING_VAL);
+	for (i = 0; i < rt->n_rings; i++)
+		rte_tel_data_add_array_string(e, rt->rings[i].conf->name);
+	for (i = 0; i < rt->topo->n_ports; i++)
+		rte_tel_data_add_array_string(p, rt->topo->ports[i].name);
+	rte_tel_data_add_dict_container(d, "edges", e, 0);
+	rte_tel_data_add_dict_container(d, "ports", p, 0);
+}
+
+static int
+cap_handle(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct cap_slot *s = &cap;
+	int rc = 0;
+
+	/* tel_lock first (a reload rewrites the topology in place), then ours. */
+	pf_telemetry_pause();
+	pthread_mutex_lock(&cap_lock);
+	if (cap_rt == NULL) {
+		rc = -ENODEV;    /* starting or shutting down: reply null */
+	} else if (strcmp(cmd, "/pipefwd/capture") == 0) {
+		if (s->state == CAP_RUNNING) {
+			rte_tel_data_start_dict(d);
+			rte_tel_data_add_dict_string(d, "error", "a capture is running: wait for it "
+						     "or /pipefwd/capture_stop");
+			rte_tel_data_add_dict_u64(d, "running_id", s->id);
+			goto out;
+		}
+		if (s->joinable) {
+			pthread_join(s->writer, NULL);
+			s->joinable = false;
+		}
+		if (cap_arm(cap_rt, params) < 0) {
+			rte_tel_data_start_dict(d);
+			add_str(d, "error", s->error);
+			if (strncmp(s->error, "unknown target", 14) == 0)
+				add_targets(cap_rt, d);
+			s->error[0] = '\0';
+			goto out;
+		}
+		cap_status(s, d);
+	} else if (params != NULL && *params != '\0') {
+		rc = -EINVAL;
+	} else {
+		if (strcmp(cmd, "/pipefwd/capture_stop") == 0 && s->state == CAP_RUNNING)
+			__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+		cap_status(s, d);
+	}
+out:
+	pthread_mutex_unlock(&cap_lock);
+	pf_telemetry_resume();
+	return rc;
+}
+
+int
+pf_capture_init(struct pf_runtime *rt)
+{
+	static const char *const cmds[][2] = {
+		{ "/pipefwd/capture", "pipefwd: copy the next N packets of an edge or port into a "
+				      "pcapng file. Params: TARGET,COUNT[,overwrite][,snaplen=N],/PATH" },
+		{ "/pipefwd/capture_status", "pipefwd: the current or last capture" },
+		{ "/pipefwd/capture_stop", "pipefwd: finish the running capture now" },
+	};
+	unsigned int c;
+	int rc;
+
+	if (!cap_pdump) {
+		/* dpdk-dumpcap attaches as a secondary process: needs hugepages. */
+		rc = rte_pdump_init();
+		if (rc < 0)
+			PF_LOG(WARNING, "capture: rte_pdump_init failed (%s): dpdk-dumpcap will "
+			       "not work", rte_strerror(rte_errno));
+		cap_pdump = rc == 0;
+	}
+	if (!cap_registered) {
+		for (c = 0; c < RTE_DIM(cmds); c++) {
+			rc = rte_telemetry_register_cmd(cmds[c][0], cap_handle, cmds[c][1]);
+			if (rc < 0) {
+				PF_LOG(WARNING, "capture: cannot register %s: %s", cmds[c][0],
+				       strerror(-rc));
+				return rc;
+			}
+		}
+		cap_registered = true;
+	}
+	pthread_mutex_lock(&cap_lock);
+	cap_rt = rt;
+	pthread_mutex_unlock(&cap_lock);
+	return 0;
+}
+
+void
+pf_capture_shutdown(void)
+{
+	struct cap_slot *s = &cap;
+
+	pthread_mutex_lock(&cap_lock);
+	cap_rt = NULL;
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cap_lock);
+	if (s->joinable) {
+		pthread_join(s->writer, NULL);
+		s->joinable = false;
+	}
+	rte_ring_free(s->q);
+	rte_mempool_free(s->mp);
+	rte_mempool_free(s->fmt_mp);
+	s->q = NULL;
+	s->mp = NULL;
+	s->fmt_mp = NULL;
+	if (cap_pdump) {
+		rte_pdump_uninit();
+		cap_pdump = false;
+	}
+}

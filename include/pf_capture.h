@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Live packet capture into pcapng files (app/capture.c).
+ *
+ * A client (pipefwd-ctl capture) asks through the telemetry socket for the
+ * next N packets crossing an edge between two stages or a port, and a file:
+ *
+ *   /pipefwd/capture,TARGET,COUNT[,overwrite][,snaplen=N],/ABSOLUTE/PATH
+ *   /pipefwd/capture_status
+ *   /pipefwd/capture_stop
+ *
+ * TARGET is a ring ("rx->xc", or its key "rx_to_xc"), or a port "p0"
+ * (received and sent), "p0:rx" or "p0:tx". Arming stores a tap pointer in
+ * the rings or stages concerned; the lcore that owns them sees it at its next
+ * burst, copies the packets into a private mempool and hands the copies to
+ * an MP/SC ring. A writer thread, alive only while a capture runs, formats
+ * them with rte_pcapng and writes the file. With no capture armed the data
+ * path pays one load and one never-taken branch per burst.
+ */
+#ifndef PF_CAPTURE_H
+#define PF_CAPTURE_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "pf_runtime.h"
+
+/**
+ * Data path, called by the lcore that owns a tapped ring or source stage
+ * when *@p where is not NULL: copy the packets of the burst that the tap
+ * selects (all of them for an edge; by port for a port), as long as the
+ * capture wants more. Never blocks; a copy that finds no mbuf or no room in
+ * the writer's ring is counted as dropped. The packets are not modified.
+ */
+void pf_capture_burst(struct pf_cap_tap **where, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Register the /pipefwd/capture* telemetry commands (once) and publish
+ * @p rt to them. Returns 0 or -errno (capture is then unavailable).
+ */
+int pf_capture_init(struct pf_runtime *rt);
+
+/**
+ * Stop a running capture (its file is completed and closed), wait for the
+ * writer thread, withdraw the runtime from the commands and free the
+ * capture's memory. Call while the workers still run, before
+ * pf_runtime_stop(). Safe to call when nothing was captured.
+ */
+void pf_capture_shutdown(void);
+
+#endif /* PF_CAPTURE_H */
