@@ -7,8 +7,8 @@
  * when its type has an update hook (tables built beside the old ones and
  * swapped after a QSBR grace period, or applied by the owning lcore). A
  * stage counts as changed when its YAML changed or when a table file its
- * parse recorded (pf_stage_conf_add_file) differs in size, mtime or content. What needs a restart: EAL options,
- * ports, the set of stages and their edges, ring sizes, runtime options, and
+ * parse recorded (pf_stage_conf_add_file) differs in size, mtime or
+ * content. What needs a restart: EAL options, ports, the set of stages and their edges, ring sizes, runtime options, and
  * lcores that were not started (declare spare lcores as `N: []`).
  */
 #include <errno.h>
