@@ -335,7 +335,8 @@ cap_writer(void *arg)
 		}
 		if (finishing)
 			break;
-		if (cap_complete(s) || s->write_failed || __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		if (cap_complete(s) || s->write_failed ||
+		    __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 			/* After a quiescent pass of every lcore none is copying:
 			 * one more drain empties the ring for good. */
 			cap_disarm(s, rt);
@@ -515,8 +516,8 @@ cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_re
 				el = add_name(edges, sizeof(edges), el,
 					      t->stages[rc->from].ops->edge_names[e]);
 		if (taps++ == 0)
-			snprintf(what, what_len, "edge %s: the packets stage %s sends on its edge %s "
-				 "to stage %s, copied as %s dequeues them", rc->name,
+			snprintf(what, what_len, "edge %s: the packets stage %s sends on its "
+				 "edge %s to stage %s, copied as %s dequeues them", rc->name,
 				 t->stages[rc->from].name, edges, t->stages[rc->to].name,
 				 t->stages[rc->to].name);
 	}
@@ -544,7 +545,8 @@ cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_re
 	for (i = 0; i < rt->n_stages; i++) {
 		const struct pf_stage_conf *sc = &t->stages[i];
 
-		if (rx && sc->ops->rx != NULL && has_port(sc->rx_ports, sc->n_rx_ports, port, &at)) {
+		if (rx && sc->ops->rx != NULL &&
+		    has_port(sc->rx_ports, sc->n_rx_ports, port, &at)) {
 			s->stage_tap[i] = (struct pf_cap_tap){ .slot = s, .mode = CAP_RX,
 							       .port = port,
 							       .queue = sc->rx_queue };
@@ -552,7 +554,8 @@ cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_re
 			rl = add_name(rxs, sizeof(rxs), rl, sc->name);
 			taps++;
 		}
-		if (tx && sc->ops->tx != NULL && has_port(sc->tx_ports, sc->n_tx_ports, port, &at)) {
+		if (tx && sc->ops->tx != NULL &&
+		    has_port(sc->tx_ports, sc->n_tx_ports, port, &at)) {
 			for (j = 0; j < rt->n_rings; j++) {
 				if (rt->rings[j].conf->to != i)
 					continue;
@@ -638,7 +641,8 @@ cap_open(struct cap_slot *s, const char *path, bool overwrite, bool *created)
 		if (err == EEXIST)
 			return cap_fail(s, "%.60s exists (add the option overwrite: pipefwd-ctl "
 					   "capture --force)", base);
-		return cap_fail(s, "%.60s: %s", base, err == ELOOP ? "is a symlink" : strerror(err));
+		return cap_fail(s, "%.60s: %s", base,
+				err == ELOOP ? "is a symlink" : strerror(err));
 	}
 	close(dfd);
 	return fd;
@@ -848,8 +852,8 @@ cap_handle(const char *cmd, const char *params, struct rte_tel_data *d)
 	} else if (strcmp(cmd, "/pipefwd/capture") == 0) {
 		if (s->state == CAP_RUNNING) {
 			rte_tel_data_start_dict(d);
-			rte_tel_data_add_dict_string(d, "error", "a capture is running: wait for it "
-						     "or /pipefwd/capture_stop");
+			rte_tel_data_add_dict_string(d, "error", "a capture is running: wait for "
+						     "it or /pipefwd/capture_stop");
 			rte_tel_data_add_dict_u64(d, "running_id", s->id);
 			goto out;
 		}
@@ -883,8 +887,9 @@ int
 pf_capture_init(struct pf_runtime *rt)
 {
 	static const char *const cmds[][2] = {
-		{ "/pipefwd/capture", "pipefwd: copy the next N packets of an edge or port into a "
-				      "pcapng file. Params: TARGET,COUNT[,overwrite][,snaplen=N],/PATH" },
+		{ "/pipefwd/capture", "pipefwd: copy the next N packets of an edge or port "
+				      "into a pcapng file. "
+				      "Params: TARGET,COUNT[,overwrite][,snaplen=N],/PATH" },
 		{ "/pipefwd/capture_status", "pipefwd: the current or last capture" },
 		{ "/pipefwd/capture_stop", "pipefwd: finish the running capture now" },
 	};
