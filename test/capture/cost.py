@@ -115,6 +115,7 @@ def one_run(binary, tmp, tag, secs, capture):
         if p.poll() is None:
             p.kill()
             p.wait()
+        subprocess.run(["rm", "-rf", os.path.join(rundir, prefix)])
     rep = json.load(open(js))
     stage = sum(s["cycles_per_packet"] for s in rep["stages"].values())
     return (c1 - c0) * hz / 1e9 / (t1 - t0), stage

@@ -117,6 +117,9 @@ class Run:
             self.proc.kill()
             rc = self.proc.wait()
         self.log.close()
+        rundir = "/var/run/dpdk" if os.geteuid() == 0 else \
+            os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
+        subprocess.run(["rm", "-rf", os.path.join(rundir, self.prefix)])
         return rc
 
 
