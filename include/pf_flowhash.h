@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The symmetric flow hash that picks a stage instance (`instances: N`).
+ *
+ * Both directions of a flow hash alike, so a stateful stage instance sees
+ * the whole conversation:
+ *  - IPv4 TCP/UDP (not a non-first fragment, ports inside the frame):
+ *    min(src, dst), max(src, dst), proto, min(sport, dport), max(sport, dport);
+ *  - other IPv4 (other protocols, non-first fragments, truncated L4):
+ *    min/max of the addresses and proto;
+ *  - IPv6: the same with each address folded to 64 bits (ports when the
+ *    next header is TCP or UDP);
+ *  - anything else (ARP, other EtherTypes): min/max of the two MACs.
+ * That is a function of what acl's session key holds (it keys non-first
+ * fragments and portless protocols on the address pair too), so every packet
+ * of an acl session reaches the instance holding the session.
+ *
+ * The mix is fixed (no per-run seed) so replay tests are deterministic.
+ * Everything is read from the first segment within data_len, using the
+ * offsets rx stored in the metadata.
+ */
+#ifndef PF_FLOWHASH_H
+#define PF_FLOWHASH_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "pf_meta.h"
+
+/** splitmix64's finaliser: every input bit reaches every output bit. */
+static inline uint64_t
+pf_flow_mix(uint64_t z)
+{
+	z ^= z >> 30;
+	z *= 0xbf58476d1ce4e5b9ull;
+	z ^= z >> 27;
+	z *= 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z;
+}
+
+static inline uint64_t
+pf_flow_pair(uint64_t a, uint64_t b, uint64_t extra)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+
+	return pf_flow_mix(pf_flow_mix(lo ^ extra) + hi);
+}
+
+/* Sorted port pair and protocol, or just the protocol when there are no ports. */
+static inline uint64_t
+pf_flow_l4(const uint8_t *l4, uint32_t avail, uint8_t proto)
+{
+	uint16_t a, b;
+
+	if ((proto != IPPROTO_TCP && proto != IPPROTO_UDP) || avail < 4)
+		return proto;
+	a = (uint16_t)(l4[0] << 8 | l4[1]);
+	b = (uint16_t)(l4[2] << 8 | l4[3]);
+	return (uint64_t)proto << 32 | (uint32_t)(a < b ? a : b) << 16 | (a < b ? b : a);
+}
+
+/** Symmetric 32-bit flow hash of one packet (see the file comment). */
+static inline uint32_t
+pf_flow_hash(struct rte_mbuf *m)
+{
+	const struct pf_meta *md = pf_meta(m);
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), l2 = md->l2_len, l3 = md->l3_len;
+	uint64_t a = 0, b = 0, x;
+
+	if (md->cls == PF_CLASS_IPV4 && l3 >= 20 && len >= l2 + l3) {
+		const uint8_t *ip = d + l2;
+		uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]), avail = len - l2 - l3;
+
+		if (tot >= l3 && tot - l3 < avail)
+			avail = tot - l3;
+		memcpy(&a, ip + 12, 4);
+		memcpy(&b, ip + 16, 4);
+		/* Non-first fragments carry no ports. */
+		x = (md->flags & PF_META_IP_NONFIRST) || (ip[6] & 0x1f) != 0 || ip[7] != 0 ?
+			ip[9] : pf_flow_l4(ip + l3, avail, ip[9]);
+		return (uint32_t)(pf_flow_pair(a, b, x) >> 32);
+	}
+	if (md->cls == PF_CLASS_IPV6 && len >= l2 + 40u) {
+		const uint8_t *ip = d + l2;
+		uint64_t w[4];
+
+		memcpy(w, ip + 8, 32);
+		x = pf_flow_l4(ip + 40, len - l2 - 40, ip[6]);
+		return (uint32_t)(pf_flow_pair(w[0] ^ w[1], w[2] ^ w[3], x) >> 32);
+	}
+	if (len >= 12) {
+		memcpy(&a, d, 6);
+		memcpy(&b, d + 6, 6);
+	}
+	return (uint32_t)(pf_flow_pair(a, b, 0) >> 32);
+}
+
+/** Instance (0 .. @p n-1) of a hash: multiply-shift, uniform for any n. */
+static inline uint32_t
+pf_flow_pick(uint32_t hash, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)hash * n) >> 32);
+}
+
+/** The instance of every packet of a burst, headers prefetched 4 ahead. */
+static inline void
+pf_flow_pick_burst(struct rte_mbuf **pkts, uint16_t n, uint32_t n_inst, uint8_t *inst)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		inst[i] = (uint8_t)pf_flow_pick(pf_flow_hash(pkts[i]), n_inst);
+	}
+}
+
+#endif /* PF_FLOWHASH_H */
