@@ -176,6 +176,18 @@ def main():
             break
         acked_at.append(time.time())
         time.sleep(args.interval)
+    refused_ok = True
+    if args.instances > 1:
+        # Changing the instance count needs a restart: refused, naming the key.
+        grown = {lc: list(sts) for lc, sts in prev.items()}
+        grown[3] = grown[3] + ["xc.2"]
+        write_atomic(topo, topology(paths, grown, 32, 3))
+        n_log = len(log)
+        proc.send_signal(signal.SIGHUP)
+        refused_ok = applied.acquire(timeout=10) and any(
+            "stages.xc.instances: changing the number of instances (2 -> 3) needs a restart"
+            in line for line in log[n_log:])
+        write_atomic(topo, topology(paths, prev, 32, args.instances))
     proc.wait(timeout=60)
     follower.join(timeout=5)
     err = "".join(log)
@@ -200,7 +212,9 @@ def main():
         per = {k: st["stages"][f"xc.{k}"]["packets"] for k in range(args.instances)}
         if min(per.values()) == 0:
             errors.append(f"an instance carried no traffic: {per}")
-    if st["reload"]["failures"] != 0:
+    if not refused_ok:
+        errors.append("changing the instance count was not refused by name")
+    if st["reload"]["failures"] != (1 if args.instances > 1 else 0):
         errors.append(f"{st['reload']['failures']} reloads refused: {err[-1000:]}")
 
     last_out = 0.0
