@@ -70,7 +70,7 @@ def _mix(z):
 
 def _pair(a, b, x):
     lo, hi = min(a, b), max(a, b)
-    return _mix((_mix(lo ^ x) + hi) & M64)
+    return _mix((lo * 0x9E3779B97F4A7C15 + hi + x * 0xC2B2AE3D27D4EB4F) & M64)
 
 
 def instance(pkt, n):
