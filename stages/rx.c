@@ -23,6 +23,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
+#include "pf_ownmac.h"
 #include "pf_stage.h"
 
 #define foreach_rx_ctr(_)									\
@@ -30,6 +31,7 @@
 	_(RX_CTR_ETH_OVERSIZE, eth_oversize, DROP, "frame longer than the port's max_frame")		\
 	_(RX_CTR_ETH_MULTISEG, eth_multiseg_unsupported, DROP, "multi-segment frame (not supported)")	\
 	_(RX_CTR_L2_INVALID_SRC, l2_invalid_src_mac, DROP, "source MAC is zero, broadcast or multicast") \
+	_(RX_CTR_L2_OWN_SRC, l2_src_is_own_mac, DROP, "source MAC is one of pipefwd's port MACs (spoof or loop)") \
 	_(RX_CTR_VLAN_UNKNOWN, vlan_unknown, DROP, "802.1Q VID 4095 (reserved)")			\
 	_(RX_CTR_VLAN_TOO_DEEP, vlan_too_deep, DROP, "QinQ or more than one VLAN tag")		\
 	_(RX_CTR_BAD_LLC_LENGTH, bad_llc_length, DROP, "802.3 length field larger than the payload")	\
@@ -70,6 +72,7 @@ struct rx_priv {
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
 	uint64_t ts_flag;
 	bool pcap_clock;
+	struct pf_own_macs own;             /* the ports' MACs: never a valid source */
 	/* Pacing: a token bucket in units of packets * tsc_hz. */
 	uint64_t pace_pps;
 	uint64_t hz;
@@ -129,6 +132,8 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	for (i = 0; i < st->topo->n_ports; i++)
 		rx->max_frame[i] = st->topo->ports[i].max_frame;
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	/* Port MACs are final here: configured, or read from the devices at start. */
+	pf_own_macs_init(&rx->own, st->topo);
 	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
 	rx->hz = rte_get_tsc_hz();
 	rx->last_tsc = rte_rdtsc();
@@ -177,6 +182,28 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 	return n;
 }
 
+/*
+ * One's complement sum of the header is 0xffff when the checksum is right.
+ * The common 20-byte header is five 32-bit loads; options take the generic
+ * path. (memcpy: the header may be unaligned; it compiles to plain loads.)
+ */
+static __rte_always_inline bool
+ip4_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t ihl)
+{
+	uint32_t w[5];
+	uint64_t sum;
+
+	if (unlikely(ihl != 20))
+		return rte_raw_cksum(ip, ihl) == 0xffff;
+	memcpy(w, ip, sizeof(w));
+	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
 /* Parse one frame; returns the edge (class) or drops with a reason. */
 static __rte_always_inline uint16_t
 rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
@@ -186,14 +213,8 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 	uint32_t len = rte_pktmbuf_data_len(m), avail, ihl, tot;
 	uint16_t et, l2 = RTE_ETHER_HDR_LEN, max_frame;
 
-	md->out_port = PF_PORT_NONE;
-	md->flags = 0;
-	md->vlan_tci = 0;
-	md->flood_mask = 0;
-	md->nexthop = 0;
-	md->bd = 0;
-	md->l3_len = 0;
-	md->cls = PF_CLASS_NONE;
+	/* One store of the whole struct; in_port was set when the packet arrived. */
+	*md = (struct pf_meta){ .in_port = md->in_port, .out_port = PF_PORT_NONE };
 	if (unlikely(m->nb_segs > 1)) {
 		ctrs[RX_CTR_ETH_MULTISEG]++;
 		return RX_EDGE_DROP;
@@ -205,6 +226,11 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 	/* Source: never zero or a group address (also keeps them out of any FIB). */
 	if (unlikely((d[6] & 1) || (d[6] | d[7] | d[8] | d[9] | d[10] | d[11]) == 0)) {
 		ctrs[RX_CTR_L2_INVALID_SRC]++;
+		return RX_EDGE_DROP;
+	}
+	/* Our own MAC as a source: a spoof, or our own frame looped back. */
+	if (unlikely(pf_own_mac(&rx->own, d + 6))) {
+		ctrs[RX_CTR_L2_OWN_SRC]++;
 		return RX_EDGE_DROP;
 	}
 	if (d[0] & 1) {
@@ -276,7 +302,7 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 			return RX_EDGE_DROP;
 		}
 		/* The checksum covers the whole header, options included. */
-		if (unlikely(rte_raw_cksum(ip, ihl) != 0xffff)) {
+		if (unlikely(!ip4_cksum_ok(ip, ihl))) {
 			ctrs[RX_CTR_IP4_BAD_CHECKSUM]++;
 			return RX_EDGE_DROP;
 		}
