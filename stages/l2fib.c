@@ -1407,7 +1407,10 @@ l2_update_check(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
 			for (i = 0; i < cfg->n_static; i++)
 				if (k[i].key != l2->applied[i].key || k[i].port != l2->applied[i].port)
 					break;
-		if (k == NULL || cfg->n_static != l2->n_applied || i != cfg->n_static) {
+		if ((k == NULL || cfg->n_static != l2->n_applied || i != cfg->n_static) &&
+		    new_sc->instance != 0) {
+			rc = -EINVAL;   /* instance 0 says why, once */
+		} else if (k == NULL || cfg->n_static != l2->n_applied || i != cfg->n_static) {
 			v = pf_map_get(new_sc->node, "static");
 			rc = pf_node_err(errs, v != NULL ? v : new_sc->node,
 					 "stages.%s.static: changing static entries of a stage with "
