@@ -329,22 +329,25 @@ cap_writer(void *arg)
 
 	for (;;) {
 		n = rte_ring_dequeue_burst(s->q, (void **)in, RTE_DIM(in), NULL);
-		if (n != 0) {
+		if (n != 0)
 			cap_write(s, in, n);
+		if (finishing) {
+			if (n == 0)
+				break;
 			continue;
 		}
-		if (finishing)
-			break;
+		/* Checked after every burst: the lcores may keep the ring full. */
 		if (cap_complete(s) || s->write_failed ||
 		    __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 			/* After a quiescent pass of every lcore none is copying:
-			 * one more drain empties the ring for good. */
+			 * what is in the ring now is the rest. */
 			cap_disarm(s, rt);
 			pf_rcu_synchronize();
 			finishing = true;
 			continue;
 		}
-		rte_delay_us_sleep(CAP_IDLE_US);
+		if (n == 0)
+			rte_delay_us_sleep(CAP_IDLE_US);
 	}
 	dropped = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED) + s->lost;
 	st = s->write_failed ? CAP_FAILED :
@@ -492,34 +495,45 @@ cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_re
 	char want[CAP_STR], edge_key[2 * PF_NAME_MAX + 8], edges[CAP_STR], rxs[64], txs[64];
 	const char *dir = NULL;
 	size_t sl = 0, el, rl = 0, tl = 0;
-	uint16_t i, j, e, at, port = PF_MAX_PORTS;
+	uint16_t i, j, e, at, port = PF_MAX_PORTS, first_ring = 0;
 	int taps = 0;
 	bool rx, tx;
 
 	memset(s->stage_tap, 0, sizeof(s->stage_tap));
 	memset(s->ring_tap, 0, sizeof(s->ring_tap));
 	stages[0] = '\0';
-	/* An edge: the ring's name "a->b" or its telemetry key "a_to_b". */
+	/* An edge: the ring's name "a->b" or its telemetry key "a_to_b"; with
+	 * instances, "a->b" of the YAML names means every ring a.i->b.j. */
 	for (i = 0; i < rt->n_rings; i++) {
 		const struct pf_ring_conf *rc = rt->rings[i].conf;
+		const struct pf_stage_conf *from = &t->stages[rc->from], *to = &t->stages[rc->to];
+		char group_name[2 * PF_NAME_MAX + 8];
 
-		snprintf(edge_key, sizeof(edge_key), "%s_to_%s", t->stages[rc->from].name,
-			 t->stages[rc->to].name);
-		if (strcmp(rc->name, req->target) != 0 && !name_or_key(edge_key, req->target))
+		snprintf(edge_key, sizeof(edge_key), "%s_to_%s", from->name, to->name);
+		snprintf(group_name, sizeof(group_name), "%s->%s", from->group, to->group);
+		if (strcmp(rc->name, req->target) != 0 && !name_or_key(edge_key, req->target) &&
+		    !name_or_key(group_name, req->target))
 			continue;
 		s->ring_tap[i] = (struct pf_cap_tap){ .slot = s, .mode = CAP_EDGE };
-		sl = add_name(stages, stages_len, sl, t->stages[rc->to].name);
+		sl = add_name(stages, stages_len, sl, to->name);
+		if (taps++ != 0)
+			continue;
 		el = 0;
 		edges[0] = '\0';
-		for (e = 1; e < t->stages[rc->from].ops->n_edges && e < PF_MAX_EDGES; e++)
-			if (t->stages[rc->from].next[e] == rc->to)
-				el = add_name(edges, sizeof(edges), el,
-					      t->stages[rc->from].ops->edge_names[e]);
-		if (taps++ == 0)
-			snprintf(what, what_len, "edge %s: the packets stage %s sends on its "
-				 "edge %s to stage %s, copied as %s dequeues them", rc->name,
-				 t->stages[rc->from].name, edges, t->stages[rc->to].name,
-				 t->stages[rc->to].name);
+		for (e = 1; e < from->ops->n_edges && e < PF_MAX_EDGES; e++)
+			if (from->next[e] == to->first)
+				el = add_name(edges, sizeof(edges), el, from->ops->edge_names[e]);
+		first_ring = i;
+	}
+	if (taps > 0) {
+		const struct pf_ring_conf *rc = rt->rings[first_ring].conf;
+
+		snprintf(what, what_len, "edge %s: the packets stage %s sends on its edge %s to "
+			 "stage %s, copied as %s dequeue%s them",
+			 taps == 1 ? rc->name : req->target,
+			 taps == 1 ? t->stages[rc->from].name : t->stages[rc->from].group, edges,
+			 taps == 1 ? t->stages[rc->to].name : t->stages[rc->to].group, stages,
+			 taps == 1 ? "s" : "");
 	}
 	if (taps > 0)
 		return taps;

@@ -72,14 +72,19 @@ lcores:
   1: [rx, xc, tx]
 """
 
+# The same with instances: rx fans out to xc.0/xc.1, each feeds tx.0/tx.1.
+TOPO_INST = TOPO.replace("type: xconnect,", "type: xconnect, instances: 2,").replace(
+    "type: tx,", "type: tx, instances: 2,").replace(
+    "1: [rx, xc, tx]", "1: [rx, xc.0, xc.1, tx.0, tx.1]")
+
 
 class Run:
-    def __init__(self, tmp, name):
+    def __init__(self, tmp, name, topo=TOPO):
         self.prefix = "%s_%s" % (TAG, name)
         self.topo = os.path.join(tmp, name + ".yaml")
         self.json = os.path.join(tmp, name + ".json")
         with open(self.topo, "w") as f:
-            f.write(TOPO.format(pcap=os.path.join(tmp, "in.pcap")))
+            f.write(topo.format(pcap=os.path.join(tmp, "in.pcap")))
         self.logpath = os.path.join(tmp, name + ".log")
         self.log = open(self.logpath, "w")
         self.proc = subprocess.Popen([PIPEFWD, "-q", "-d", "60", "-j", self.json, self.topo,
@@ -351,6 +356,41 @@ def test_captures(tmp, frames):
     check("capture 1: next 100 packets of rx->xc" in log, "no capture line in the log")
 
 
+def test_instances(tmp, frames):
+    """An edge into a stage with instances: one ring, or every ring of the group."""
+    run = Run(tmp, "inst", TOPO_INST)
+    if not check(run.wait_ready(), "pipefwd with instances did not start forwarding"):
+        run.finish()
+        print(open(run.logpath).read())
+        return
+    cap = os.path.join(tmp, "caps_inst")
+    os.mkdir(cap, 0o700)
+    for target, stages, n in (("rx->xc", "xc.0,xc.1", 200), ("rx->xc.1", "xc.1", 100),
+                              ("rx_to_xc_0", "xc.0", 100), ("xc->tx", "tx.0,tx.1", 200),
+                              ("p1:tx", "tx.0,tx.1", 200)):
+        path = os.path.join(cap, target.replace(">", "").replace(":", "_") + ".pcapng")
+        capture(run, target, n, path)
+        r = run.ctl("--json", "capture", "--status")
+        st = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(st.get("stages") == stages, "instances %s: copied by %s, want %s" % (
+            target, st.get("stages"), stages))
+        try:
+            pk = pcapng.read(path)["packets"]
+        except (OSError, ValueError) as e:
+            check(False, "instances %s: unreadable: %s" % (target, e))
+            continue
+        idx = [frames.get(p["data"]) for p in pk]
+        check(len(pk) == n and None not in idx and len(set(idx)) == n,
+              "instances %s: %d packets, %d not input frames, %d distinct" % (
+                  target, len(pk), idx.count(None), len(set(idx))))
+    rc = run.finish()
+    rep = json.load(open(run.json))
+    t = rep["totals"]
+    check(rc == 0 and t["unaccounted"] == 0 and t["dropped"] == 0 and
+          rep["mbufs_in_use_after_stop"] == 0,
+          "instances: rc %d, totals %s, mbufs %s" % (rc, t, rep["mbufs_in_use_after_stop"]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="pipefwd_capture_")
     os.chmod(tmp, 0o700)
@@ -359,6 +399,7 @@ def main():
     index = {f: i for i, f in enumerate(frames)}
     try:
         test_captures(tmp, index)
+        test_instances(tmp, index)
     finally:
         if not FAILS:
             subprocess.run(["rm", "-rf", tmp])
