@@ -3,7 +3,7 @@ BUILD ?= build
 MESON_OPTS ?= -Dwerror=true
 PY := /usr/bin/python3
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench fuzz soak clean
 all: build
 
 deps:
@@ -18,11 +18,20 @@ build: deps $(BUILD)/build.ninja
 run: build
 	@scripts/run-default.sh $(BUILD)
 
-test: build
-	@scripts/run-tests.sh $(BUILD)
+$(BUILD)-asan/build.ninja:
+	meson setup $(BUILD)-asan $(MESON_OPTS) -Dsanitizers=true -Dbuildtype=debugoptimized
+
+test: build $(BUILD)-asan/build.ninja
+	ninja -C $(BUILD)-asan && ASAN_BUILD=$(BUILD)-asan scripts/run-tests.sh $(BUILD)
 
 bench: build
 	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick)
 
+fuzz: deps
+	@scripts/fuzz.sh $(BUILD)-fuzz
+
+soak: build
+	@scripts/soak.sh $(BUILD)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz
