@@ -13,8 +13,8 @@ reload then ends the stall (`us: 0`) and the pool recovers. Checks:
     pipefwd rx + rx_nombuf (nothing else lost);
   - no ring_full (the pool ran out first), no drop at all inside pipefwd:
     output == pipefwd rx, per-flow in order;
-  - recovery without restart: no frame lost after the last 25 % of the input
-    began; no crash, nothing unaccounted, mempool back to zero, exit 0.
+  - recovery without restart: no frame lost once the stall ended,
+    and the second half of the input got through completely; no crash, nothing unaccounted, mempool back to zero, exit 0.
 """
 import os
 import sys
@@ -24,8 +24,8 @@ from faultlib import (EAL, Pipefwd, Scratch, args_parser, check_common, check_fl
                       expect_eq, finish, flows_input, flow_seq, load_stats, read_pcap, signal,
                       write_pcap)
 
-N = 60000
-PPS = 100000
+N = 40000
+PPS = 50000
 STALL_US = 20000
 POOL = 4096
 
@@ -91,7 +91,7 @@ def main():
     delivered = {flow_seq(d) for d in out}
     lost = [i for i, k in enumerate(keys) if k not in delivered]
     last = lost[-1] if lost else -1
-    if last >= N * 3 // 4:
+    if last >= N // 2:
         errors.append(f"frame {last} of {N} lost: no recovery after the stall ended")
     check_common(st, errors)
     finish("nombuf", sc, errors,

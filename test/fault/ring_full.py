@@ -4,7 +4,7 @@
 
     /usr/bin/python3 test/fault/ring_full.py [--pipefwd build/app/pipefwd]
 
-rx (paced, 100 kpps) -> xc -> [ring of 1024] -> slow (delay stage) -> tx -> p1.
+rx (paced, 50 kpps) -> xc -> [ring of 4096] -> slow (delay stage) -> tx -> p1.
 `slow` busy-waits 20 ms per burst (about 1.6 kpps), so the ring fills and xc
 drops the overflow as ring_full. Mid-stream a reload sets `us: 0` (the stall
 ends) and the rest of the stream must flow without a drop: recovery without
@@ -14,7 +14,7 @@ restart. Checks, all exact:
   - ring enqueued + ring_full == what xc sent on that edge; ring_full on the
     ring == ring_full on xc == totals.dropped == input - output;
   - the output is exactly the enqueued frames, per-flow in order, and every
-    frame after the last drop got through (the last drop is before 75 %);
+    frame of the second half of the input got through (recovery);
   - nothing unaccounted or in flight, mempool back to zero, exit 0.
 """
 import os
@@ -25,8 +25,8 @@ from faultlib import (EAL, Pipefwd, Scratch, args_parser, check_common, check_fl
                       expect_eq, finish, flows_input, flow_seq, load_stats, read_pcap, signal,
                       write_pcap)
 
-N = 60000
-PPS = 100000
+N = 40000
+PPS = 50000
 STALL_US = 20000
 
 TOPO = """# ring_full fault test (generated)
@@ -41,6 +41,7 @@ stages:
   tx: {{ type: tx, ports: [p1] }}
 rings:
   default: {{ size: 1024, burst: 32 }}
+  xc->slow: {{ size: 4096 }}
 lcores:
   1: [rx, xc]
   2: [slow, tx]
@@ -97,7 +98,7 @@ def main():
     delivered = {flow_seq(d) for d in out}
     dropped_at = [i for i, k in enumerate(keys) if k not in delivered]
     last_drop = dropped_at[-1] if dropped_at else -1
-    if last_drop >= N * 3 // 4:
+    if last_drop >= N // 2:
         errors.append(f"last drop at frame {last_drop} of {N}: no recovery after the stall ended")
     expect_eq(errors, "reload.generation", st["reload"]["generation"], 1)
     check_common(st, errors)
