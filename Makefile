@@ -31,7 +31,7 @@ fuzz: deps
 	@scripts/fuzz.sh $(BUILD)-fuzz
 
 soak: build
-	@scripts/soak.sh $(BUILD)
+	@$(PY) scripts/soak.py --pipefwd $(BUILD)/app/pipefwd
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz
