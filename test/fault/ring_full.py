@@ -25,7 +25,7 @@ from faultlib import (EAL, Pipefwd, Scratch, args_parser, check_common, check_fl
                       expect_eq, finish, flows_input, flow_seq, load_stats, read_pcap, signal,
                       write_pcap)
 
-N = 40000
+N = 80000
 PPS = 50000
 STALL_US = 20000
 
@@ -62,7 +62,7 @@ def main():
     if pf.wait_log("running", timeout=30) is None:
         errors.append("pipefwd did not start")
     else:
-        pf.wait_log("no such line", timeout=0.15)          # the stall phase
+        pf.wait_log("no such line", timeout=0.5)           # the stall phase
         with open(topo + ".tmp", "w") as f:
             f.write(TOPO.format(eal=EAL, d=sc.dir, pps=PPS, us=0))
         os.replace(topo + ".tmp", topo)
