@@ -3,7 +3,7 @@ BUILD ?= build
 MESON_OPTS ?= -Dwerror=true
 PY := /usr/bin/python3
 
-.PHONY: all deps build run test bench fuzz soak clean
+.PHONY: all deps build run test bench bench-compare fuzz soak clean
 all: build
 
 deps:
@@ -26,6 +26,9 @@ test: build $(BUILD)-asan/build.ninja
 
 bench: build
 	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick)
+
+bench-compare: build
+	@scripts/bench.sh $(BUILD) --compare $(or $(BASE),main)
 
 fuzz: deps
 	@scripts/fuzz.sh $(BUILD)-fuzz

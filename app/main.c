@@ -23,6 +23,7 @@
 #include "pf_reload.h"
 #include "pf_runtime.h"
 #include "pf_stage.h"
+#include "pf_telemetry.h"
 #include "pf_topo.h"
 
 static volatile sig_atomic_t stop_signals;
@@ -30,6 +31,12 @@ static volatile sig_atomic_t reload_requests;
 
 static void
 on_hup(int sig)
+{
+	reload_requests++;
+}
+
+static void
+request_reload(void)
 {
 	reload_requests++;
 }
@@ -194,7 +201,9 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 		rte_delay_us_sleep(10 * 1000);
 		if (reload_requests != 0) {
 			reload_requests = 0;
+			pf_telemetry_pause();   /* replies wait while the topology changes */
 			pf_reload(rt, o->topology);
+			pf_telemetry_resume();
 		}
 		now = rte_rdtsc();
 		if (o->duration_s > 0 && (double)(now - start) / (double)hz >= o->duration_s)
@@ -259,6 +268,8 @@ main(int argc, char **argv)
 		pf_topo_free(topo);
 		return 1;
 	}
+	pf_telemetry_set_reload_hook(request_reload);
+	pf_telemetry_register(rt);   /* stats socket; forwarding goes on without it */
 	if (pf_runtime_start(rt) < 0) {
 		status = 1;
 		goto out;
@@ -266,6 +277,7 @@ main(int argc, char **argv)
 	PF_LOG(INFO, "running %s: %u stages on %u lcores", topo->file, topo->n_stages,
 	       topo->n_lcores);
 	run_until_done(rt, &o);
+	pf_telemetry_unregister();
 	pf_runtime_stop(rt);
 
 	if (!o.quiet)

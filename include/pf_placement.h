@@ -13,6 +13,7 @@
 #ifndef PF_PLACEMENT_H
 #define PF_PLACEMENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define PF_PLACE_MAX_STAGES 64

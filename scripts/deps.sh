@@ -2,7 +2,8 @@
 # Install the Debian packages pipefwd needs, only those missing (fast when done).
 set -euo pipefail
 pkgs=(gcc make pkg-config meson ninja-build dpdk dpdk-dev libdpdk-dev libyaml-dev
-      libcmocka-dev libpcap-dev python3-scapy tcpdump)
+      libcmocka-dev libpcap-dev python3-scapy tcpdump
+      prometheus)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

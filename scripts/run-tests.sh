@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run every test suite through meson and end with one "N passed, N failed" line.
 #   scripts/run-tests.sh BUILD [meson test args]
-# With ASAN_BUILD set (make test sets it to BUILD-asan), the unit, replay, reload,
+# With ASAN_BUILD set (make test sets it to BUILD-asan), the unit, replay, reload, stats,
 # fault and fuzz suites run again on that sanitizer build: any ASan/UBSan/LSan
 # report aborts the process under test and fails it (suppressions: test/asan.supp,
 # DPDK/EAL internals only).
@@ -26,11 +26,11 @@ run() {
 t0=$SECONDS
 run -C "$BUILD" --print-errorlogs --num-processes 1 "$@"
 if [ -n "${ASAN_BUILD:-}" ]; then
-	echo "== sanitizer build $ASAN_BUILD: unit, replay, reload, fault, fuzz =="
+	echo "== sanitizer build $ASAN_BUILD: unit, replay, reload, stats, fault, fuzz =="
 	ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:suppressions=$ROOT/test/asan.supp" \
 	UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1" \
 	run -C "$ASAN_BUILD" --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
-		--suite unit --suite replay --suite reload --suite fault --suite fuzz "$@"
+		--suite unit --suite replay --suite reload --suite stats --suite fault --suite fuzz "$@"
 fi
 echo "tests: $ok passed, $fail failed, $skip skipped ($(( SECONDS - t0 )) s)"
 exit $rc

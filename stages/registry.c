@@ -12,11 +12,17 @@ extern const struct pf_stage_ops pf_delay_ops;
 extern const struct pf_stage_ops pf_rx_ops;
 extern const struct pf_stage_ops pf_tx_ops;
 extern const struct pf_stage_ops pf_xconnect_ops;
+extern const struct pf_stage_ops pf_l2fib_ops;
+extern const struct pf_stage_ops pf_acl_ops;
+extern const struct pf_stage_ops pf_lpm_ops;
 
 const struct pf_stage_ops *const pf_stage_types[] = {
 	&pf_rx_ops,
 	&pf_tx_ops,
 	&pf_xconnect_ops,
+	&pf_l2fib_ops,
+	&pf_acl_ops,
+	&pf_lpm_ops,
 	&pf_delay_ops,
 	NULL,
 };

@@ -44,6 +44,7 @@ struct tx_port_buf {
 
 struct tx_priv {
 	uint32_t served_mask;             /* ports this stage sends on */
+	uint32_t pending;                 /* ports with buffered packets */
 	uint64_t flush_cycles;
 	struct tx_port_buf buf[PF_MAX_PORTS];
 };
@@ -118,15 +119,19 @@ tx_flush_port(struct pf_stage *st, uint16_t p)
 		rte_pktmbuf_free_bulk(b->pkts + sent, b->n - sent);
 	}
 	b->n = 0;
+	tx->pending &= ~(1u << p);
 }
 
 static __rte_always_inline void
 tx_append(struct pf_stage *st, uint16_t p, struct rte_mbuf *m, uint64_t now)
 {
-	struct tx_port_buf *b = &((struct tx_priv *)st->priv)->buf[p];
+	struct tx_priv *tx = st->priv;
+	struct tx_port_buf *b = &tx->buf[p];
 
-	if (b->n == 0)
+	if (b->n == 0) {
 		b->first_tsc = now;
+		tx->pending |= 1u << p;
+	}
 	b->pkts[b->n++] = m;
 	if (b->n == TX_BUF)
 		tx_flush_port(st, p);
@@ -163,9 +168,7 @@ tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 		}
 	}
 	/* Light traffic: do not hold packets longer than tx_flush_us. */
-	for (p = 0; p < PF_MAX_PORTS; p++)
-		if (tx->buf[p].n != 0)
-			pending |= 1u << p;
+	pending = tx->pending;
 	while (pending != 0) {
 		p = (uint16_t)__builtin_ctz(pending);
 		pending &= pending - 1;
@@ -178,23 +181,17 @@ static void
 tx_idle(struct pf_stage *st, uint64_t now_ns)
 {
 	struct tx_priv *tx = st->priv;
-	uint16_t p;
 
-	for (p = 0; p < PF_MAX_PORTS; p++)
-		if (tx->buf[p].n != 0)
-			tx_flush_port(st, p);
+	while (tx->pending != 0)
+		tx_flush_port(st, (uint16_t)__builtin_ctz(tx->pending));
 }
 
 static bool
 tx_busy(const struct pf_stage *st)
 {
 	const struct tx_priv *tx = st->priv;
-	uint16_t p;
 
-	for (p = 0; p < PF_MAX_PORTS; p++)
-		if (tx->buf[p].n != 0)
-			return true;
-	return false;
+	return __atomic_load_n(&tx->pending, __ATOMIC_RELAXED) != 0;
 }
 
 static uint16_t

@@ -21,7 +21,9 @@ pf_test_eal_init(const char *name)
 
 	if (done)
 		return 0;
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_%s_%d", name, (int)getpid());
+	/* One prefix per test program (tests run one at a time), so runtime
+	 * directories under /var/run/dpdk do not pile up. */
+	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_%s", name);
 	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
 		return -1;
 	done = 1;

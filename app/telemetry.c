@@ -1,0 +1,753 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The stats socket: pipefwd's commands on DPDK's telemetry socket.
+ *
+ *   /pipefwd/rings   [,NAME]  size, used, high-water mark, enqueued, dequeued,
+ *                             full drops, occupancy histogram (log2 buckets)
+ *   /pipefwd/stages  [,NAME]  packets, bursts, cycles, drops by reason, info
+ *                             counters, packets per edge, the stage's gauges
+ *   /pipefwd/lcores  [,ID]    stages, loops, busy and total cycles, busy %
+ *   /pipefwd/ports   [,NAME]  pipefwd rx/tx and the ethdev counters
+ *   /pipefwd/config           topology file, load time, lcore map, names
+ *   /pipefwd/totals           the accounting invariant's terms, live
+ *
+ * Every reply is built on DPDK's telemetry thread from plain relaxed loads of
+ * single-writer counters: the data path never takes a lock and never waits
+ * for a reader. Replies are keyed by a telemetry-safe form of each name
+ * (DPDK 22.11 accepts only [A-Za-z0-9_/] in keys: "rx->xc" becomes
+ * "rx_to_xc"); the original name is in each item's "name". A reply is at most
+ * 16 KiB (DPDK drops what does not fit): clients that need every item of a
+ * big topology ask per item, with the names listed by /pipefwd/config.
+ *
+ * The runtime is published under a mutex that only telemetry threads and
+ * the main thread take, so a reply is never built while the runtime shuts
+ * down (ports close, memory is freed) or while a reload rewrites the
+ * topology in place (pf_telemetry_pause()).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+#include <rte_telemetry.h>
+
+#include "pf_log.h"
+#include "pf_reload.h"
+#include "pf_rebalance.h"
+#include "pf_telemetry.h"
+
+#define TEL_KEY_MAX 96
+
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct pf_runtime *tel_rt;   /* NULL while no runtime is published */
+static time_t tel_loaded_at;
+static bool tel_registered;
+
+/* A counter another lcore writes: one relaxed 64-bit load, never torn. */
+#define RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* ---- names -------------------------------------------------------------- */
+
+/* Telemetry key from a free-form name: anything outside [A-Za-z0-9_] -> '_'. */
+static void
+key_from(char *out, size_t len, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i] != '\0' && i + 1 < len; i++)
+		out[i] = isalnum((unsigned char)name[i]) || name[i] == '_' ? name[i] : '_';
+	out[i] = '\0';
+}
+
+enum tel_kind { TEL_RINGS, TEL_STAGES, TEL_LCORES, TEL_PORTS, TEL_KIND_MAX };
+
+static uint16_t
+item_count(const struct pf_runtime *rt, enum tel_kind k)
+{
+	switch (k) {
+	case TEL_RINGS:
+		return rt->n_rings;
+	case TEL_STAGES:
+		return rt->n_stages;
+	case TEL_LCORES:
+		return rt->n_lcores;
+	default:
+		return rt->topo->n_ports;
+	}
+}
+
+/* The item's own name: "rx->xc", "rx", "1", "p0". */
+static void
+item_name(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, char *out, size_t len)
+{
+	switch (k) {
+	case TEL_RINGS:
+		snprintf(out, len, "%s", rt->rings[i].conf->name);
+		break;
+	case TEL_STAGES:
+		snprintf(out, len, "%s", rt->stages[i]->conf->name);
+		break;
+	case TEL_LCORES:
+		snprintf(out, len, "%u", rt->lcores[i].id);
+		break;
+	default:
+		snprintf(out, len, "%s", rt->topo->ports[i].name);
+		break;
+	}
+}
+
+static void
+item_base_key(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, char *out, size_t len)
+{
+	char name[2 * PF_NAME_MAX + 8];
+
+	if (k == TEL_RINGS) {
+		const struct pf_ring_conf *rc = rt->rings[i].conf;
+		char from[PF_NAME_MAX], to[PF_NAME_MAX];
+
+		key_from(from, sizeof(from), rt->topo->stages[rc->from].name);
+		key_from(to, sizeof(to), rt->topo->stages[rc->to].name);
+		snprintf(out, len, "%s_to_%s", from, to);
+		return;
+	}
+	item_name(rt, k, i, name, sizeof(name));
+	key_from(out, len, name);
+}
+
+/* Unique key: the base key, suffixed with the index if an earlier item has it. */
+static void
+item_key(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, char *out, size_t len)
+{
+	char other[TEL_KEY_MAX];
+	uint16_t j;
+
+	item_base_key(rt, k, i, out, len);
+	for (j = 0; j < i; j++) {
+		item_base_key(rt, k, j, other, sizeof(other));
+		if (strcmp(other, out) == 0) {
+			size_t l = strlen(out);
+
+			snprintf(out + l, len - l, "_%u", i);
+			return;
+		}
+	}
+}
+
+static bool
+item_match(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, const char *want)
+{
+	char buf[TEL_KEY_MAX];
+
+	item_name(rt, k, i, buf, sizeof(buf));
+	if (strcmp(buf, want) == 0)
+		return true;
+	item_key(rt, k, i, buf, sizeof(buf));
+	return strcmp(buf, want) == 0;
+}
+
+/* ---- items -------------------------------------------------------------- */
+
+static uint64_t
+ratio(uint64_t num, uint64_t den)
+{
+	return den != 0 ? (num + den / 2) / den : 0;
+}
+
+static void
+fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
+{
+	const struct pf_rt_ring *r = &rt->rings[i];
+	const struct pf_ring_conf *rc = r->conf;
+	struct rte_tel_data *h = rte_tel_data_alloc();
+	uint64_t used, hwm, deq;
+	unsigned int cap = rte_ring_get_capacity(r->ring), b, nb;
+	char key[24];
+
+	/* used first: the producer raises hwm just after its enqueue, so a
+	 * reader between the two sees used > hwm; report the max of both. */
+	used = rte_ring_count(r->ring);
+	hwm = RTE_MAX(RD(r->hwm), used);
+	rte_tel_data_add_dict_string(d, "name", rc->name);
+	rte_tel_data_add_dict_string(d, "from", rt->topo->stages[rc->from].name);
+	rte_tel_data_add_dict_string(d, "to", rt->topo->stages[rc->to].name);
+	rte_tel_data_add_dict_u64(d, "size", rc->size);
+	rte_tel_data_add_dict_u64(d, "capacity", cap);
+	rte_tel_data_add_dict_u64(d, "burst", rc->burst);
+	rte_tel_data_add_dict_u64(d, "used", used);
+	rte_tel_data_add_dict_u64(d, "hwm", hwm);
+	/* dequeued before enqueued, so a reader rarely sees more out than in */
+	deq = RD(r->dequeued);
+	rte_tel_data_add_dict_u64(d, "enqueued", RD(r->enqueued));
+	rte_tel_data_add_dict_u64(d, "dequeued", deq);
+	rte_tel_data_add_dict_u64(d, "full_drops", RD(r->full_drops));
+	if (h == NULL)
+		return;
+	/* Bucket b counts enqueue bursts that left 2^(b-1)..2^b-1 entries (b=0: 0). */
+	nb = RTE_MIN(cap == 0 ? 1u : 33u - (unsigned int)__builtin_clz(cap),
+		     (unsigned int)PF_RING_HIST_BUCKETS);
+	rte_tel_data_start_dict(h);
+	for (b = 0; b < nb; b++) {
+		snprintf(key, sizeof(key), "le_%" PRIu64, (UINT64_C(1) << b) - 1);
+		rte_tel_data_add_dict_u64(h, key, RD(r->hist[b]));
+	}
+	if (rte_tel_data_add_dict_container(d, "hist", h, 0) != 0)
+		rte_tel_data_free(h);
+}
+
+static void
+add_sub(struct rte_tel_data *d, const char *name, struct rte_tel_data *sub)
+{
+	if (sub != NULL && rte_tel_data_add_dict_container(d, name, sub, 0) != 0)
+		rte_tel_data_free(sub);
+}
+
+static void
+fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
+{
+	const struct pf_stage *st = rt->stages[i];
+	const struct pf_rt_stage *rs = &rt->rts[i];
+	const struct pf_stage_ops *ops = st->ops;
+	struct rte_tel_data *drops = rte_tel_data_alloc(), *info = rte_tel_data_alloc();
+	struct rte_tel_data *edges = rte_tel_data_alloc(), *gauges = rte_tel_data_alloc();
+	struct pf_gauge g[PF_MAX_PORTS + 8];
+	uint64_t packets, bursts, cycles, v, drop_sum;
+	char key[TEL_KEY_MAX];
+	uint16_t k, n;
+
+	/* Live reads of three counters: the ratios may be off by one burst. */
+	cycles = RD(rs->cycles);
+	bursts = RD(rs->bursts);
+	packets = RD(rs->packets);
+	rte_tel_data_add_dict_string(d, "name", st->conf->name);
+	rte_tel_data_add_dict_string(d, "type", ops->type);
+	rte_tel_data_add_dict_int(d, "lcore", st->conf->lcore);
+	rte_tel_data_add_dict_u64(d, "packets", packets);
+	rte_tel_data_add_dict_u64(d, "bursts", bursts);
+	rte_tel_data_add_dict_u64(d, "cycles", cycles);
+	rte_tel_data_add_dict_u64(d, "avg_burst", ratio(packets, bursts));
+	rte_tel_data_add_dict_u64(d, "cycles_per_packet", ratio(cycles, packets));
+
+	drop_sum = 0;
+	if (drops != NULL) {
+		rte_tel_data_start_dict(drops);
+		v = RD(rs->ring_full);
+		drop_sum += v;
+		rte_tel_data_add_dict_u64(drops, "ring_full", v);
+		v = RD(rs->no_edge);
+		drop_sum += v;
+		rte_tel_data_add_dict_u64(drops, "no_edge", v);
+	}
+	if (info != NULL)
+		rte_tel_data_start_dict(info);
+	for (k = 0; k < ops->n_ctrs; k++) {
+		v = RD(st->ctrs[k]);
+		key_from(key, sizeof(key), ops->ctrs[k].name);
+		if (ops->ctrs[k].kind == PF_CTR_DROP) {
+			drop_sum += v;
+			if (drops != NULL)
+				rte_tel_data_add_dict_u64(drops, key, v);
+		} else if (info != NULL) {
+			rte_tel_data_add_dict_u64(info, key, v);
+		}
+	}
+	rte_tel_data_add_dict_u64(d, "dropped", drop_sum);
+	add_sub(d, "drops", drops);
+	add_sub(d, "counters", info);
+	if (edges != NULL) {
+		rte_tel_data_start_dict(edges);
+		for (k = 0; k < ops->n_edges && k < PF_MAX_EDGES; k++) {
+			key_from(key, sizeof(key), ops->edge_names[k]);
+			rte_tel_data_add_dict_u64(edges, key, RD(rs->edge_pkts[k]));
+		}
+		/* A sink hands every non-drop edge to its tx: name edge 1 "tx". */
+		for (; k < PF_MAX_EDGES; k++) {
+			v = RD(rs->edge_pkts[k]);
+			if (ops->tx != NULL && k == 1)
+				rte_tel_data_add_dict_u64(edges, "tx", v);
+			else if (v != 0) {
+				snprintf(key, sizeof(key), "edge_%u", k);
+				rte_tel_data_add_dict_u64(edges, key, v);
+			}
+		}
+	}
+	add_sub(d, "edges", edges);
+	if (gauges != NULL) {
+		rte_tel_data_start_dict(gauges);
+		/* Gauges read stage state with plain loads (pf_stage_ops.gauges). */
+		n = ops->gauges != NULL ? ops->gauges(st, g, RTE_DIM(g)) : 0;
+		for (k = 0; k < n; k++) {
+			key_from(key, sizeof(key), g[k].name);
+			rte_tel_data_add_dict_u64(gauges, key, g[k].value);
+		}
+	}
+	add_sub(d, "gauges", gauges);
+}
+
+static void
+fill_lcore(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
+{
+	const struct pf_rt_lcore *lc = &rt->lcores[i];
+	const struct pf_lcore_map *map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);
+	struct rte_tel_data *names = rte_tel_data_alloc();
+	uint64_t busy, total;
+	uint16_t k;
+
+	/* busy is added before total; a reader can see a newer busy: clamp. */
+	total = RD(lc->total_cycles);
+	busy = RTE_MIN(RD(lc->busy_cycles), total);
+	rte_tel_data_add_dict_int(d, "id", (int)lc->id);
+	rte_tel_data_add_dict_u64(d, "loops", RD(lc->loops));
+	rte_tel_data_add_dict_u64(d, "busy_cycles", busy);
+	rte_tel_data_add_dict_u64(d, "total_cycles", total);
+	rte_tel_data_add_dict_u64(d, "busy_pct", total != 0 ? busy * 100 / total : 0);
+	if (names != NULL) {
+		rte_tel_data_start_array(names, RTE_TEL_STRING_VAL);
+		for (k = 0; k < map->n; k++)
+			rte_tel_data_add_array_string(names, map->stages[k]->st->conf->name);
+	}
+	add_sub(d, "stages", names);
+}
+
+static void
+fill_port(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
+{
+	const struct pf_port_conf *pc = &rt->topo->ports[i];
+	struct rte_eth_stats es;
+
+	pf_runtime_port_stats(rt, i, &es);
+	rte_tel_data_add_dict_string(d, "name", pc->name);
+	rte_tel_data_add_dict_int(d, "port_id", pc->port_id);
+	rte_tel_data_add_dict_u64(d, "rx", pf_runtime_port_rx(rt, i));
+	rte_tel_data_add_dict_u64(d, "tx", pf_runtime_port_tx(rt, i));
+	rte_tel_data_add_dict_u64(d, "ipackets", es.ipackets);
+	rte_tel_data_add_dict_u64(d, "opackets", es.opackets);
+	rte_tel_data_add_dict_u64(d, "ibytes", es.ibytes);
+	rte_tel_data_add_dict_u64(d, "obytes", es.obytes);
+	rte_tel_data_add_dict_u64(d, "imissed", es.imissed);
+	rte_tel_data_add_dict_u64(d, "ierrors", es.ierrors);
+	rte_tel_data_add_dict_u64(d, "oerrors", es.oerrors);
+	rte_tel_data_add_dict_u64(d, "rx_nombuf", es.rx_nombuf);
+}
+
+typedef void (*fill_fn)(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i);
+
+static const fill_fn fillers[TEL_KIND_MAX] = {
+	[TEL_RINGS] = fill_ring,
+	[TEL_STAGES] = fill_stage,
+	[TEL_LCORES] = fill_lcore,
+	[TEL_PORTS] = fill_port,
+};
+
+/* A dict of items by key; with @p params only the item named so. */
+static int
+list_items(const struct pf_runtime *rt, enum tel_kind k, const char *params,
+	   struct rte_tel_data *d)
+{
+	char key[TEL_KEY_MAX];
+	uint16_t i, n = item_count(rt, k);
+	bool found = false;
+
+	if (params != NULL && *params == '\0')
+		params = NULL;
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n; i++) {
+		struct rte_tel_data *item;
+
+		if (params != NULL && !item_match(rt, k, i, params))
+			continue;
+		item = rte_tel_data_alloc();
+		if (item == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(item);
+		fillers[k](item, rt, i);
+		item_key(rt, k, i, key, sizeof(key));
+		if (rte_tel_data_add_dict_container(d, key, item, 0) != 0)
+			rte_tel_data_free(item);
+		found = true;
+	}
+	return params != NULL && !found ? -ENOENT : 0;
+}
+
+/* ---- single objects ----------------------------------------------------- */
+
+static void
+names_array(struct rte_tel_data *d, const struct pf_runtime *rt, enum tel_kind k)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+	char key[TEL_KEY_MAX];
+	uint16_t i;
+
+	if (a == NULL)
+		return;
+	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (i = 0; i < item_count(rt, k); i++) {
+		item_key(rt, k, i, key, sizeof(key));
+		rte_tel_data_add_array_string(a, key);
+	}
+	add_sub(d, k == TEL_RINGS ? "rings" : k == TEL_STAGES ? "stages" :
+		   k == TEL_LCORES ? "lcores" : "ports", a);
+}
+
+static int
+get_config(const struct pf_runtime *rt, struct rte_tel_data *d)
+{
+	const struct pf_topo *t = rt->topo;
+	const struct pf_reload_status *rs = &pf_reload_status;
+	time_t loaded = tel_loaded_at;
+	struct rte_tel_data *keys = rte_tel_data_alloc(), *map = rte_tel_data_alloc();
+	struct rte_tel_data *stages = rte_tel_data_alloc(), *ports = rte_tel_data_alloc();
+	char buf[RTE_TEL_MAX_STRING_LEN], key[TEL_KEY_MAX];
+	struct tm tm;
+	uint16_t i, e;
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "topology", t->file);
+	if (rs->generation != 0)
+		loaded = (time_t)rs->loaded_unix;
+	rte_tel_data_add_dict_u64(d, "loaded_at", (uint64_t)loaded);
+	gmtime_r(&loaded, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rte_tel_data_add_dict_string(d, "loaded_at_utc", buf);
+	rte_tel_data_add_dict_u64(d, "uptime_ms",
+				  (rte_rdtsc() - rt->start_tsc) * 1000 / rte_get_tsc_hz());
+	rte_tel_data_add_dict_int(d, "pid", (int)getpid());
+	rte_tel_data_add_dict_string(d, "runtime_dir", rte_eal_get_runtime_dir());
+	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
+	rte_tel_data_add_dict_int(d, "main_lcore", (int)rte_get_main_lcore());
+	rte_tel_data_add_dict_u64(d, "mbufs", t->mbufs);
+	rte_tel_data_add_dict_u64(d, "generation", rs->generation);
+	rte_tel_data_add_dict_u64(d, "reload_failures", rs->failures);
+	if (rs->generation != 0 || rs->failures != 0) {
+		rte_tel_data_add_dict_int(d, "last_reload_rc", rs->last_rc);
+		rte_tel_data_add_dict_u64(d, "last_reload_us", (uint64_t)(rs->last_ms * 1000));
+		rte_tel_data_add_dict_string(d, "last_reload", rs->last_msg);
+	}
+	if (keys != NULL) {
+		rte_tel_data_start_dict(keys);
+		names_array(keys, rt, TEL_STAGES);
+		names_array(keys, rt, TEL_RINGS);
+		names_array(keys, rt, TEL_LCORES);
+		names_array(keys, rt, TEL_PORTS);
+	}
+	add_sub(d, "keys", keys);
+	/* lcore map: "1": "rx xc tx" */
+	if (map != NULL) {
+		rte_tel_data_start_dict(map);
+		for (i = 0; i < rt->n_lcores; i++) {
+			const struct pf_lcore_map *m = __atomic_load_n(&rt->lcores[i].map,
+								       __ATOMIC_ACQUIRE);
+			size_t len = 0;
+
+			buf[0] = '\0';
+			for (e = 0; e < m->n && len < sizeof(buf); e++)
+				len += snprintf(buf + len, sizeof(buf) - len, "%s%s", e ? " " : "",
+						m->stages[e]->st->conf->name);
+			item_key(rt, TEL_LCORES, i, key, sizeof(key));
+			rte_tel_data_add_dict_string(map, key, buf);
+		}
+	}
+	add_sub(d, "lcore_map", map);
+	/* stages: type, lcore and wiring "edge->stage ..." */
+	if (stages != NULL) {
+		rte_tel_data_start_dict(stages);
+		for (i = 0; i < rt->n_stages; i++) {
+			const struct pf_stage_conf *sc = rt->stages[i]->conf;
+			struct rte_tel_data *s = rte_tel_data_alloc();
+			size_t len = 0;
+
+			if (s == NULL)
+				break;
+			rte_tel_data_start_dict(s);
+			rte_tel_data_add_dict_string(s, "name", sc->name);
+			rte_tel_data_add_dict_string(s, "type", sc->ops->type);
+			rte_tel_data_add_dict_int(s, "lcore", sc->lcore);
+			buf[0] = '\0';
+			for (e = 1; e < sc->ops->n_edges && e < PF_MAX_EDGES; e++)
+				if (sc->next[e] != PF_NONE && len < sizeof(buf))
+					len += snprintf(buf + len, sizeof(buf) - len, "%s%s->%s",
+							len ? " " : "", sc->ops->edge_names[e],
+							t->stages[sc->next[e]].name);
+			rte_tel_data_add_dict_string(s, "next", buf);
+			item_key(rt, TEL_STAGES, i, key, sizeof(key));
+			add_sub(stages, key, s);
+		}
+	}
+	add_sub(d, "stages", stages);
+	if (ports != NULL) {
+		rte_tel_data_start_dict(ports);
+		for (i = 0; i < t->n_ports; i++) {
+			const struct pf_port_conf *pc = &t->ports[i];
+			struct rte_tel_data *p = rte_tel_data_alloc();
+
+			if (p == NULL)
+				break;
+			rte_tel_data_start_dict(p);
+			rte_tel_data_add_dict_string(p, "name", pc->name);
+			/* telemetry strings stop at 127 bytes; long vdev args are cut */
+			rte_tel_data_add_dict_string(p, "device", pc->device);
+			rte_tel_data_add_dict_int(p, "port_id", pc->port_id);
+			snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", pc->mac[0],
+				 pc->mac[1], pc->mac[2], pc->mac[3], pc->mac[4], pc->mac[5]);
+			rte_tel_data_add_dict_string(p, "mac", buf);
+			item_key(rt, TEL_PORTS, i, key, sizeof(key));
+			add_sub(ports, key, p);
+		}
+	}
+	add_sub(d, "ports", ports);
+	return 0;
+}
+
+static int
+get_totals(const struct pf_runtime *rt, struct rte_tel_data *d)
+{
+	struct pf_totals tot;
+
+	pf_runtime_totals(rt, &tot);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx", tot.rx);
+	rte_tel_data_add_dict_u64(d, "tx", tot.tx);
+	rte_tel_data_add_dict_u64(d, "replicas", tot.replicas);
+	rte_tel_data_add_dict_u64(d, "dropped", tot.dropped);
+	rte_tel_data_add_dict_u64(d, "in_flight", tot.in_flight);
+	/* live reads are not one snapshot: only exact once traffic stops */
+	rte_tel_data_add_dict_int(d, "unaccounted",
+				  (int)RTE_MAX(RTE_MIN(tot.unaccounted, (int64_t)INT32_MAX),
+					       (int64_t)INT32_MIN));
+	rte_tel_data_add_dict_u64(d, "tsc", rte_rdtsc());
+	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
+	return 0;
+}
+
+/* ---- commands ----------------------------------------------------------- */
+
+static const struct {
+	const char *cmd;
+	const char *help;     /* < 64 bytes (telemetry limit) */
+	int kind;             /* enum tel_kind, or -1/-2 for config/totals */
+} tel_cmds[] = {
+	{ "/pipefwd/rings", "pipefwd rings: fill, hwm, drops. Param: ring", TEL_RINGS },
+	{ "/pipefwd/stages", "pipefwd stages: packets, cycles, drops. Param: stage", TEL_STAGES },
+	{ "/pipefwd/lcores", "pipefwd lcores: stages, busy %. Param: lcore id", TEL_LCORES },
+	{ "/pipefwd/ports", "pipefwd ports: rx, tx, missed, errors. Param: port", TEL_PORTS },
+	{ "/pipefwd/config", "pipefwd topology, load time, lcore map", -1 },
+	{ "/pipefwd/totals", "pipefwd accounting: rx, tx, dropped, in flight", -2 },
+	{ "/pipefwd/rebalance", "pipefwd proposed lcore map. Param: cross cycles", -3 },
+	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", -4 },
+};
+
+static void (*tel_reload_hook)(void);
+
+void
+pf_telemetry_set_reload_hook(void (*fn)(void))
+{
+	tel_reload_hook = fn;
+}
+
+/* "1": "rx xc" style map of stage names per lcore for a placement. */
+static struct rte_tel_data *
+map_dict(const struct pf_runtime *rt, const int *lcore_of)
+{
+	struct rte_tel_data *m = rte_tel_data_alloc();
+	char buf[RTE_TEL_MAX_STRING_LEN], key[TEL_KEY_MAX];
+	uint16_t l, s;
+
+	if (m == NULL)
+		return NULL;
+	rte_tel_data_start_dict(m);
+	for (l = 0; l < rt->n_lcores; l++) {
+		size_t len = 0;
+
+		buf[0] = '\0';
+		for (s = 0; s < rt->n_stages; s++)
+			if (lcore_of[s] == l && len < sizeof(buf))
+				len += snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? " " : "",
+						rt->stages[s]->conf->name);
+		item_key(rt, TEL_LCORES, l, key, sizeof(key));
+		rte_tel_data_add_dict_string(m, key, buf);
+	}
+	return m;
+}
+
+static int
+get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
+{
+	struct pf_place_input in;
+	struct pf_place_result res;
+	double cross = PF_CROSS_CYCLES_DEFAULT, hz = (double)rte_get_tsc_hz();
+	char *end;
+	int rc;
+
+	if (params != NULL && *params != '\0') {
+		cross = strtod(params, &end);
+		if (*end != '\0' || cross < 0 || cross > 100000)
+			return -EINVAL;
+	}
+	rc = pf_rebalance_suggest(rt, cross, &in, &res);
+	if (rc < 0)
+		return rc;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "cross_cycles", (uint64_t)cross);
+	rte_tel_data_add_dict_int(d, "busiest_lcore_before",
+				  (int)rt->lcores[res.busiest_lcore_before].id);
+	rte_tel_data_add_dict_u64(d, "busiest_pct_before_x100",
+				  (uint64_t)(res.busiest_before * 10000 / hz));
+	rte_tel_data_add_dict_int(d, "busiest_lcore_after",
+				  (int)rt->lcores[res.busiest_lcore_after].id);
+	rte_tel_data_add_dict_u64(d, "busiest_pct_after_x100",
+				  (uint64_t)(res.busiest_after * 10000 / hz));
+	rte_tel_data_add_dict_int(d, "moves", res.moves);
+	rte_tel_data_add_dict_int(d, "exhaustive", res.exhaustive);
+	add_sub(d, "current", map_dict(rt, in.current));
+	add_sub(d, "proposed", map_dict(rt, res.lcore));
+	return 0;
+}
+
+static int
+tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int c;
+	int rc = -ENOENT;
+
+	for (c = 0; c < RTE_DIM(tel_cmds); c++)
+		if (strcmp(cmd, tel_cmds[c].cmd) == 0)
+			break;
+	if (c == RTE_DIM(tel_cmds))
+		return -ENOENT;
+	pthread_mutex_lock(&tel_lock);
+	if (tel_rt == NULL)
+		rc = -ENODEV;   /* starting or shutting down: reply null */
+	else if (tel_cmds[c].kind >= 0)
+		rc = list_items(tel_rt, (enum tel_kind)tel_cmds[c].kind, params, d);
+	else if (tel_cmds[c].kind == -3)
+		rc = get_rebalance(tel_rt, params, d);
+	else if (tel_cmds[c].kind == -4) {
+		/* Asynchronous like SIGHUP: the result shows in /pipefwd/config. */
+		if (tel_reload_hook != NULL)
+			tel_reload_hook();
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_int(d, "requested", tel_reload_hook != NULL);
+		rte_tel_data_add_dict_u64(d, "generation", pf_reload_status.generation);
+		rc = 0;
+	}
+	else if (params != NULL && *params != '\0')
+		rc = -EINVAL;
+	else if (tel_cmds[c].kind == -1)
+		rc = get_config(tel_rt, d);
+	else
+		rc = get_totals(tel_rt, d);
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+/* ---- access control ----------------------------------------------------- */
+
+/*
+ * EAL creates the runtime directory 0700, binds its sockets with the
+ * process umask (often 0755) and never tightens them. Only the owner (and
+ * root) may use the stats: the directory goes to 0700 and every socket in it
+ * to 0600, after checking they are ours and not symlinks.
+ */
+static int
+tel_secure(void)
+{
+	static const char *const socks[] = { "dpdk_telemetry.v2", "telemetry", "mp_socket" };
+	const char *dir = rte_eal_get_runtime_dir();
+	struct stat sb;
+	unsigned int i;
+	int fd, rc = 0, found = 0;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		PF_LOG(WARNING, "stats: cannot open runtime dir %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &sb) < 0 || sb.st_uid != geteuid()) {
+		PF_LOG(WARNING, "stats: runtime dir %s is not owned by this user", dir);
+		close(fd);
+		return -EPERM;
+	}
+	if ((sb.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0) {
+		PF_LOG(WARNING, "stats: cannot chmod 0700 %s: %s", dir, strerror(errno));
+		rc = -errno;
+	}
+	for (i = 0; i < RTE_DIM(socks); i++) {
+		if (fstatat(fd, socks[i], &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (!S_ISSOCK(sb.st_mode) || sb.st_uid != geteuid()) {
+			PF_LOG(WARNING, "stats: %s/%s is not our socket", dir, socks[i]);
+			rc = -EPERM;
+			continue;
+		}
+		found += i == 0;
+		if (fchmodat(fd, socks[i], 0600, 0) < 0) {
+			PF_LOG(WARNING, "stats: cannot chmod 0600 %s/%s: %s", dir, socks[i],
+			       strerror(errno));
+			rc = -errno;
+		}
+	}
+	close(fd);
+	if (found == 0) {
+		PF_LOG(WARNING, "stats: no telemetry socket in %s (EAL --no-telemetry?)", dir);
+		return -ENOENT;
+	}
+	if (rc == 0)
+		PF_LOG(INFO, "stats: %s/dpdk_telemetry.v2 (owner only)", dir);
+	return rc;
+}
+
+int
+pf_telemetry_register(struct pf_runtime *rt)
+{
+	unsigned int c;
+	int rc;
+
+	if (!tel_registered) {
+		for (c = 0; c < RTE_DIM(tel_cmds); c++) {
+			rc = rte_telemetry_register_cmd(tel_cmds[c].cmd, tel_handle,
+							tel_cmds[c].help);
+			if (rc < 0) {
+				PF_LOG(WARNING, "stats: cannot register %s: %s", tel_cmds[c].cmd,
+				       strerror(-rc));
+				return rc;
+			}
+		}
+		tel_registered = true;
+	}
+	pthread_mutex_lock(&tel_lock);
+	tel_rt = rt;
+	tel_loaded_at = time(NULL);
+	pthread_mutex_unlock(&tel_lock);
+	return tel_secure();
+}
+
+void
+pf_telemetry_unregister(void)
+{
+	pthread_mutex_lock(&tel_lock);
+	tel_rt = NULL;
+	pthread_mutex_unlock(&tel_lock);
+}
+
+void
+pf_telemetry_pause(void)
+{
+	pthread_mutex_lock(&tel_lock);
+}
+
+void
+pf_telemetry_resume(void)
+{
+	pthread_mutex_unlock(&tel_lock);
+}

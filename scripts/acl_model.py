@@ -1,0 +1,218 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A plain Python model of the acl stage for replay cases (test/replay/acl_*).
+
+It reads the documented rule text format (docs/stages/acl.md) and decides
+packet by packet, in order, with a linear scan and a dict of sessions. It
+knows nothing of rte_acl or of the C code: only of the documented behaviour.
+"""
+import ipaddress
+import os
+
+from scapy.all import IP, TCP, UDP
+
+PROTOS = {"icmp": 1, "tcp": 6, "udp": 17, "gre": 47, "esp": 50, "sctp": 132}
+PORT_PROTOS = (6, 17, 132)
+L4_MIN = {6: 20, 17: 8, 132: 12}
+TIMEOUTS = {"tcp_established": 86400, "tcp_transient": 120, "udp": 600, "other": 60}
+
+
+class Rule:
+    def __init__(self, line):
+        words = line.split("#")[0].split()
+        self.action = words[0]
+        assert self.action in ("permit", "deny", "permit-reflect"), line
+        self.src = ipaddress.ip_network("0.0.0.0/0")
+        self.dst = ipaddress.ip_network("0.0.0.0/0")
+        self.proto = None
+        self.sport = (0, 65535)
+        self.dport = (0, 65535)
+        self.priority = 0
+        for key, val in zip(words[1::2], words[2::2]):
+            if key in ("src", "dst"):
+                net = ipaddress.ip_network("0.0.0.0/0" if val == "any" else val)
+                setattr(self, key, net)
+            elif key == "proto":
+                self.proto = None if val == "any" else PROTOS.get(val, None) or int(val)
+            elif key in ("sport", "dport"):
+                if val == "any":
+                    rng = (0, 65535)
+                else:
+                    lo, _, hi = val.partition("-")
+                    rng = (int(lo), int(hi or lo))
+                setattr(self, key, rng)
+            elif key == "priority":
+                self.priority = int(val)
+            else:
+                raise ValueError(line)
+
+    def has_ports(self):
+        return self.sport != (0, 65535) or self.dport != (0, 65535)
+
+
+def parse_rules(text):
+    return [Rule(l) for l in text.splitlines() if l.split("#")[0].strip()]
+
+
+def five_tuple(pkt):
+    """(src, dst, proto, sport, dport, kind): kind is 'ports', 'nonfirst',
+    'malformed' or 'none' (a protocol without ports)."""
+    ip = pkt[IP]
+    src, dst, proto = int(ipaddress.ip_address(ip.src)), int(ipaddress.ip_address(ip.dst)), ip.proto
+    if ip.frag != 0:
+        return src, dst, proto, None, None, "nonfirst"
+    if proto not in PORT_PROTOS:
+        return src, dst, proto, None, None, "none"
+    l4 = bytes(ip.payload)[: max(0, ip.len - ip.ihl * 4)] if ip.len else bytes(ip.payload)
+    if len(l4) < L4_MIN[proto]:
+        return src, dst, proto, None, None, "malformed"
+    if proto == 6 and not (5 <= (l4[12] >> 4) and (l4[12] >> 4) * 4 <= len(l4)):
+        return src, dst, proto, None, None, "malformed"
+    return src, dst, proto, int.from_bytes(l4[0:2], "big"), int.from_bytes(l4[2:4], "big"), "ports"
+
+
+class Acl:
+    """One acl stage. counters / hits mirror the stage's names."""
+
+    def __init__(self, rules, default="deny", sessions=0, timeouts=None,
+                 nonfirst="protocol-only"):
+        self.rules = rules
+        self.default = default
+        self.max_sessions = sessions or (65536 if any(r.action == "permit-reflect"
+                                                      for r in rules) else 0)
+        self.timeouts = dict(TIMEOUTS, **(timeouts or {}))
+        self.proto_only = nonfirst == "protocol-only"
+        self.sessions = {}
+        self.counters = {}
+        self.hits = {}
+
+    def _count(self, name, n=1):
+        self.counters[name] = self.counters.get(name, 0) + n
+
+    def match(self, t):
+        src, dst, proto, sport, dport, kind = t
+        best = None
+        for i, r in enumerate(self.rules):
+            if int(r.src.network_address) != src & int(r.src.netmask):
+                continue
+            if int(r.dst.network_address) != dst & int(r.dst.netmask):
+                continue
+            if r.proto is not None and r.proto != proto:
+                continue
+            if r.has_ports() and not (kind == "nonfirst" and self.proto_only):
+                if kind != "ports" or not (r.sport[0] <= sport <= r.sport[1] and
+                                           r.dport[0] <= dport <= r.dport[1]):
+                    continue
+            if best is None or r.priority > self.rules[best].priority:
+                best = i
+        return best
+
+    @staticmethod
+    def _key(t):
+        src, dst, proto, sport, dport, _ = t
+        a, b = (src, sport or 0), (dst, dport or 0)
+        return ((a, b), 0) if a <= b else ((b, a), 1)
+
+    def _touch(self, s, t, pkt, direction, now):
+        proto = t[2]
+        if proto == 6:
+            flags = int(pkt[TCP].flags)
+            s["seen"][direction] |= flags
+            if flags & 0x05:            # FIN or RST
+                s["closing"] = True
+            est = (s["seen"][0] & s["seen"][1] & 0x12) == 0x12   # SYN and ACK both ways
+            to = self.timeouts["tcp_established" if est and not s["closing"] else "tcp_transient"]
+        elif proto == 17:
+            to = self.timeouts["udp"]
+        else:
+            to = self.timeouts["other"]
+        s["expires"] = now + to
+
+    def packet(self, pkt, now=0.0):
+        """Verdict for one packet: True (forwarded) or False (dropped)."""
+        t = five_tuple(pkt)
+        kind = t[5]
+        if kind == "nonfirst":
+            self._count("nonfirst_fragment")
+        elif kind == "malformed":
+            self._count("l4_malformed")
+        sess_ok = kind in ("ports", "none")
+        if self.max_sessions and sess_ok:
+            key, direction = self._key(t)
+            s = self.sessions.get(key)
+            if s is not None and s["expires"] <= now:
+                del self.sessions[key]
+                self._count("session_expired")
+                s = None
+            if s is not None:
+                self._touch(s, t, pkt, direction, now)
+                self._count("session_permit")
+                return True
+        i = self.match(t)
+        if i is None:
+            action = self.default
+            self._count("default_" + action)
+        else:
+            action = self.rules[i].action
+            self.hits[i + 1] = self.hits.get(i + 1, 0) + 1
+            self._count({"deny": "deny_rule"}.get(action, action.replace("-", "_")))
+        if action == "deny":
+            self._count("acl_deny")
+            return False
+        if action == "permit-reflect" and self.max_sessions and sess_ok:
+            if len(self.sessions) >= self.max_sessions:
+                self.expire_all(now)        # the stage reclaims expired slots when full
+            if len(self.sessions) >= self.max_sessions:
+                self._count("session_full")
+                return False
+            key, direction = self._key(t)
+            s = {"seen": [0, 0], "closing": False, "expires": 0}
+            self.sessions[key] = s
+            self._count("session_created")
+            self._touch(s, t, pkt, direction, now)
+        return True
+
+    def expire_all(self, now):
+        """What the idle sweep does at the end of a run."""
+        for key in [k for k, s in self.sessions.items() if s["expires"] <= now]:
+            del self.sessions[key]
+            self._count("session_expired")
+
+    def stage_counters(self, stage="acl"):
+        out = {f"{stage}.{k}": v for k, v in self.counters.items()}
+        out.update({f"{stage}.rule.{i}": v for i, v in self.hits.items()})
+        return out
+
+
+def from_topology(case_dir, stage="acl"):
+    """An Acl configured like stage @stage of @case_dir/topology.yaml."""
+    import yaml
+    topo = yaml.safe_load(open(os.path.join(case_dir, "topology.yaml")))
+    p = topo["stages"][stage]
+    if "rules_file" in p:
+        text = open(os.path.join(case_dir, p["rules_file"])).read()
+    else:
+        text = "\n".join(r if isinstance(r, str) else
+                         " ".join([r["action"]] + [f"{k} {v}" for k, v in r.items()
+                                                   if k != "action"])
+                         for r in p.get("rules", []))
+    return Acl(parse_rules(text), default=p.get("default", "deny"),
+               sessions=p.get("sessions", 0), timeouts=p.get("session_timeouts"),
+               nonfirst=p.get("nonfirst_fragments", "protocol-only"))
+
+
+def run(acl, pkts):
+    """Packets the stage forwards, in order; time from timed() packets."""
+    out = [p for p in pkts if acl.packet(p, float(p.time) if getattr(p, "_pf_timed", False)
+                                          else 0.0)]
+    last = max([float(p.time) for p in pkts if getattr(p, "_pf_timed", False)] or [0.0])
+    if acl.max_sessions:
+        acl.expire_all(last)
+    return out
+
+
+def counters(acl, n_in, n_out, stage="acl"):
+    """COUNTERS for a case: totals, every acl counter and rule hit, 0 for unused drops."""
+    c = {"totals.rx": n_in, "totals.tx": n_out, f"{stage}.acl_deny": 0,
+         f"{stage}.session_full": 0, f"{stage}.acl_not_ipv4": 0}
+    c.update(acl.stage_counters(stage))
+    return c

@@ -1,0 +1,877 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""pipefwd benchmark harness: pipefwd against DPDK's own peers, same vdevs, same run.
+
+    scripts/bench.py BUILD [--quick] [--only NAME,...] [--rounds N]
+    scripts/bench.py BUILD --compare REF [--quick]
+
+Every case feeds `net_pcap0,rx_pcap=F,infinite_rx=1` into a `net_null0` sink.
+pipefwd and each peer (dpdk-testpmd io/mac, DPDK's l3fwd built from the
+dpdk-doc examples into BUILD/bench/peers/) run in turns, A B A B ..., and the
+rate of each run is read the same way for every program: the sink's
+`opackets` from DPDK's telemetry socket over a fixed window after a warm-up.
+pipefwd's own --stats-json gives cycles per packet per stage and its own
+totals.tx / seconds (kept as a cross-check).
+
+A case is one declarative entry in CASES (stages template, traffic, tables,
+peers); a sweep is one entry in SWEEPS (a case and one parameter to vary).
+Outputs: BUILD/bench/results.json, docs/benchmarks.md, docs/img/bench_*.png.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+IMG = os.path.join(ROOT, "docs", "img")
+L3FWD_SRC = "/usr/share/dpdk/examples/l3fwd"
+L3FWD_COMMON = "/usr/share/dpdk/examples/common"
+TESTPMD = "dpdk-testpmd"
+
+P0_MAC = "02:00:00:00:00:10"   # the forwarder's ingress port (frames are sent to it)
+P1_MAC = "02:00:00:00:00:11"
+GW_MAC = "02:00:00:00:00:99"   # the next hop beyond p1
+HOST_MAC = "02:00:00:00:00:01"
+
+# ---------------------------------------------------------------- traffic ----
+
+TRAFFIC = {
+    # name: frame sizes (cycled; Ethernet without FCS) and number of frames = flows
+    "64B": dict(sizes=[60], frames=4096, desc="64-byte frames (60 + FCS), 4096 UDP flows"),
+    "imix": dict(sizes=[60] * 7 + [590] * 4 + [1514], frames=4096,
+                 desc="IMIX 7:4:1 of 64/594/1518-byte frames, 4096 UDP flows"),
+}
+
+
+def _csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def _mac(s):
+    return bytes.fromhex(s.replace(":", ""))
+
+
+def udp_frame(size, src, dst, sport, dport, dst_mac=P0_MAC, src_mac=HOST_MAC):
+    ip_len = size - 14
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_len, 0, 0x4000, 64, 17, 0,
+                     src.to_bytes(4, "big"), dst.to_bytes(4, "big"))
+    ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
+    udp = struct.pack("!HHHH", sport, dport, ip_len - 20, 0)
+    return _mac(dst_mac) + _mac(src_mac) + b"\x08\x00" + ip + udp + bytes(ip_len - 28)
+
+
+def write_pcap(path, frames):
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", i // 1000000, i % 1000000, len(fr), len(fr)) + fr)
+    os.replace(tmp, path)
+
+
+def mac_of(i):
+    """The i-th MAC of the L2 table (locally administered, unicast)."""
+    return "02:%02x:%02x:%02x:%02x:%02x" % (0x10 | (i >> 32) & 0xF, (i >> 24) & 0xFF,
+                                           (i >> 16) & 0xFF, (i >> 8) & 0xFF, i & 0xFF)
+
+
+def unicast(rnd):
+    while True:
+        a = rnd.getrandbits(32)
+        if 0 < a >> 24 < 224 and a >> 24 not in (10, 127, 172, 192):
+            return a
+
+
+def gen_traffic(name, macs=0):
+    """IPv4/UDP frames, one flow each: sources in 192.168/16, destinations
+    uniform over the unicast space (the same frames whatever the table size, so
+    only the table changes between sizes). With macs > 0 the destination MACs
+    are spread over the L2 table instead."""
+    t = TRAFFIC[name]
+    rnd = random.Random(8)
+    frames = []
+    for i in range(t["frames"]):
+        size = t["sizes"][i % len(t["sizes"])]
+        dst_mac = mac_of(rnd.randrange(macs)) if macs else P0_MAC
+        frames.append(udp_frame(size, 0xC0A80000 | (i + 1), unicast(rnd),
+                                1024 + i % 60000, 5000 + i % 1000, dst_mac=dst_mac,
+                                src_mac=HOST_MAC))
+    return frames
+
+# ----------------------------------------------------------------- tables ----
+# Each generator writes the same table in pipefwd's format and the peer's.
+
+
+def routes(n):
+    """A default route (as 0/1 + 128/1: rte_lpm has no /0) and n-2 distinct
+    random unicast prefixes, lengths uniform over /13../24 with 2 % over
+    /25../32 (tbl8 groups). Not a BGP mix on purpose: rte_lpm_add scans the
+    rules of the same length linearly, so 600k /24s would take minutes to load
+    in both pipefwd and l3fwd; spread over 12 lengths 1M routes load in ~1 min."""
+    rnd = random.Random(n)
+    seen, out = set(), [(0, 1), (0x80000000, 1)]
+    while len(out) < n:
+        plen = rnd.randrange(13, 25) if rnd.random() < 0.98 else rnd.randrange(25, 33)
+        a = unicast(rnd) & (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
+        if (a, plen) not in seen:
+            seen.add((a, plen))
+            out.append((a, plen))
+    return out
+
+
+def ip4(a):
+    return "%d.%d.%d.%d" % (a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255)
+
+
+def write_routes(d, n):
+    pf, peer = os.path.join(d, "routes-%d.txt" % n), os.path.join(d, "routes-%d.l3fwd" % n)
+    if not os.path.exists(pf):
+        rs = routes(n)
+        with open(pf + ".tmp", "w") as f:
+            f.write("# %d routes (scripts/bench.py routes()), all via gw\n" % n)
+            f.writelines("%s/%d gw\n" % (ip4(a), plen) for a, plen in rs)
+        with open(peer, "w") as f:
+            f.writelines("R%s/%d 1\n" % (ip4(a), plen) for a, plen in rs)
+        os.replace(pf + ".tmp", pf)
+    return pf, peer
+
+
+def acl_rules(n):
+    """n-1 deny rules the traffic never matches (sources outside 192.168/16,
+    mixed prefix lengths and port ranges, so the trie is not trivial) and a
+    last rule permitting everything: every packet walks the whole classifier."""
+    rnd = random.Random(n)
+    out = []
+    for k in range(n - 1):
+        src_len = rnd.choice([8, 12, 16, 20, 24, 32])
+        src = (0xAC100000 | rnd.getrandbits(20)) & ~((1 << (32 - src_len)) - 1) & 0xFFFFFFFF
+        dst_len = rnd.choice([0, 8, 16, 24])
+        dst = unicast(rnd) & ~((1 << (32 - dst_len)) - 1) & 0xFFFFFFFF if dst_len else 0
+        lo = rnd.randrange(0, 60000)
+        out.append(dict(src=src, src_len=src_len, dst=dst, dst_len=dst_len, sport=(0, 65535),
+                        dport=(lo, lo + rnd.choice([0, 10, 1000])), proto=rnd.choice([6, 17])))
+    return out
+
+
+def write_acl(d, n):
+    pf, peer = os.path.join(d, "acl-%d.rules" % n), os.path.join(d, "acl-%d.l3fwd" % n)
+    if not os.path.exists(pf):
+        rs = acl_rules(n)
+        with open(pf + ".tmp", "w") as f:
+            for r in rs:
+                f.write("deny src %s/%d dst %s proto %s dport %d-%d\n" % (
+                    ip4(r["src"]), r["src_len"],
+                    "%s/%d" % (ip4(r["dst"]), r["dst_len"]) if r["dst_len"] else "any",
+                    "tcp" if r["proto"] == 6 else "udp", r["dport"][0], r["dport"][1]))
+            f.write("permit\n")
+        with open(peer, "w") as f:
+            for r in rs:
+                f.write("@%s/%d %s/%d 0 : 65535 %d : %d %d/0xff\n" % (
+                    ip4(r["src"]), r["src_len"], ip4(r["dst"]), r["dst_len"], r["dport"][0],
+                    r["dport"][1], r["proto"]))
+            f.write("R0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 0x0/0x0 1\n")
+        os.replace(pf + ".tmp", pf)
+    return pf, peer
+
+
+def write_macs(d, n):
+    pf = os.path.join(d, "macs-%d.txt" % n)
+    if not os.path.exists(pf):
+        with open(pf + ".tmp", "w") as f:
+            f.writelines("%s p1\n" % mac_of(i) for i in range(n))
+        os.replace(pf + ".tmp", pf)
+    return pf, None
+
+# ------------------------------------------------------------------ cases ----
+# Stage templates: tokens @ROUTES@ @ACL@ @MACS@ are table files, filled per case.
+# `split` is the pipelined layout: stages per worker lcore (2 CPUs here).
+
+PASS = dict(kind="pass", stages="""\
+  rx: { type: rx, ports: [p0], next: xc }
+  xc: { type: xconnect, pairs: { p0: p1 }, next: tx }
+  tx: { type: tx, ports: [p1] }
+""", split=[["rx"], ["xc", "tx"]])
+
+L3 = dict(kind="l3", stages="""\
+  rx:  { type: rx, ports: [p0], next: { ipv4: lpm } }
+  lpm: { type: lpm, nexthops: { gw: { port: p1, mac: "%s" } }, routes_file: "@ROUTES@", next: tx }
+  tx:  { type: tx, ports: [p1] }
+""" % GW_MAC, split=[["rx"], ["lpm", "tx"]])
+
+ACL = dict(kind="acl", stages="""\
+  rx:  { type: rx, ports: [p0], next: { ipv4: acl } }
+  acl: { type: acl, rules_file: "@ACL@", next: xc }
+  xc:  { type: xconnect, pairs: { p0: p1 }, next: tx }
+  tx:  { type: tx, ports: [p1] }
+""", split=[["rx"], ["acl", "xc", "tx"]])
+
+L2 = dict(kind="l2", stages="""\
+  rx:    { type: rx, ports: [p0], next: l2fib }
+  l2fib: { type: l2fib, ports: [p0, p1], static: "@MACS@", table_size: @MACSIZE@, next: tx }
+  tx:    { type: tx, ports: [p1] }
+""", split=[["rx"], ["l2fib", "tx"]])
+
+FULL = dict(kind="full", stages="""\
+  rx:  { type: rx, ports: [p0], next: { ipv4: acl } }
+  acl: { type: acl, rules_file: "@ACL@", next: lpm }
+  lpm: { type: lpm, nexthops: { gw: { port: p1, mac: "%s" } }, routes_file: "@ROUTES@", next: tx }
+  tx:  { type: tx, ports: [p1] }
+""" % GW_MAC, split=[["rx", "acl"], ["lpm", "tx"]])
+
+
+def case(name, title, topo, peers=(), traffic="64B", quick=False,
+         layouts=("fused", "pipelined"), rounds=None, **tables):
+    """One benchmark case. rounds caps the alternations (big tables load slowly)."""
+    return dict(name=name, title=title, topo=topo, peers=list(peers), traffic=traffic,
+                quick=quick, layouts=list(layouts), rounds=rounds, tables=tables)
+
+
+CASES = [
+    case("pass", "pass-through rx -> xconnect -> tx", PASS, ["testpmd-io", "testpmd-mac"],
+         quick=True),
+    case("pass-imix", "pass-through, IMIX", PASS, ["testpmd-io"], traffic="imix"),
+    case("l3-1k", "L3 routing, 1k routes", L3, ["l3fwd-lpm"], quick=True, routes=1 << 10),
+    case("l3-1M", "L3 routing, 1M routes", L3, ["l3fwd-lpm"], layouts=["fused"], rounds=3,
+         routes=1 << 20),
+    case("l3-1k-imix", "L3 routing, 1k routes, IMIX", L3, ["l3fwd-lpm"], traffic="imix",
+         routes=1 << 10),
+    case("acl-1", "ACL, 1 rule", ACL, ["l3fwd-acl"], acl=1),
+    case("acl-100", "ACL, 100 rules", ACL, ["l3fwd-acl"], quick=True, acl=100),
+    case("acl-1000", "ACL, 1000 rules", ACL, ["l3fwd-acl"], acl=1000),
+    case("l2-1k", "L2 bridge, 1k MACs", L2, quick=True, macs=1 << 10),
+    case("l2-1M", "L2 bridge, 1M MACs", L2, macs=1 << 20),
+    case("l2-4M", "L2 bridge, 4M MACs", L2, layouts=["fused"], rounds=3, macs=1 << 22),
+    case("full", "rx -> acl (100 rules) -> lpm (1k routes) -> tx", FULL, quick=True, acl=100,
+         routes=1 << 10),
+]
+
+# Sweeps: fused layout, pipefwd only, one parameter varied over `values`.
+SWEEPS = [
+    dict(name="burst", base="l3-1k", key="burst", values=[8, 16, 32, 64, 128],
+         title="L3 1k routes: burst size per edge", stage="lpm"),
+    dict(name="routes", base="l3-1k", key="routes",
+         values=[1 << 10, 1 << 14, 1 << 16, 1 << 18, 1 << 20], title="routes", stage="lpm"),
+    dict(name="acl", base="acl-100", key="acl", values=[1, 10, 100, 1000, 4000],
+         title="ACL rules", stage="acl"),
+    dict(name="macs", base="l2-1k", key="macs", values=[1 << 10, 1 << 16, 1 << 20, 1 << 22],
+         title="MACs", stage="l2fib"),
+]
+
+# ------------------------------------------------------------------ peers ----
+# Commands use the same vdevs; {eal} is the shared EAL part, {pcap} the traffic.
+PEERS = {
+    "testpmd-io": dict(desc="dpdk-testpmd io forwarding", cmd=[
+        TESTPMD, "{eal}", "--lcores=0@0,1@{last}", "--", "--forward-mode=io", "--no-flush-rx",
+        "--total-num-mbufs={mbufs}", "-a"]),
+    "testpmd-mac": dict(desc="dpdk-testpmd mac forwarding (rewrites MACs)", cmd=[
+        TESTPMD, "{eal}", "--lcores=0@0,1@{last}", "--", "--forward-mode=mac", "--no-flush-rx",
+        "--total-num-mbufs={mbufs}", "-a"]),
+    "l3fwd-lpm": dict(desc="DPDK examples/l3fwd, LPM lookup", build="l3fwd", cmd=[
+        "{l3fwd}", "{eal}", "--lcores=1@{last}", "--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)",
+        "--parse-ptype", "--lookup=lpm", "--rule_ipv4={routes}", "--rule_ipv6={routes6}",
+        "--eth-dest=1,%s" % GW_MAC]),
+    "l3fwd-acl": dict(desc="DPDK examples/l3fwd, ACL lookup", build="l3fwd", cmd=[
+        "{l3fwd}", "{eal}", "--lcores=1@{last}", "--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)",
+        "--parse-ptype", "--lookup=acl", "--rule_ipv4={acl}", "--rule_ipv6={acl6}",
+        "--eth-dest=1,%s" % GW_MAC]),
+}
+
+# l3fwd is built from Debian's dpdk-doc copy in BUILD/bench/peers, with three
+# edits applied to that copy only (sed expressions, shown in the report).
+L3FWD_PATCHES = [
+    ("main.c", r"s|\.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM,|.offloads = 0, /* bench: vdevs have no RX checksum offload */|"),
+    ("l3fwd_lpm.c", r"s|^#define IPV4_L3FWD_LPM_MAX_RULES .*|#define IPV4_L3FWD_LPM_MAX_RULES (1 << 21)|"),
+    ("l3fwd_lpm.c", r"s|^#define IPV4_L3FWD_LPM_NUMBER_TBL8S .*|#define IPV4_L3FWD_LPM_NUMBER_TBL8S (1 << 16)|"),
+    ("l3fwd_lpm.c", r's|printf("LPM: Adding route %s|if (i < 4) printf("LPM: Adding route %s|'),
+]
+
+# ---------------------------------------------------------------- helpers ----
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def telemetry(prefix, cmd, timeout=1.0):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(timeout)
+    try:
+        s.connect("/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix)
+        info = json.loads(s.recv(16384).decode())
+        s.send(cmd.encode())
+        return json.loads(s.recv(info.get("max_output_len", 16384)).decode())
+    finally:
+        s.close()
+
+
+def sink_opackets(prefix, port=1):
+    r = telemetry(prefix, "/ethdev/stats,%d" % port)
+    return r["/ethdev/stats"]["opackets"]
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def spread(xs):
+    """(max - min) / median, in percent."""
+    return 100.0 * (max(xs) - min(xs)) / statistics.median(xs) if len(xs) > 1 and median(xs) else 0.0
+
+
+def git_commit(path=ROOT):
+    try:
+        c = subprocess.run(["git", "-C", path, "rev-parse", "--short=12", "HEAD"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", path, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return c + ("-dirty" if dirty else "")
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return "unknown"
+
+
+def rel(p):
+    return os.path.relpath(p, ROOT) if p.startswith(ROOT) else p
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.build = os.path.abspath(args.build)
+        self.out = os.path.join(self.build, "bench")
+        for d in ("traffic", "tables", "topo", "logs", "stats", "peers"):
+            os.makedirs(os.path.join(self.out, d), exist_ok=True)
+        self.quick = args.quick
+        self.rounds = args.rounds or (3 if self.quick else 5)
+        self.warm = 0.5 if self.quick else 1.0
+        self.window = 1.0 if self.quick else 2.0
+        self.pipefwd = os.path.join(self.build, "app", "pipefwd")
+        self.l3fwd = None
+        self.seq = 0
+
+    # -- inputs --
+    def pcap(self, traffic, macs=0):
+        p = os.path.join(self.out, "traffic", "%s%s.pcap" % (traffic, "-l2-%d" % macs if macs else ""))
+        if not os.path.exists(p):
+            write_pcap(p, gen_traffic(traffic, macs))
+        return p
+
+    def tables(self, tables):
+        d = os.path.join(self.out, "tables")
+        t = {}
+        if "routes" in tables:
+            t["routes"], t["routes_peer"] = write_routes(d, tables["routes"])
+        if "acl" in tables:
+            t["acl"], t["acl_peer"] = write_acl(d, tables["acl"])
+        if "macs" in tables:
+            t["macs"], _ = write_macs(d, tables["macs"])
+        if "routes_peer" in t or "acl_peer" in t:
+            t["routes6"] = os.path.join(d, "empty6.l3fwd")
+            t["acl6"] = os.path.join(d, "empty6-acl.l3fwd")
+            with open(t["routes6"], "w") as f:
+                f.write("R2001:db8::/64 1\n")
+            with open(t["acl6"], "w") as f:
+                f.write("R0:0:0:0:0:0:0:0/0 0:0:0:0:0:0:0:0/0 0 : 65535 0 : 65535 0x0/0x0 1\n")
+        return t
+
+    @staticmethod
+    def mem(tables):
+        big = tables.get("routes", 0) >= 1 << 18 or tables.get("macs", 0) >= 1 << 20
+        return 2048 if big else 512
+
+    def topology(self, c, layout, burst=32, tables=None):
+        tables = tables if tables is not None else c["tables"]
+        t = self.tables(tables)
+        pcap = self.pcap(c["traffic"], tables.get("macs", 0))
+        stages = c["topo"]["stages"]
+        for tok, key in (("@ROUTES@", "routes"), ("@ACL@", "acl"), ("@MACS@", "macs")):
+            if key in t:
+                stages = stages.replace(tok, t[key])
+        stages = stages.replace("@MACSIZE@", str(tables.get("macs", 0) + 4096))
+        names = [ln.split(":")[0].strip() for ln in stages.splitlines() if ln.strip()]
+        groups = [names] if layout == "fused" else c["topo"]["split"]
+        # Pinned like the peers: main lcore on CPU 0, the first worker on the
+        # last CPU, the next ones counting down (floating lcores let two
+        # pipeline workers share one CPU and cost 5x here).
+        ncpu = os.cpu_count() or 2
+        pin = ",".join(["0@0"] + ["%d@%d" % (i + 1, (ncpu - 1 - i) % ncpu)
+                                  for i in range(len(groups))])
+        y = ['eal: [--no-huge, -m, "%d", --no-pci, "--lcores=%s"]' % (self.mem(tables), pin),
+             "ports:",
+             '  p0: { device: "net_pcap0,rx_pcap=%s,infinite_rx=1", mac: "%s" }' % (pcap, P0_MAC),
+             '  p1: { device: "net_null0,no-rx=1", mac: "%s" }' % P1_MAC,
+             "stages:", stages.rstrip(),
+             "rings:", "  default: { size: 1024, burst: %d }" % burst,
+             "lcores:"]
+        y += ["  %d: [%s]" % (i + 1, ", ".join(g)) for i, g in enumerate(groups)]
+        tag = "%s-%s-%s-b%d-%s" % (c["topo"]["kind"], c["traffic"], layout, burst,
+                                "-".join("%s%d" % kv for kv in sorted(tables.items())))
+        path = os.path.join(self.out, "topo", tag + ".yaml")
+        with open(path, "w") as f:
+            f.write("# generated by scripts/bench.py: %s (%s)\n" % (c["title"], layout))
+            f.write("\n".join(y) + "\n")
+        lmap = {str(i + 1): g for i, g in enumerate(groups)}
+        return path, lmap, pcap, t
+
+    def check(self, topo, binary=None):
+        r = subprocess.run([binary or self.pipefwd, "--check", topo], capture_output=True, text=True)
+        if r.returncode != 0:
+            err = (r.stderr or r.stdout).strip().splitlines()
+            return err[0] if err else "pipefwd --check failed"
+        return None
+
+    # -- peers --
+    def build_l3fwd(self):
+        if self.l3fwd:
+            return self.l3fwd
+        src = os.path.join(self.out, "peers", "l3fwd-src")
+        binary = os.path.join(src, "build", "l3fwd")
+        stamp = os.path.join(src, ".bench-patched")
+        if not os.path.exists(binary) or not os.path.exists(stamp):
+            if not os.path.isdir(L3FWD_SRC):
+                raise RuntimeError("%s missing: install dpdk-doc" % L3FWD_SRC)
+            shutil.rmtree(src, ignore_errors=True)
+            shutil.copytree(L3FWD_SRC, src)
+            for f, expr in L3FWD_PATCHES:
+                before = open(os.path.join(src, f)).read()
+                sh(["sed", "-i", expr, os.path.join(src, f)])
+                if open(os.path.join(src, f)).read() == before:
+                    raise RuntimeError("l3fwd patch did not apply: %s %s" % (f, expr))
+            log("bench: building l3fwd from %s into %s" % (L3FWD_SRC, rel(src)))
+            env = dict(os.environ, CFLAGS="-I" + L3FWD_COMMON)
+            with open(os.path.join(self.out, "logs", "l3fwd-build.log"), "w") as lf:
+                sh(["make", "-C", src, "-j2"], env=env, stdout=lf, stderr=subprocess.STDOUT)
+            open(stamp, "w").close()
+        self.l3fwd = binary
+        return binary
+
+    def peer_cmd(self, peer, pcap, t, tables):
+        p = PEERS[peer]
+        prefix = "bench_%s" % peer.replace("-", "_")
+        eal = ["--no-huge", "-m", str(self.mem(tables)), "--no-pci", "--file-prefix=" + prefix,
+               "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
+               "--vdev", "net_null0,no-rx=1"]
+        subs = dict(last=(os.cpu_count() or 2) - 1, mbufs=TRAFFIC_FRAMES(pcap) + 16384,
+                    l3fwd=self.build_l3fwd() if p.get("build") == "l3fwd" else "",
+                    routes=t.get("routes_peer", ""), routes6=t.get("routes6", ""),
+                    acl=t.get("acl_peer", ""), acl6=t.get("acl6", ""))
+        cmd = []
+        for a in p["cmd"]:
+            if a == "{eal}":
+                cmd += eal
+            else:
+                cmd.append(a.format(**subs))
+        return cmd, prefix
+
+    # -- one run --
+    def run(self, label, cmd, prefix, json_path=None):
+        """Start cmd, wait until the sink transmits, measure over the window, stop."""
+        self.seq += 1
+        logf = os.path.join(self.out, "logs", "%03d-%s.log" % (self.seq, label))
+        res = dict(label=label, ok=False)
+        with open(logf, "w") as lf:
+            lf.write(" ".join(cmd) + "\n")
+            lf.flush()
+            p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=lf, stderr=subprocess.STDOUT)
+            try:
+                deadline = time.monotonic() + 180
+                while True:
+                    if p.poll() is not None:
+                        res["error"] = "exited with %d before forwarding (see %s)" % (
+                            p.returncode, rel(logf))
+                        return res
+                    try:
+                        if sink_opackets(prefix) > 0:
+                            break
+                    except (OSError, ValueError, KeyError, TypeError):
+                        pass
+                    if time.monotonic() > deadline:
+                        res["error"] = "no packet forwarded within 180 s (see %s)" % rel(logf)
+                        return res
+                    time.sleep(0.05)
+                time.sleep(self.warm)
+                t0, a = time.monotonic(), sink_opackets(prefix)
+                time.sleep(self.window)
+                t1, b = time.monotonic(), sink_opackets(prefix)
+                res.update(ok=True, mpps=(b - a) / (t1 - t0) / 1e6)
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                res["error"] = "telemetry: %s (see %s)" % (e, rel(logf))
+            finally:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGINT)
+                    try:
+                        p.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        p.kill()
+                        p.wait()
+                        res.setdefault("warning", "killed after SIGINT timeout")
+        if json_path:
+            if p.returncode not in (0, -signal.SIGINT):
+                res["warning"] = "pipefwd exit %d (see %s)" % (p.returncode, rel(logf))
+            try:
+                with open(json_path) as f:
+                    st = json.load(f)
+                res["json_mpps"] = st["totals"]["tx"] / st["seconds"] / 1e6
+                res["tsc_hz"] = st["tsc_hz"]
+                res["stages"] = {k: v["cycles_per_packet"] for k, v in st["stages"].items()}
+                res["avg_burst"] = {k: round(v["packets"] / v["bursts"], 1)
+                                    for k, v in st["stages"].items() if v["bursts"]}
+                res["unaccounted"] = st["totals"]["unaccounted"]
+            except (OSError, ValueError, KeyError, ZeroDivisionError) as e:
+                res["warning"] = "no stats json: %s" % e
+        return res
+
+    def pf_runner(self, label, topo, binary=None):
+        prefix = "bench_pf"
+        js = os.path.join(self.out, "stats", label + ".json")
+        cap = self.warm + self.window + 200
+        cmd = [binary or self.pipefwd, "-q", "-d", "%g" % cap, "-j", js, topo, "--",
+               "--file-prefix=" + prefix]
+        return dict(label=label, cmd=cmd, prefix=prefix, json=js, topo=topo)
+
+    def alternate(self, runners, rounds=None):
+        """Run every runner once per round, in turn (A B C A B C ...)."""
+        runs = {r["label"]: [] for r in runners}
+        todo = runners
+        for rnd in range(min(rounds or self.rounds, self.rounds)):
+            for r in todo:
+                res = self.run(r["label"], r["cmd"], r["prefix"], r.get("json"))
+                runs[r["label"]].append(res)
+                log("  %-34s round %d: %s" % (r["label"], rnd + 1,
+                                              "%.2f Mpps" % res["mpps"] if res["ok"] else
+                                              "FAILED: " + res.get("error", "?")))
+        return runs
+
+    # -- aggregation --
+    def show(self, a):
+        """A path as the report shows it: relative to the checkout, BUILD as build/."""
+        a = a.replace(self.build + "/", "build/")
+        return a.replace(ROOT + "/", "")
+
+    def summarize(self, runs, cmd=None, **extra):
+        ok = [r for r in runs if r["ok"]]
+        s = dict(extra)
+        if cmd:
+            s["command"] = " ".join(self.show(a) for a in cmd)
+        s["runs"] = len(runs)
+        s["mpps_runs"] = [round(r["mpps"], 3) for r in ok]
+        if not ok:
+            s["error"] = runs[0].get("error", "failed") if runs else "not run"
+            return s
+        s["mpps"] = round(median([r["mpps"] for r in ok]), 3)
+        s["spread_pct"] = round(spread([r["mpps"] for r in ok]), 1)
+        if any("json_mpps" in r for r in ok):
+            s["json_mpps"] = round(median([r["json_mpps"] for r in ok if "json_mpps" in r]), 3)
+            stages = ok[0].get("stages", {})
+            s["cycles_per_packet"] = {k: round(median([r["stages"][k] for r in ok
+                                                       if k in r.get("stages", {})]), 1)
+                                      for k in stages}
+            s["avg_burst"] = ok[0].get("avg_burst", {})
+            s["tsc_hz"] = ok[0].get("tsc_hz")
+            if any(r.get("unaccounted") for r in ok):
+                s["warning"] = "accounting mismatch in a run"
+        warns = [r["warning"] for r in runs if r.get("warning")]
+        if warns:
+            s["warning"] = warns[0]
+        return s
+
+    # -- the benchmark --
+    def run_cases(self):
+        results = []
+        only = set(self.args.only.split(",")) if self.args.only else None
+        for c in CASES:
+            if only and c["name"] not in only or self.quick and not c["quick"] and not only:
+                continue
+            log("bench: case %s (%s, %s)" % (c["name"], c["title"], c["traffic"]))
+            runners, meta = [], {}
+            for layout in c["layouts"]:
+                topo, lmap, pcap, t = self.topology(c, layout)
+                err = self.check(topo)
+                if err:
+                    log("  skip pipefwd %s: %s" % (layout, err))
+                    meta[layout] = dict(skipped=err, topology=rel(topo))
+                    continue
+                r = self.pf_runner("%s-%s" % (c["name"], layout), topo)
+                meta[layout] = dict(topology=self.show(topo), lcores=lmap)
+                runners.append(r)
+            for peer in c["peers"]:
+                try:
+                    cmd, prefix = self.peer_cmd(peer, pcap, t, c["tables"])
+                except (RuntimeError, subprocess.CalledProcessError) as e:
+                    meta[peer] = dict(skipped=str(e))
+                    continue
+                runners.append(dict(label="%s-%s" % (c["name"], peer), cmd=cmd, prefix=prefix,
+                                    peer=peer))
+            runs = self.alternate(runners, c["rounds"])
+            row = dict(case=c["name"], title=c["title"], traffic=c["traffic"],
+                       tables=c["tables"], burst=32, pipefwd={}, peers={})
+            for r in runners:
+                if "peer" in r:
+                    row["peers"][r["peer"]] = self.summarize(runs[r["label"]], r["cmd"],
+                                                             desc=PEERS[r["peer"]]["desc"])
+                else:
+                    layout = r["label"].rsplit("-", 1)[1]
+                    row["pipefwd"][layout] = self.summarize(runs[r["label"]], r["cmd"],
+                                                            **meta[layout])
+            for layout in ("fused", "pipelined"):
+                if layout in meta and "skipped" in meta[layout]:
+                    row["pipefwd"][layout] = meta[layout]
+            for peer in c["peers"]:
+                if peer in meta:
+                    row["peers"][peer] = meta[peer]
+            if all("skipped" in meta.get(lay, {}) for lay in ("fused", "pipelined")):
+                row["skipped"] = meta["fused"]["skipped"]
+            self.ratios(row)
+            results.append(row)
+        return results
+
+    @staticmethod
+    def ratios(row):
+        f = row["pipefwd"].get("fused", {})
+        pl = row["pipefwd"].get("pipelined", {})
+        if row["peers"]:
+            first = list(row["peers"])[0]
+            pm = row["peers"][first].get("mpps")
+            row["peer"] = first
+            row["peer_mpps"] = pm
+            if pm and f.get("mpps"):
+                row["ratio_fused"] = round(f["mpps"] / pm, 3)
+            if pm and pl.get("mpps"):
+                row["ratio_pipelined"] = round(pl["mpps"] / pm, 3)
+        else:
+            row["peer"] = None
+        cf, cp = f.get("cycles_per_packet"), pl.get("cycles_per_packet")
+        if cf and cp:
+            # Ring hand-off: stage cycles in the pipelined layout over fused, per
+            # edge that crosses lcores (the split adds exactly one such edge).
+            row["handoff_cycles_per_edge"] = round(sum(cp.values()) - sum(cf.values()), 1)
+
+    def run_sweeps(self):
+        out = []
+        only = set(self.args.only.split(",")) if self.args.only else None
+        for sw in SWEEPS:
+            if only and sw["name"] not in only:
+                continue
+            if self.quick and not only:
+                if sw["name"] != "burst":
+                    continue
+                values = [8, 32, 128]
+            else:
+                values = sw["values"]
+            c = next(x for x in CASES if x["name"] == sw["base"])
+            log("bench: sweep %s over %s" % (sw["name"], values))
+            runners, points = [], []
+            for v in values:
+                tables = dict(c["tables"])
+                burst = 32
+                if sw["key"] == "burst":
+                    burst = v
+                else:
+                    tables[sw["key"]] = v
+                topo, lmap, _, _ = self.topology(c, "fused", burst=burst, tables=tables)
+                err = self.check(topo)
+                if err:
+                    log("  skip %s=%s: %s" % (sw["key"], v, err))
+                    points.append(dict(value=v, skipped=err))
+                    continue
+                r = self.pf_runner("%s-%s-%d" % (sw["name"], c["name"], v), topo)
+                r["value"] = v
+                runners.append(r)
+            runs = self.alternate(runners, 3) if runners else {}
+            for r in runners:
+                s = self.summarize(runs[r["label"]], r["cmd"], value=r["value"])
+                points.append(s)
+            points.sort(key=lambda p: p["value"])
+            out.append(dict(name=sw["name"], base=sw["base"], key=sw["key"], title=sw["title"],
+                            stage=sw["stage"], points=points))
+        return out
+
+    def main(self):
+        t0 = time.monotonic()
+        if not os.access(self.pipefwd, os.X_OK):
+            sys.exit("bench: %s not built (run make build)" % self.pipefwd)
+        results = dict(
+            date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            commit=git_commit(os.path.dirname(self.build)), note=self.args.note,
+            harness_commit=git_commit(), quick=self.quick, rounds=self.rounds, warmup_s=self.warm,
+            window_s=self.window, machine=machine(), traffic=TRAFFIC,
+            l3fwd_patches=[dict(file=f, sed=e) for f, e in L3FWD_PATCHES])
+        results["cases"] = self.run_cases()
+        results["sweeps"] = self.run_sweeps()
+        tsc = [p.get("tsc_hz") for r in results["cases"] for p in r.get("pipefwd", {}).values()
+               if p.get("tsc_hz")]
+        results["tsc_hz"] = tsc[0] if tsc else None
+        results["elapsed_s"] = round(time.monotonic() - t0, 1)
+        path = os.path.join(self.out, "results.json")
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1)
+        log("bench: wrote %s (%.0f s)" % (rel(path), results["elapsed_s"]))
+        print_table(results)
+        if not self.args.no_report:
+            report(results, self.out)
+
+
+def TRAFFIC_FRAMES(pcap):
+    n, f = 0, open(pcap, "rb")
+    f.read(24)
+    while True:
+        h = f.read(16)
+        if len(h) < 16:
+            break
+        f.seek(struct.unpack("<IIII", h)[2], 1)
+        n += 1
+    f.close()
+    return n
+
+
+def machine():
+    m = {}
+    try:
+        for ln in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
+            k, _, v = ln.partition(":")
+            if k.strip() in ("Model name", "CPU(s)", "Thread(s) per core", "Core(s) per socket",
+                             "Hypervisor vendor", "L1d cache", "L2 cache", "L3 cache",
+                             "CPU max MHz", "BogoMIPS"):
+                m[k.strip()] = v.strip()
+    except FileNotFoundError:
+        pass
+    m["kernel"] = platform.release()
+    try:
+        m["dpdk"] = subprocess.run(["pkg-config", "--modversion", "libdpdk"], capture_output=True,
+                                   text=True).stdout.strip()
+    except FileNotFoundError:
+        pass
+    try:
+        m["load_avg_at_start"] = os.getloadavg()[0]
+    except OSError:
+        pass
+    return m
+
+
+def fmt(x, f="%.2f"):
+    return f % x if isinstance(x, (int, float)) else "-"
+
+
+def print_table(res):
+    log("\n%-12s %-9s %9s %6s %-12s %9s %7s" % ("case", "layout", "Mpps", "+-%", "peer",
+                                                 "peer Mpps", "ratio"))
+    for r in res["cases"]:
+        if "skipped" in r:
+            log("%-12s skipped: %s (peer %s: %s Mpps)" % (r["case"], r["skipped"], r.get("peer"),
+                                                         fmt(r.get("peer_mpps"))))
+            continue
+        for layout in ("fused", "pipelined"):
+            p = r["pipefwd"].get(layout, {})
+            log("%-12s %-9s %9s %6s %-12s %9s %7s" % (
+                r["case"], layout, fmt(p.get("mpps")), fmt(p.get("spread_pct"), "%.0f"),
+                r.get("peer") or "none", fmt(r.get("peer_mpps")),
+                fmt(r.get("ratio_" + layout), "%.2fx")))
+    for sw in res["sweeps"]:
+        log("sweep %s: %s" % (sw["name"], ", ".join(
+            "%s=%s" % (p["value"], fmt(p.get("mpps"))) for p in sw["points"])))
+
+
+from bench_report import report  # noqa: E402  (the Markdown and gnuplot half)
+
+
+def compare(args):
+    """Build REF beside the current build, run the quick cases alternately."""
+    b = Bench(args)
+    base = os.path.join(b.out, "base")
+    src, bld = os.path.join(base, "src"), os.path.join(base, "build")
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", args.compare], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    stamp = os.path.join(base, "rev")
+    if not (os.path.exists(stamp) and open(stamp).read() == rev):
+        shutil.rmtree(base, ignore_errors=True)
+        os.makedirs(src)
+        log("bench-compare: building %s (%s) in %s" % (args.compare, rev[:12], rel(base)))
+        arch = subprocess.Popen(["git", "-C", ROOT, "archive", rev], stdout=subprocess.PIPE)
+        sh(["tar", "-x", "-C", src], stdin=arch.stdout)
+        arch.wait()
+        sh(["meson", "setup", bld, src, "-Dwerror=false"], stdout=subprocess.DEVNULL)
+        sh(["ninja", "-C", bld], stdout=subprocess.DEVNULL)
+        with open(stamp, "w") as f:
+            f.write(rev)
+    base_bin = os.path.join(bld, "app", "pipefwd")
+    rows, slower = [], []
+    for c in CASES:
+        if not c["quick"]:
+            continue
+        for layout in ("fused", "pipelined"):
+            topo, _, _, _ = b.topology(c, layout)
+            if b.check(topo) or b.check(topo, base_bin):
+                log("bench-compare: skip %s %s (a build rejects the topology)" % (c["name"], layout))
+                continue
+            rb = b.pf_runner("cmp-%s-%s-base" % (c["name"], layout), topo, base_bin)
+            rc = b.pf_runner("cmp-%s-%s-head" % (c["name"], layout), topo)
+            runs = b.alternate([rb, rc])
+            sb, sc = b.summarize(runs[rb["label"]]), b.summarize(runs[rc["label"]])
+            row = dict(case=c["name"], layout=layout, base_mpps=sb.get("mpps"),
+                       head_mpps=sc.get("mpps"), base_runs=sb["mpps_runs"],
+                       head_runs=sc["mpps_runs"])
+            # Paired: each head run against the base run just before it, so a
+            # load change between rounds cancels out; the median of the pairs decides.
+            pairs = [h["mpps"] / a["mpps"] for a, h in zip(runs[rb["label"]], runs[rc["label"]])
+                     if a["ok"] and h["ok"] and a["mpps"] > 0]
+            if pairs:
+                ratio = median(pairs)
+                row["paired_ratios"] = [round(x, 3) for x in pairs]
+                row["change_pct"] = round(100.0 * (ratio - 1), 1)
+                row["slower"] = ratio < 0.95
+                if row["slower"]:
+                    slower.append(row)
+            rows.append(row)
+    out = dict(base=args.compare, base_rev=rev, head=git_commit(), rows=rows,
+               date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
+    with open(os.path.join(b.out, "compare.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    log("\n%-10s %-9s %10s %10s %8s" % ("case", "layout", args.compare[:10], "HEAD",
+                                        "change (median of paired runs)"))
+    for r in rows:
+        log("%-10s %-9s %10s %10s %7s%% %s" % (r["case"], r["layout"], fmt(r["base_mpps"]),
+                                               fmt(r["head_mpps"]), fmt(r.get("change_pct"), "%+.1f"),
+                                               "SLOWER" if r.get("slower") else ""))
+    if slower:
+        log("bench-compare: %d case(s) more than 5%% slower than %s" % (len(slower), args.compare))
+        return 1
+    log("bench-compare: no case more than 5% slower than " + args.compare)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build", nargs="?", default="build")
+    ap.add_argument("--quick", action="store_true", help="the CI set: fewer cases, short runs")
+    ap.add_argument("--only", help="comma-separated case or sweep names")
+    ap.add_argument("--rounds", type=int, help="alternations per case (default 5, quick 3)")
+    ap.add_argument("--compare", metavar="REF", help="compare the quick set against git REF")
+    ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/")
+    ap.add_argument("--note", help="one line on what was measured, shown in the report")
+    args = ap.parse_args()
+    if args.compare:
+        args.quick = True
+        return compare(args)
+    Bench(args).main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,422 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The report half of scripts/bench.py: docs/benchmarks.md and gnuplot PNGs.
+
+    /usr/bin/python3 scripts/bench_report.py [BUILD/bench/results.json]
+
+regenerates the report from a results file without running anything.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+IMG = os.path.join(ROOT, "docs", "img")
+STAGE_ORDER = ["rx", "acl", "lpm", "l2fib", "xc", "tx"]
+
+
+def f2(x, f="%.2f"):
+    return f % x if isinstance(x, (int, float)) else "-"
+
+
+def mpps_cell(s):
+    if not s:
+        return "-"
+    if "skipped" in s:
+        return "skipped"
+    if "mpps" not in s:
+        return "failed"
+    return "%.2f ±%.0f%%" % (s["mpps"], s.get("spread_pct", 0))
+
+
+def core_cycles(s, tsc):
+    """Cycles of one worker core per packet (the fused layout uses one core)."""
+    return tsc / (s["mpps"] * 1e6) if tsc and s and s.get("mpps") else None
+
+
+def human(n):
+    for div, suf in ((1 << 20, "M"), (1 << 10, "k")):
+        if n >= div and n % div == 0:
+            return "%d%s" % (n // div, suf)
+    return str(n)
+
+
+def gnuplot(script, name):
+    if shutil.which("gnuplot") is None:
+        return False
+    os.makedirs(IMG, exist_ok=True)
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    if r.returncode != 0:
+        print("bench: gnuplot %s failed: %s" % (name, r.stderr.strip()), file=sys.stderr)
+        return False
+    return True
+
+
+def plots(res, out):
+    d = os.path.join(out, "plots")
+    os.makedirs(d, exist_ok=True)
+    made = {}
+    term = "set terminal pngcairo size 960,480 font 'Sans,10'\n"
+    cases = [r for r in res["cases"] if "skipped" not in r]
+    tsc = res.get("tsc_hz")
+
+    # 1. Mpps per case against the peer.
+    dat = os.path.join(d, "mpps.dat")
+    with open(dat, "w") as f:
+        f.write("# case fused pipelined peer\n")
+        for r in cases:
+            p = r["pipefwd"]
+            f.write('"%s" %s %s %s\n' % (r["case"], f2(p.get("fused", {}).get("mpps")),
+                                         f2(p.get("pipelined", {}).get("mpps")),
+                                         f2(r.get("peer_mpps"))))
+    png = os.path.join(IMG, "bench_mpps.png")
+    if cases and gnuplot(term + """
+set output '%s'
+set title 'Mpps per case (median; peer = testpmd io / l3fwd on the same vdevs and traffic)'
+set datafile missing '-'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel 'Mpps'
+set yrange [0:*]
+set grid ytics
+set xtics rotate by -30
+set key top right
+plot '%s' using 2:xtic(1) title 'pipefwd fused', '' using 3 title 'pipefwd pipelined', \
+     '' using 4 title 'peer'
+""" % (png, dat), "mpps"):
+        made["mpps"] = png
+
+    # 2. Cycles per packet per stage (fused), plus the runtime's own share.
+    names = [s for s in STAGE_ORDER if any(s in r["pipefwd"].get("fused", {}).get(
+        "cycles_per_packet", {}) for r in cases)]
+    dat = os.path.join(d, "cycles.dat")
+    rows = 0
+    with open(dat, "w") as f:
+        f.write("case %s runtime\n" % " ".join(names))
+        for r in cases:
+            fu = r["pipefwd"].get("fused", {})
+            cpp = fu.get("cycles_per_packet")
+            if not cpp:
+                continue
+            core = core_cycles(fu, tsc)
+            other = max(core - sum(cpp.values()), 0) if core else 0
+            f.write('"%s" %s %.1f\n' % (r["case"], " ".join("%.1f" % cpp.get(s, 0) for s in names),
+                                        other))
+            rows += 1
+    png = os.path.join(IMG, "bench_cycles.png")
+    if rows and gnuplot(term + """
+set output '%s'
+set title 'Cycles per packet per stage, fused layout (runtime = core cycles/packet minus stages)'
+set style data histograms
+set style histogram rowstacked
+set style fill solid 0.8 border -1
+set boxwidth 0.6
+set ylabel 'cycles per packet'
+set yrange [0:*]
+set grid ytics
+set xtics rotate by -30
+set key outside right
+plot for [i=2:%d] '%s' using i:xtic(1) title columnheader(i)
+""" % (png, len(names) + 2, dat), "cycles"):
+        made["cycles"] = png
+
+    sweeps = {s["name"]: s for s in res.get("sweeps", [])}
+    # 3. Burst-size curve.
+    sw = sweeps.get("burst")
+    pts = [p for p in (sw or {}).get("points", []) if p.get("mpps")]
+    if pts:
+        dat = os.path.join(d, "burst.dat")
+        with open(dat, "w") as f:
+            f.write("burst mpps stage_cpp core_cpp\n")
+            for p in pts:
+                f.write("%d %.3f %s %s\n" % (p["value"], p["mpps"],
+                                             f2(p.get("cycles_per_packet", {}).get(sw["stage"]), "%.1f"),
+                                             f2(core_cycles(p, tsc), "%.1f")))
+        png = os.path.join(IMG, "bench_burst.png")
+        if gnuplot(term + """
+set output '%s'
+set title '%s (fused)'
+set datafile missing '-'
+set logscale x 2
+set xlabel 'burst (packets per rx burst and per ring dequeue)'
+set ylabel 'Mpps'
+set y2label 'cycles per packet'
+set ytics nomirror
+set y2tics
+set yrange [0:*]
+set y2range [0:*]
+set grid
+set key bottom right
+plot '%s' using 1:2 with linespoints lw 2 title 'Mpps', \
+     '' using 1:3 axes x1y2 with linespoints title 'lpm stage cycles/packet', \
+     '' using 1:4 axes x1y2 with linespoints title 'core cycles/packet'
+""" % (png, sw["title"], dat), "burst"):
+            made["burst"] = png
+
+    # 4. Cost against table size.
+    series = []
+    for key in ("routes", "acl", "macs"):
+        sw = sweeps.get(key)
+        pts = [p for p in (sw or {}).get("points", []) if p.get("cycles_per_packet")]
+        if not pts:
+            continue
+        dat = os.path.join(d, "size-%s.dat" % key)
+        with open(dat, "w") as f:
+            for p in pts:
+                f.write("%d %.1f\n" % (p["value"], p["cycles_per_packet"].get(sw["stage"], 0)))
+        series.append("'%s' using 1:2 with linespoints lw 2 title '%s stage vs %s'" % (
+            dat, sw["stage"], sw["title"]))
+    if series:
+        png = os.path.join(IMG, "bench_tables.png")
+        if gnuplot(term + """
+set output '%s'
+set title 'Stage cycles per packet against table size (fused, 64-byte frames)'
+set logscale x 10
+set xlabel 'table entries'
+set ylabel 'cycles per packet'
+set yrange [0:*]
+set grid
+set key top left
+plot %s
+""" % (png, ", \\\n     ".join(series)), "tables"):
+            made["tables"] = png
+    return made
+
+
+def targets(res):
+    """The figures issue 8 aims for, measured in this run."""
+    by = {r["case"]: r for r in res["cases"] if "skipped" not in r}
+
+    def fused(c):
+        return by.get(c, {}).get("pipefwd", {}).get("fused", {}).get("mpps")
+
+    def ratio(c):
+        return by.get(c, {}).get("ratio_fused")
+
+    def own(a, b):
+        return fused(a) / fused(b) if fused(a) and fused(b) else None
+
+    hand = [r["handoff_cycles_per_edge"] for r in by.values() if "handoff_cycles_per_edge" in r]
+    rows = [
+        ("Pass-through fused vs testpmd io", ">= 0.95x", ratio("pass")),
+        ("L3 fused, 1k routes vs l3fwd LPM", ">= 1.0x", ratio("l3-1k")),
+        ("L3 fused, 1M routes vs its own 1k", ">= 0.8x", own("l3-1M", "l3-1k")),
+        ("ACL fused, 1000 rules vs l3fwd ACL", ">= 1.0x", ratio("acl-1000")),
+        ("L2 bridge, 1M MACs vs its own 1k", ">= 0.7x", own("l2-1M", "l2-1k")),
+    ]
+    out = []
+    for name, goal, v in rows:
+        lim = float(goal.split()[1].rstrip("x"))
+        out.append((name, goal, f2(v, "%.2fx"), "-" if v is None else ("met" if v >= lim else "not met")))
+    if hand:
+        worst = max(hand)
+        out.append(("Pipeline hand-off per edge (worst case)", "<= 15 cycles", "%.0f" % worst,
+                    "met" if worst <= 15 else "not met"))
+    return out
+
+
+def report(res, out):
+    made = plots(res, out)
+    m = res["machine"]
+    tsc = res.get("tsc_hz")
+    L = []
+    w = L.append
+    w("# Benchmarks\n")
+    w("Generated by `make bench%s` (scripts/bench.py) on %s at commit `%s`; %d alternating rounds "
+      "per case (3 for sweeps and the largest tables, which take a minute to load), %.1f s warm-up and %.1f s measurement window per run; the whole run took %.0f s. "
+      "Regenerate with `make bench` (full) or `make bench QUICK=1` (the CI subset); "
+      "raw numbers: `build/bench/results.json`.\n" % (
+          " QUICK=1" if res["quick"] else "", res["date"], res["commit"], res["rounds"],
+          res["warmup_s"], res["window_s"], res.get("elapsed_s", 0)))
+    if res.get("note"):
+        w("Note: %s\n" % res["note"])
+    w("## Machine\n")
+    w("| | |\n|---|---|")
+    for k in ("Model name", "CPU(s)", "Core(s) per socket", "Thread(s) per core",
+              "Hypervisor vendor", "L1d cache", "L2 cache", "L3 cache", "BogoMIPS"):
+        if k in m:
+            w("| %s | %s |" % (k, m[k]))
+    if tsc:
+        w("| TSC | %.3f GHz (1 Mpps on one core = %.0f cycles per packet) |" % (tsc / 1e9, tsc / 1e6))
+    w("| kernel | %s |\n| DPDK | %s (Debian packages) |" % (m.get("kernel", "?"), m.get("dpdk", "?")))
+    if "load_avg_at_start" in m:
+        w("| load average at start | %.2f |" % m["load_avg_at_start"])
+    w("")
+    w("The two CPUs are shared with other jobs while this runs, so absolute rates are noisy: "
+      "read the **ratios**, which compare runs made minutes apart in alternation (A B A B ...) "
+      "on the same devices and the same traffic.\n")
+    w("## Method\n")
+    w("- Every program reads `net_pcap0,rx_pcap=F,infinite_rx=1` (the file is preloaded into "
+      "mbufs and replayed forever) and transmits into `net_null0,no-rx=1`. EAL: `--no-huge -m 512 "
+      "--no-pci` (2048 MB for the large tables). Lcores are pinned the same way for "
+      "every program: the main lcore on CPU 0, the (first) worker on CPU 1; a pipelined "
+      "layout's second worker shares CPU 0 with the mostly sleeping main lcore.")
+    w("- Rate: the sink's `opackets` read from DPDK's telemetry socket "
+      "(`/ethdev/stats,1`) at the end of the warm-up and at the end of the window, for pipefwd "
+      "and the peers alike. pipefwd's own `totals.tx / seconds` from `-j` is kept in results.json "
+      "(`json_mpps`) as a cross-check; cycles per packet per stage come from the same file.")
+    w("- Each case runs its pipefwd layouts and its peers in turn, %d rounds; tables show the "
+      "median and the spread ((max - min) / median)." % res["rounds"])
+    w("- Layouts: *fused* puts every stage on one worker lcore (run to completion); *pipelined* "
+      "splits them over two worker lcores with a ring between (the split is listed under "
+      "Commands). The peers use one worker lcore.")
+    w("- Hand-off: pipelined minus fused, summed stage cycles per packet; the split adds one "
+      "cross-lcore edge.")
+    w("- Traffic (generated into build/bench/traffic/): " + "; ".join(
+        "**%s**: %s" % (k, v["desc"]) for k, v in res["traffic"].items()) +
+      ". Destinations are spread over 10.0.0.0/8; L2 cases spread destination MACs over the "
+      "whole table.")
+    w("- Tables (build/bench/tables/): N routes partition 10.0.0.0/8 into equal prefixes "
+      "(1k routes: /18, 1M routes: /28, so every lookup also reads a tbl8); N ACL rules are "
+      "N-1 deny rules the traffic does not match plus one permit-all, so every packet walks the "
+      "whole classifier; pipefwd and the peer load the same entries.")
+    w("- Peers are built or run from Debian's packages, never copied into the tree: "
+      "`dpdk-testpmd` (io: the I/O ceiling of these vdevs; mac: plus a MAC rewrite) and "
+      "`l3fwd` compiled from the dpdk-doc package's /usr/share/dpdk/examples/l3fwd into "
+      "build/bench/peers/ with these edits to that copy (`--parse-ptype` on the command line "
+      "gives it packet types):")
+    for p in res.get("l3fwd_patches", []):
+        w("  - `%s`: `sed -i '%s'`" % (p["file"], p["sed"]))
+    w("  (vdevs have no RX checksum offload, so l3fwd does not verify IPv4 checksums while "
+      "pipefwd's rx does; LPM capacity raised so the 1M-route table loads; per-route printf "
+      "removed.) No peer exists here for the L2 bridge (OVS-DPDK was not set up).\n")
+
+    w("## pipefwd against the peers\n")
+    w("| case | traffic | pipefwd fused Mpps | pipefwd pipelined Mpps | peer | peer Mpps | "
+      "fused / peer | pipelined / peer | hand-off cycles/edge |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for r in res["cases"]:
+        p = r.get("pipefwd", {})
+        peers = r.get("peers", {})
+        first = True
+        for name, ps in (list(peers.items()) or [(None, None)]):
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["title"] if first else "", r["traffic"] if first else "",
+                mpps_cell(p.get("fused")) if first else "",
+                mpps_cell(p.get("pipelined")) if first else "",
+                name or "none", mpps_cell(ps) if ps else "-",
+                f2(p.get("fused", {}).get("mpps") / ps["mpps"], "%.2fx")
+                if ps and ps.get("mpps") and p.get("fused", {}).get("mpps") else "-",
+                f2(p.get("pipelined", {}).get("mpps") / ps["mpps"], "%.2fx")
+                if ps and ps.get("mpps") and p.get("pipelined", {}).get("mpps") else "-",
+                f2(r.get("handoff_cycles_per_edge"), "%.0f") if first else ""))
+            first = False
+    skipped = [r for r in res["cases"] if "skipped" in r]
+    if skipped:
+        w("")
+        w("Not measured for pipefwd in this run (peers still ran): " + "; ".join(
+            "%s: `%s`" % (r["case"], r["skipped"]) for r in skipped) + ".")
+    w("")
+    if "mpps" in made:
+        w("![Mpps per case](img/bench_mpps.png)\n")
+
+    w("## Cycles per packet per stage\n")
+    w("From pipefwd's own counters (`stages.*.cycles_per_packet`, median over the runs). *core* "
+      "is the worker core's cycles per packet (TSC / rate); *runtime* is core minus the stages "
+      "(the loop, ring and port calls outside any stage).\n")
+    names = [s for s in STAGE_ORDER if any(
+        s in r.get("pipefwd", {}).get(lay, {}).get("cycles_per_packet", {})
+        for r in res["cases"] for lay in ("fused", "pipelined"))]
+    w("| case | layout | lcores | %s | stages | core | avg burst |" % " | ".join(names))
+    w("|---|---|---|%s---|---|---|" % ("---|" * len(names)))
+    for r in res["cases"]:
+        for lay in ("fused", "pipelined"):
+            s = r.get("pipefwd", {}).get(lay, {})
+            cpp = s.get("cycles_per_packet")
+            if not cpp:
+                continue
+            core = core_cycles(s, tsc) if lay == "fused" else None
+            w("| %s | %s | %s | %s | %.0f | %s | %s |" % (
+                r["case"], lay, " ".join("%s:[%s]" % (k, ",".join(v))
+                                         for k, v in s.get("lcores", {}).items()),
+                " | ".join(f2(cpp.get(n), "%.0f") for n in names), sum(cpp.values()),
+                f2(core, "%.0f"), f2(s.get("avg_burst", {}).get("rx"), "%.0f")))
+    w("")
+    if "cycles" in made:
+        w("![cycles per packet per stage](img/bench_cycles.png)\n")
+
+    sweeps = {s["name"]: s for s in res.get("sweeps", [])}
+    if "burst" in sweeps:
+        sw = sweeps["burst"]
+        w("## Burst-size sweep\n")
+        w("%s, fused: `rings: { default: { burst: B } }` sets both the rx burst and every ring "
+          "dequeue burst.\n" % sw["title"])
+        w("| burst | Mpps | %s cycles/packet | core cycles/packet |\n|---|---|---|---|" % sw["stage"])
+        for p in sw["points"]:
+            w("| %d | %s | %s | %s |" % (p["value"], mpps_cell(p),
+                                         f2(p.get("cycles_per_packet", {}).get(sw["stage"]), "%.0f"),
+                                         f2(core_cycles(p, tsc), "%.0f")))
+        w("")
+        if "burst" in made:
+            w("![burst-size sweep](img/bench_burst.png)\n")
+    size = [sweeps[k] for k in ("routes", "acl", "macs") if k in sweeps]
+    if size:
+        w("## Cost against table size\n")
+        for sw in size:
+            w("**%s** (%s stage, fused):\n" % (sw["title"], sw["stage"]))
+            w("| entries | Mpps | %s cycles/packet | core cycles/packet |\n|---|---|---|---|" %
+              sw["stage"])
+            for p in sw["points"]:
+                if "skipped" in p:
+                    w("| %s | skipped: %s | | |" % (human(p["value"]), p["skipped"]))
+                    continue
+                w("| %s | %s | %s | %s |" % (human(p["value"]), mpps_cell(p),
+                                             f2(p.get("cycles_per_packet", {}).get(sw["stage"]), "%.0f"),
+                                             f2(core_cycles(p, tsc), "%.0f")))
+            w("")
+        if "tables" in made:
+            w("![cost against table size](img/bench_tables.png)\n")
+    elif res["quick"]:
+        w("## Cost against table size\n\nNot in the quick set: run `make bench`.\n")
+
+    w("## Targets (issue 8)\n")
+    w("| target | goal | measured | |\n|---|---|---|---|")
+    for t in targets(res):
+        w("| %s | %s | %s | %s |" % t)
+    w("")
+
+    w("## Commands\n")
+    w("Exactly what ran (paths under build/bench/ are regenerated by `make bench`; "
+      "`--file-prefix` keeps parallel DPDK programs apart).\n")
+    w("```")
+    for r in res["cases"]:
+        for lay, s in r.get("pipefwd", {}).items():
+            if s.get("command"):
+                w("# %s, pipefwd %s, lcores %s" % (r["case"], lay, s.get("lcores")))
+                w(s["command"])
+        for name, s in r.get("peers", {}).items():
+            if s.get("command"):
+                w("# %s, %s" % (r["case"], name))
+                w(s["command"])
+    for sw in res.get("sweeps", []):
+        for p in sw["points"]:
+            if p.get("command"):
+                w("# sweep %s = %s" % (sw["key"], p["value"]))
+                w(p["command"])
+    w("```\n")
+    example = next((r["pipefwd"]["pipelined"]["topology"] for r in res["cases"]
+                    if r.get("case") == "l3-1k" and r.get("pipefwd", {}).get("pipelined", {}).get("topology")), None)
+    path = os.path.join(out, example.split("bench/", 1)[1]) if example else None
+    if path and os.path.exists(path):
+        w("The generated topology of the L3 1k case, pipelined (%s):\n" % example)
+        w("```yaml")
+        w(open(path).read().rstrip().replace(os.path.dirname(out) + "/", "build/"))
+        w("```\n")
+    w("Compare two builds: `make bench-compare BASE=<ref>` builds `<ref>` into build/bench/base/, "
+      "runs the quick cases on both binaries alternately and flags any case more than 5% slower "
+      "(exit status 1; details in build/bench/compare.json).")
+    os.makedirs(os.path.dirname(DOC), exist_ok=True)
+    with open(DOC, "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("bench: wrote %s%s" % (os.path.relpath(DOC, ROOT), "".join(
+        " " + os.path.relpath(p, ROOT) for p in made.values())))
+
+
+if __name__ == "__main__":
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bench", "results.json")
+    with open(path) as f:
+        r = json.load(f)
+    report(r, os.path.dirname(os.path.abspath(path)))

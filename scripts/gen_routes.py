@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Generate an lpm route file (and optionally matching traffic) for benchmarks.
+
+    scripts/gen_routes.py -n 1000000 -o /tmp/1m.routes --nexthops 4 \
+        --pcap /tmp/1m.pcap --packets 4096
+
+Routes are unique unicast prefixes (never in 0/8, 127/8 or 224/3) with a
+prefix-length mix shaped like a full Internet table (mostly /24, then /22,
+/23, /21, /20 ...) plus a few longer than /24 as in provider tables, so
+rte_lpm needs tbl8 groups. Next hops are named nh0..nhK-1 (define them under
+the stage's nexthops:). The output is deterministic for a given --seed.
+
+--pcap writes Ethernet/IPv4/UDP frames (64 bytes) to random addresses inside
+random routes, addressed to --router-mac, for net_pcap infinite_rx=1.
+"""
+import argparse
+import random
+import struct
+import sys
+
+# (prefix length, share in percent): roughly a 2023 IPv4 BGP table, with
+# 2 % longer than /24 (customer and loopback routes of a provider table).
+MIX = [(8, 0.01), (10, 0.02), (11, 0.05), (12, 0.1), (13, 0.2), (14, 0.4), (15, 0.6),
+       (16, 1.5), (17, 1.0), (18, 1.8), (19, 3.3), (20, 4.5), (21, 5.0), (22, 10.5),
+       (23, 9.0), (24, 60.0), (25, 0.3), (26, 0.3), (27, 0.3), (28, 0.3), (29, 0.3),
+       (30, 0.2), (32, 0.3)]
+
+
+def unicast(a):
+    top = a >> 24
+    return top != 0 and top != 127 and top < 224
+
+
+def gen(n, seed):
+    rnd = random.Random(seed)
+    lens = [l for l, _ in MIX]
+    weights = [w for _, w in MIX]
+    seen = set()
+    routes = []
+    # Short prefixes have few distinct values: cap each length at what exists.
+    while len(routes) < n:
+        for l in rnd.choices(lens, weights, k=min(65536, 2 * (n - len(routes)))):
+            a = rnd.getrandbits(32) & ((0xffffffff << (32 - l)) & 0xffffffff)
+            if not unicast(a) or (a, l) in seen:
+                continue
+            seen.add((a, l))
+            routes.append((a, l))
+            if len(routes) == n:
+                break
+    return routes
+
+
+def ip_str(a):
+    return f"{a >> 24}.{(a >> 16) & 255}.{(a >> 8) & 255}.{a & 255}"
+
+
+def csum(data):
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+def write_pcap(path, routes, count, router_mac, seed):
+    rnd = random.Random(seed + 1)
+    dmac = bytes(int(x, 16) for x in router_mac.split(":"))
+    smac = bytes([2, 0, 0, 0, 0, 0xaa])
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i in range(count):
+            a, l = routes[rnd.randrange(len(routes))]
+            dst = a | (rnd.getrandbits(32) & ((1 << (32 - l)) - 1))
+            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, i & 0xffff, 0, 64, 17, 0,
+                             bytes([192, 168, 0, 9]), struct.pack("!I", dst))
+            ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+            udp = struct.pack("!HHHH", 1024 + (i & 0x3fff), 9, 26, 0) + bytes(18)
+            frame = dmac + smac + b"\x08\x00" + ip + udp
+            f.write(struct.pack("<IIII", 1700000000, i % 1000000, len(frame), len(frame)))
+            f.write(frame)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", type=int, default=1000, help="number of routes (default 1000)")
+    ap.add_argument("-o", "--output", default="-", help="route file (default stdout)")
+    ap.add_argument("--nexthops", type=int, default=4, help="next hops nh0..nhK-1 (default 4)")
+    ap.add_argument("--default", action="store_true", help="add 0.0.0.0/0 via nh0")
+    ap.add_argument("--seed", type=int, default=1812)
+    ap.add_argument("--pcap", help="also write traffic to routed destinations")
+    ap.add_argument("--packets", type=int, default=4096, help="frames in --pcap")
+    ap.add_argument("--router-mac", default="02:00:00:00:00:10",
+                    help="destination MAC of the --pcap frames")
+    args = ap.parse_args()
+    routes = gen(args.n, args.seed)
+    out = sys.stdout if args.output == "-" else open(args.output, "w")
+    out.write(f"# {args.n} routes, gen_routes.py -n {args.n} --seed {args.seed}\n")
+    if args.default:
+        out.write("0.0.0.0/0 nh0\n")
+    out.writelines(f"{ip_str(a)}/{l} nh{i % args.nexthops}\n" for i, (a, l) in enumerate(routes))
+    if out is not sys.stdout:
+        out.close()
+    if args.pcap:
+        write_pcap(args.pcap, routes, args.packets, args.router_mac, args.seed)
+
+
+if __name__ == "__main__":
+    main()

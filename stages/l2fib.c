@@ -1,0 +1,993 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * l2fib: MAC-learning bridge (bridge domains, learning, flooding, aging) on rte_hash.
+ * Edges: drop, out (md->out_port = a port, or PF_PORT_FLOOD with md->flood_mask).
+ * Counters: drops l2_no_domain, l2_invalid_src_mac, l2_reserved_dst, l2_same_port,
+ *   l2_flood_empty; info learned, mac_move, aged, hit, miss, flooded, fib_full,
+ *   l2_learn_nospace, port_learn_limit, static_src_mismatch.
+ * Params: ports | domains, table_size (65536), age_s (300, 0 = never), static
+ *   (inline list or file), port_learn_limit (0 = none). See docs/stages/l2fib.md.
+ *
+ * One writer: the lcore running the stage learns, moves and ages entries.
+ * The hash is created lock-free for readers (RW_CONCURRENCY_LF) so that
+ * later instances may look it up concurrently; a freed key position is
+ * reused at once, which is only safe while the writer is the only reader
+ * (with several readers, l2_remove() must defer rte_hash_free_key_with_
+ * position() past an rte_rcu_qsbr grace period).
+ *
+ * Entry state lives in an array indexed by the hash position, so a lookup
+ * costs one bucket probe plus one 8-byte entry. Positions stay stable for
+ * the whole burst: entries are only removed by the sweep, after the burst.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
+#include <rte_random.h>
+
+#include "pf_log.h"
+#include "pf_stage.h"
+
+#define L2_MAX_DOMAINS 16
+#define L2_TABLE_DEFAULT 65536u
+#define L2_TABLE_MAX (16u << 20)          /* 16,777,216 entries */
+#define L2_AGE_DEFAULT 300u
+#define L2_AGE_MAX (366u * 86400u)
+#define L2_NO_BD 0xff
+#define L2_CHUNK 32                       /* 2 keys per packet: one lookup_bulk of <= 64 */
+#define L2_SWEEP_BURST 16                 /* entries checked for age after each burst */
+#define L2_SWEEP_IDLE 4096                /* ... and per idle call */
+#define L2_WARN_INTERVAL_S 10
+#define L2_NS_PER_S 1000000000ull
+
+#define foreach_l2_ctr(_)									\
+	_(L2_CTR_NO_DOMAIN, l2_no_domain, DROP, "(ingress port, VLAN) belongs to no bridge domain") \
+	_(L2_CTR_INVALID_SRC, l2_invalid_src_mac, DROP, "source MAC is zero or a group address")	\
+	_(L2_CTR_RESERVED_DST, l2_reserved_dst, DROP, "destination 01:80:c2:00:00:0x (IEEE link-local)") \
+	_(L2_CTR_SAME_PORT, l2_same_port, DROP, "destination MAC is on the ingress port")	\
+	_(L2_CTR_FLOOD_EMPTY, l2_flood_empty, DROP, "flood with no other port in the domain")	\
+	_(L2_CTR_LEARNED, learned, INFO, "source MACs learned (new entries)")			\
+	_(L2_CTR_MOVED, mac_move, INFO, "station moves: a learned MAC seen on another port")	\
+	_(L2_CTR_AGED, aged, INFO, "learned entries removed after age_s without traffic")	\
+	_(L2_CTR_HIT, hit, INFO, "unicast destinations found in the table")			\
+	_(L2_CTR_MISS, miss, INFO, "unknown unicast destinations (flooded)")			\
+	_(L2_CTR_FLOODED, flooded, INFO, "packets flooded (unknown unicast, broadcast, multicast)") \
+	_(L2_CTR_FIB_FULL, fib_full, INFO, "sources not learned: table at table_size (flooded still)") \
+	_(L2_CTR_NOSPACE, l2_learn_nospace, INFO, "sources not learned: rte_hash had no room")	\
+	_(L2_CTR_PORT_LIMIT, port_learn_limit, INFO, "sources not learned: port_learn_limit")	\
+	_(L2_CTR_STATIC_MISMATCH, static_src_mismatch, INFO,					\
+	  "source matches a static entry of another port (entry kept)")
+
+PF_CTR_ENUM(l2, foreach_l2_ctr);
+PF_CTR_DESCS(l2, foreach_l2_ctr);
+
+enum { L2_EDGE_DROP, L2_EDGE_OUT, L2_EDGE_MAX };
+static const char *const l2_edges[] = { "drop", "out" };
+static const char *const l2_keys[] = { "ports", "domains", "table_size", "age_s", "static",
+				       "port_learn_limit", NULL };
+
+/* ---- configuration (parse: no DPDK) -------------------------------------- */
+
+struct l2_domain_cfg {
+	char name[PF_NAME_MAX];
+	uint16_t vlan;                /* 0: untagged traffic */
+	uint32_t port_mask;
+};
+
+struct l2_static_cfg {
+	uint8_t mac[6];
+	uint16_t port;
+	uint16_t bd;
+	int line, col;                /* where it was declared (duplicate messages) */
+	const char *file;
+};
+
+struct l2_cfg {
+	uint16_t n_domains;
+	struct l2_domain_cfg dom[L2_MAX_DOMAINS];
+	uint32_t table_size;
+	uint32_t age_s;
+	uint32_t port_learn_limit;
+	uint32_t n_static;
+	struct l2_static_cfg *statics;
+	char static_file[PATH_MAX];   /* "" when inline */
+};
+
+/* ---- run-time state -------------------------------------------------------- */
+
+#define L2_F_INHASH 0x1               /* the position holds a key */
+#define L2_F_LIVE   0x2               /* ... and forwards (else awaiting removal) */
+#define L2_F_STATIC 0x4               /* never aged, never moved by learning */
+
+struct l2_entry {
+	uint16_t port;
+	uint8_t flags;
+	uint8_t bd;
+	uint32_t seen_s;              /* last time the source was seen, seconds */
+};
+
+struct l2_priv {
+	struct rte_hash *h;
+	struct l2_entry *ent;         /* by hash position */
+	uint32_t n_pos;               /* positions in ent[] */
+	uint32_t cap;                 /* table_size */
+	uint32_t n_slots;             /* keys in the hash: live + static + dead */
+	uint32_t n_dead;              /* keys awaiting removal by the sweep */
+	uint32_t n_static;
+	uint32_t age_s;               /* 0: no aging */
+	uint32_t port_limit;          /* 0: none */
+	uint32_t sweep_pos;
+	uint32_t now_s;               /* newest time this stage saw */
+	bool pcap_clock;              /* use each packet's own capture time */
+	int ts_offset;
+	uint64_t ts_flag;
+	uint16_t n_domains;
+	uint8_t untagged_bd[PF_MAX_PORTS];
+	uint16_t dom_vlan[L2_MAX_DOMAINS];
+	uint32_t dom_mask[L2_MAX_DOMAINS];
+	uint32_t dom_entries[L2_MAX_DOMAINS];
+	uint32_t port_learned[PF_MAX_PORTS];
+	uint64_t dom_full[L2_MAX_DOMAINS];        /* fib_full per domain (for the warning) */
+	uint64_t dom_full_warned[L2_MAX_DOMAINS];
+	uint64_t warn_tsc;
+	uint64_t mem_bytes;                       /* measured at init */
+	uint64_t mem_estimate;
+};
+
+static uint64_t
+l2_mem_estimate(uint32_t entries)
+{
+	uint64_t p2 = rte_align64pow2(entries);
+
+	/* buckets + extendable buckets (64 B each, 8 keys), key store (16 B), two free
+	 * rings of 4-byte slots, and our 8-byte entries. */
+	return p2 / 8 * 64 * 2 + (uint64_t)(entries + 1) * 16 + rte_align64pow2(entries + 1) * 4 +
+	       p2 / 8 * 4 + (uint64_t)(entries + 1) * sizeof(struct l2_entry);
+}
+
+static int
+l2_domain_of(const struct l2_cfg *cfg, uint16_t port, uint16_t vlan)
+{
+	uint16_t d;
+
+	for (d = 0; d < cfg->n_domains; d++)
+		if (cfg->dom[d].vlan == vlan && (cfg->dom[d].port_mask & (1u << port)))
+			return d;
+	return -1;
+}
+
+static int
+l2_parse_domain(struct l2_cfg *cfg, const char *stage, const char *name,
+		const struct pf_node *dn, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	static const char *const dom_keys[] = { "ports", "vlan", NULL };
+	struct l2_domain_cfg *dom = &cfg->dom[cfg->n_domains];
+	char path[PF_CONF_PATH_MAX];
+	uint16_t ports[PF_MAX_PORTS], n = 0, i;
+	const struct pf_node *v;
+	uint32_t vlan = 0;
+	int other;
+
+	snprintf(path, sizeof(path), "stages.%s.domains.%s", stage, name);
+	if (strlen(name) >= PF_NAME_MAX)
+		return pf_node_err(errs, dn, "%s: name longer than %d characters", path,
+				   PF_NAME_MAX - 1);
+	if (pf_node_expect(dn, PF_NODE_MAP, path, errs) < 0 ||
+	    pf_map_check_keys(dn, path, dom_keys, errs) < 0)
+		return -EINVAL;
+	if ((v = pf_map_get(dn, "vlan")) != NULL) {
+		snprintf(path, sizeof(path), "stages.%s.domains.%s.vlan", stage, name);
+		if (pf_node_u32(v, path, 1, 4094, &vlan, errs) < 0)
+			return -EINVAL;
+	}
+	v = pf_map_get(dn, "ports");
+	snprintf(path, sizeof(path), "stages.%s.domains.%s.ports", stage, name);
+	if (v == NULL)
+		return pf_node_err(errs, dn, "stages.%s.domains.%s: missing required key 'ports'",
+				   stage, name);
+	if (pf_topo_port_list(topo, v, path, ports, PF_MAX_PORTS, &n, errs) < 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		other = l2_domain_of(cfg, ports[i], (uint16_t)vlan);
+		if (other >= 0)
+			return pf_node_err(errs, v->items[i],
+					   "%s[%u]: port '%s' %s already belongs to domain '%s'",
+					   path, i, topo->ports[ports[i]].name,
+					   vlan ? "with this vlan" : "untagged",
+					   cfg->dom[other].name);
+		dom->port_mask |= 1u << ports[i];
+	}
+	snprintf(dom->name, sizeof(dom->name), "%s", name);
+	dom->vlan = (uint16_t)vlan;
+	cfg->n_domains++;
+	return 0;
+}
+
+/* Check one static entry and append it. @p where names it in messages. */
+static int
+l2_add_static(struct l2_cfg *cfg, const struct pf_topo *topo, const char *where,
+	      const char *file, int line, int col, const char *mac_s, const char *port_s,
+	      const char *dom_s, struct pf_errs *errs)
+{
+	struct l2_static_cfg *s;
+	int port, bd = -1, d, n = 0;
+	uint8_t mac[6];
+
+	if (!pf_parse_mac(mac_s, mac))
+		return pf_err_add(errs, file, line, col, "%s: '%s' is not a MAC address", where,
+				  mac_s);
+	if (mac[0] & 1)
+		return pf_err_add(errs, file, line, col, "%s: %s is a group address", where,
+				  mac_s);
+	if ((mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]) == 0)
+		return pf_err_add(errs, file, line, col, "%s: %s is the zero address", where,
+				  mac_s);
+	port = pf_topo_port_index(topo, port_s);
+	if (port < 0)
+		return pf_err_add(errs, file, line, col, "%s: unknown port '%s'", where, port_s);
+	if (dom_s != NULL) {
+		for (d = 0; d < cfg->n_domains; d++)
+			if (strcmp(cfg->dom[d].name, dom_s) == 0)
+				bd = d;
+		if (bd < 0)
+			return pf_err_add(errs, file, line, col, "%s: unknown domain '%s'", where,
+					  dom_s);
+		if (!(cfg->dom[bd].port_mask & (1u << port)))
+			return pf_err_add(errs, file, line, col,
+					  "%s: port '%s' is not in domain '%s'", where, port_s,
+					  dom_s);
+	} else {
+		for (d = 0; d < cfg->n_domains; d++)
+			if (cfg->dom[d].port_mask & (1u << port))
+				bd = d, n++;
+		if (n == 0)
+			return pf_err_add(errs, file, line, col,
+					  "%s: port '%s' is in no bridge domain", where, port_s);
+		if (n > 1)
+			return pf_err_add(errs, file, line, col,
+					  "%s: port '%s' is in %d domains: say which one", where,
+					  port_s, n);
+	}
+	if (cfg->n_static % 256 == 0) {
+		s = realloc(cfg->statics, (cfg->n_static + 256) * sizeof(*s));
+		if (s == NULL)
+			return pf_err_add(errs, file, line, col, "%s: out of memory", where);
+		cfg->statics = s;
+	}
+	s = &cfg->statics[cfg->n_static++];
+	memcpy(s->mac, mac, 6);
+	s->port = (uint16_t)port;
+	s->bd = (uint16_t)bd;
+	s->file = file;
+	s->line = line;
+	s->col = col;
+	return 0;
+}
+
+static int
+l2_parse_static_file(struct l2_cfg *cfg, const struct pf_topo *topo, const char *stage,
+		     const struct pf_node *v, struct pf_errs *errs)
+{
+	char *buf = NULL, *tok[4], *save, *p, where[PF_CONF_PATH_MAX];
+	size_t cap = 0;
+	int line = 0, rc = 0, k;
+	FILE *f;
+
+	pf_conf_resolve_path(v->file, v->value, cfg->static_file, sizeof(cfg->static_file));
+	f = fopen(cfg->static_file, "r");
+	if (f == NULL)
+		return pf_node_err(errs, v, "stages.%s.static: cannot open '%s': %s", stage,
+				   cfg->static_file, strerror(errno));
+	while (getline(&buf, &cap, f) > 0) {
+		line++;
+		if ((p = strchr(buf, '#')) != NULL)
+			*p = '\0';
+		for (k = 0, p = strtok_r(buf, " \t\r\n", &save); p != NULL && k < 4;
+		     p = strtok_r(NULL, " \t\r\n", &save))
+			tok[k++] = p;
+		if (k == 0)
+			continue;
+		snprintf(where, sizeof(where), "stages.%s.static", stage);
+		if (k < 2 || k > 3) {
+			rc = pf_err_add(errs, cfg->static_file, line, 1,
+					"%s: expected 'MAC PORT [DOMAIN]'", where);
+			continue;
+		}
+		if (l2_add_static(cfg, topo, where, cfg->static_file, line,
+				  (int)(tok[0] - buf) + 1, tok[0], tok[1], k == 3 ? tok[2] : NULL,
+				  errs) < 0)
+			rc = -EINVAL;
+	}
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
+static int
+l2_parse_static_list(struct l2_cfg *cfg, const struct pf_topo *topo, const char *stage,
+		     const struct pf_node *v, struct pf_errs *errs)
+{
+	static const char *const st_keys[] = { "mac", "port", "domain", NULL };
+	char where[PF_CONF_PATH_MAX];
+	const struct pf_node *it, *m, *p, *d;
+	int rc = 0;
+	uint32_t i;
+
+	for (i = 0; i < v->n; i++) {
+		it = v->items[i];
+		snprintf(where, sizeof(where), "stages.%s.static[%u]", stage, i);
+		if (pf_node_expect(it, PF_NODE_MAP, where, errs) < 0 ||
+		    pf_map_check_keys(it, where, st_keys, errs) < 0) {
+			rc = -EINVAL;
+			continue;
+		}
+		m = pf_map_get(it, "mac");
+		p = pf_map_get(it, "port");
+		d = pf_map_get(it, "domain");
+		if (m == NULL || p == NULL || m->kind != PF_NODE_SCALAR ||
+		    p->kind != PF_NODE_SCALAR || (d != NULL && d->kind != PF_NODE_SCALAR)) {
+			rc = pf_node_err(errs, it, "%s: expected {mac: MAC, port: PORT[, domain: D]}",
+					 where);
+			continue;
+		}
+		if (l2_add_static(cfg, topo, where, m->file, m->line, m->col, m->value, p->value,
+				  d != NULL ? d->value : NULL, errs) < 0)
+			rc = -EINVAL;
+	}
+	return rc;
+}
+
+static int
+l2_static_cmp(const void *a, const void *b)
+{
+	const struct l2_static_cfg *x = a, *y = b;
+
+	if (x->bd != y->bd)
+		return x->bd < y->bd ? -1 : 1;
+	return memcmp(x->mac, y->mac, 6);
+}
+
+static void
+l2_cfg_free(void *p)
+{
+	struct l2_cfg *cfg = p;
+
+	if (cfg == NULL)
+		return;
+	free(cfg->statics);
+	free(cfg);
+}
+
+static int
+l2_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	const struct pf_node *ports = pf_map_get(sc->node, "ports");
+	const struct pf_node *doms = pf_map_get(sc->node, "domains");
+	const struct pf_node *v;
+	char path[PF_CONF_PATH_MAX];
+	uint16_t idx[PF_MAX_PORTS], n = 0;
+	struct l2_cfg *cfg;
+	uint32_t i;
+	int rc = 0;
+
+	if ((ports == NULL) == (doms == NULL))
+		return pf_node_err(errs, sc->node,
+				   "stages.%s: give exactly one of 'ports' (one domain) or 'domains'",
+				   sc->name);
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL)
+		return -ENOMEM;
+	sc->cfg = cfg;
+	cfg->table_size = L2_TABLE_DEFAULT;
+	cfg->age_s = L2_AGE_DEFAULT;
+	if (ports != NULL) {
+		snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
+
+		if (pf_topo_port_list(topo, ports, path, idx, PF_MAX_PORTS, &n, errs) < 0)
+			return -EINVAL;
+		snprintf(cfg->dom[0].name, sizeof(cfg->dom[0].name), "default");
+		for (i = 0; i < n; i++)
+			cfg->dom[0].port_mask |= 1u << idx[i];
+		cfg->n_domains = 1;
+	} else {
+		snprintf(path, sizeof(path), "stages.%s.domains", sc->name);
+		if (pf_node_expect(doms, PF_NODE_MAP, path, errs) < 0)
+			return -EINVAL;
+		if (doms->n == 0)
+			return pf_node_err(errs, doms, "%s: needs at least one domain", path);
+		if (doms->n > L2_MAX_DOMAINS)
+			return pf_node_err(errs, doms, "%s: more than %d domains", path,
+					   L2_MAX_DOMAINS);
+		for (i = 0; i < doms->n; i++)
+			if (l2_parse_domain(cfg, sc->name, doms->keys[i]->value, doms->items[i],
+					    topo, errs) < 0)
+				rc = -EINVAL;
+		if (rc < 0)
+			return rc;
+	}
+	snprintf(path, sizeof(path), "stages.%s.table_size", sc->name);
+	if ((v = pf_map_get(sc->node, "table_size")) != NULL &&
+	    pf_node_u32(v, path, 1, L2_TABLE_MAX, &cfg->table_size, errs) < 0)
+		rc = -EINVAL;
+	snprintf(path, sizeof(path), "stages.%s.age_s", sc->name);
+	if ((v = pf_map_get(sc->node, "age_s")) != NULL &&
+	    pf_node_u32(v, path, 0, L2_AGE_MAX, &cfg->age_s, errs) < 0)
+		rc = -EINVAL;
+	snprintf(path, sizeof(path), "stages.%s.port_learn_limit", sc->name);
+	if ((v = pf_map_get(sc->node, "port_learn_limit")) != NULL &&
+	    pf_node_u32(v, path, 0, L2_TABLE_MAX, &cfg->port_learn_limit, errs) < 0)
+		rc = -EINVAL;
+	if ((v = pf_map_get(sc->node, "static")) != NULL) {
+		if (v->kind == PF_NODE_SCALAR)
+			rc |= l2_parse_static_file(cfg, topo, sc->name, v, errs);
+		else if (v->kind == PF_NODE_SEQ)
+			rc |= l2_parse_static_list(cfg, topo, sc->name, v, errs);
+		else
+			rc = pf_node_err(errs, v, "stages.%s.static: expected a list of entries "
+					 "or a file name", sc->name);
+	}
+	if (rc < 0)
+		return -EINVAL;
+	/* Duplicates: sort a copy by (domain, MAC) and compare neighbours. */
+	if (cfg->n_static > 1) {
+		qsort(cfg->statics, cfg->n_static, sizeof(*cfg->statics), l2_static_cmp);
+		for (i = 1; i < cfg->n_static; i++) {
+			const struct l2_static_cfg *a = &cfg->statics[i - 1], *b = &cfg->statics[i];
+
+			if (l2_static_cmp(a, b) == 0)
+				rc = pf_err_add(errs, b->file, b->line, b->col,
+						"stages.%s.static: duplicate entry for "
+						"%02x:%02x:%02x:%02x:%02x:%02x in domain '%s' "
+						"(also at line %d)", sc->name, b->mac[0], b->mac[1],
+						b->mac[2], b->mac[3], b->mac[4], b->mac[5],
+						cfg->dom[b->bd].name, a->line);
+		}
+	}
+	if (cfg->n_static > cfg->table_size)
+		rc = pf_node_err(errs, pf_map_get(sc->node, "static"),
+				 "stages.%s.static: %u entries exceed table_size %u", sc->name,
+				 cfg->n_static, cfg->table_size);
+	return rc;
+}
+
+/* ---- init and teardown --------------------------------------------------- */
+
+static uint64_t
+l2_heap_used(void)
+{
+	struct rte_malloc_socket_stats s;
+	uint64_t used = 0;
+	unsigned int i;
+
+	for (i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &s) == 0)
+			used += s.heap_allocsz_bytes;
+	return used;
+}
+
+static __rte_always_inline uint64_t
+l2_key(const uint8_t *mac, uint16_t bd)
+{
+	uint64_t k = 0;
+
+	memcpy(&k, mac, 6);
+	return k | (uint64_t)bd << 48;
+}
+
+static int
+l2_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	static uint32_t seq;
+	const struct l2_cfg *cfg = st->conf->cfg;
+	struct l2_priv *l2 = st->priv;
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = { 0 };
+	int socket = SOCKET_ID_ANY, lcore = st->conf->lcore;
+	uint64_t mem0;
+	uint32_t i;
+	uint16_t d, p;
+
+	l2->cap = cfg->table_size;
+	l2->age_s = cfg->age_s;
+	l2->port_limit = cfg->port_learn_limit;
+	l2->n_domains = cfg->n_domains;
+	memset(l2->untagged_bd, L2_NO_BD, sizeof(l2->untagged_bd));
+	for (d = 0; d < cfg->n_domains; d++) {
+		l2->dom_vlan[d] = cfg->dom[d].vlan;
+		l2->dom_mask[d] = cfg->dom[d].port_mask;
+		for (p = 0; p < PF_MAX_PORTS; p++)
+			if (cfg->dom[d].vlan == 0 && (cfg->dom[d].port_mask & (1u << p)))
+				l2->untagged_bd[p] = (uint8_t)d;
+	}
+	if (lcore >= 0 && lcore < RTE_MAX_LCORE && rte_lcore_is_enabled((unsigned int)lcore))
+		socket = (int)rte_lcore_to_socket_id((unsigned int)lcore);
+
+	snprintf(name, sizeof(name), "l2f%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	hp.name = name;
+	/* 25% more key slots than table_size: cuckoo inserts slow down sharply
+	 * near a full bucket array (95% load cost ~15k cycles per insert). */
+	hp.entries = RTE_MAX(cfg->table_size + cfg->table_size / 4, 8u);
+	hp.key_len = sizeof(uint64_t);
+	hp.hash_func = rte_hash_crc;
+	hp.hash_func_init_val = (uint32_t)rte_rand();   /* crafted collision sets miss */
+	hp.socket_id = socket;
+	/* Lock-free readers; extendable buckets so table_size keys always fit. */
+	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
+	l2->mem_estimate = l2_mem_estimate(hp.entries);
+	mem0 = l2_heap_used();
+	l2->h = rte_hash_create(&hp);
+	l2->n_pos = hp.entries + 1;
+	if (l2->h != NULL)
+		l2->ent = rte_zmalloc_socket("l2fib_ent", (size_t)l2->n_pos * sizeof(*l2->ent),
+					     RTE_CACHE_LINE_SIZE, socket);
+	if (l2->h == NULL || l2->ent == NULL)
+		return pf_node_err(errs, st->conf->node,
+				   "stages.%s: cannot allocate a %u-entry MAC table (about %" PRIu64
+				   " MiB): %s; lower table_size or give EAL more memory (-m)",
+				   st->conf->name, cfg->table_size, l2->mem_estimate >> 20,
+				   rte_strerror(l2->h == NULL ? rte_errno : ENOMEM));
+	l2->mem_bytes = l2_heap_used() - mem0;
+
+	for (i = 0; i < cfg->n_static; i++) {
+		const struct l2_static_cfg *s = &cfg->statics[i];
+		uint64_t k = l2_key(s->mac, s->bd);
+		int32_t pos = rte_hash_add_key(l2->h, &k);
+
+		if (pos < 0)
+			return pf_err_add(errs, s->file, s->line, s->col,
+					  "stages.%s.static: cannot insert entry: %s", st->conf->name,
+					  rte_strerror(-pos));
+		l2->ent[pos] = (struct l2_entry){ .port = s->port, .bd = (uint8_t)s->bd,
+			.flags = L2_F_INHASH | L2_F_LIVE | L2_F_STATIC };
+		l2->dom_entries[s->bd]++;
+		l2->n_slots++;
+		l2->n_static++;
+	}
+	l2->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	l2->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+	if (l2->ts_offset >= 0) {
+		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+
+		l2->ts_flag = bit >= 0 ? 1ull << bit : 0;
+	}
+	PF_LOG(INFO, "l2fib %s: %u domain(s), table_size %u, %u static, age %u s, "
+	       "%.1f MiB (estimated %.1f MiB)", st->conf->name, cfg->n_domains, cfg->table_size,
+	       cfg->n_static, cfg->age_s, (double)l2->mem_bytes / 1048576.0,
+	       (double)l2->mem_estimate / 1048576.0);
+	return 0;
+}
+
+static void
+l2_warn_full(struct pf_stage *st, bool force)
+{
+	const struct l2_cfg *cfg = st->conf->cfg;
+	struct l2_priv *l2 = st->priv;
+	uint64_t now = rte_get_tsc_cycles();
+	uint16_t d;
+
+	if (!force && l2->warn_tsc != 0 &&
+	    now - l2->warn_tsc < rte_get_tsc_hz() * L2_WARN_INTERVAL_S)
+		return;
+	for (d = 0; d < l2->n_domains; d++) {
+		if (l2->dom_full[d] == l2->dom_full_warned[d])
+			continue;
+		PF_LOG(WARNING, "l2fib %s: MAC table full (%u entries, table_size %u): %" PRIu64
+		       " source(s) in domain '%s' not learned, flooded instead (fib_full)",
+		       st->conf->name, l2->n_slots, l2->cap,
+		       l2->dom_full[d] - l2->dom_full_warned[d], cfg->dom[d].name);
+		l2->dom_full_warned[d] = l2->dom_full[d];
+		l2->warn_tsc = now;
+	}
+}
+
+static void
+l2_free(struct pf_stage *st)
+{
+	struct l2_priv *l2 = st->priv;
+
+	if (l2 == NULL)
+		return;
+	if (l2->h != NULL && l2->ent != NULL)
+		l2_warn_full(st, true);
+	rte_hash_free(l2->h);
+	rte_free(l2->ent);
+	l2->h = NULL;
+	l2->ent = NULL;
+}
+
+/* ---- data path ------------------------------------------------------------ */
+
+static __rte_always_inline bool
+l2_expired(const struct l2_priv *l2, const struct l2_entry *e, uint32_t now_s)
+{
+	/* Signed difference: a packet older than the entry's last refresh is not "later". */
+	return l2->age_s != 0 && !(e->flags & L2_F_STATIC) &&
+	       (int32_t)(now_s - e->seen_s) >= (int32_t)l2->age_s;
+}
+
+/* Take a live dynamic entry out of service; the sweep removes its key later. */
+static __rte_always_inline void
+l2_kill(struct l2_priv *l2, struct l2_entry *e)
+{
+	e->flags &= (uint8_t)~L2_F_LIVE;
+	l2->dom_entries[e->bd]--;
+	l2->port_learned[e->port]--;
+	l2->n_dead++;
+}
+
+/* Give a dead (in the hash, not live) position to a source; false if the port is at its limit. */
+static __rte_always_inline bool
+l2_revive(struct l2_priv *l2, uint64_t *ctrs, struct l2_entry *e, uint16_t port, uint32_t now_s)
+{
+	if (unlikely(l2->port_limit != 0 && l2->port_learned[port] >= l2->port_limit)) {
+		ctrs[L2_CTR_PORT_LIMIT]++;
+		return false;
+	}
+	e->flags |= L2_F_LIVE;
+	e->port = port;
+	e->seen_s = now_s;
+	l2->dom_entries[e->bd]++;
+	l2->port_learned[port]++;
+	l2->n_dead--;
+	ctrs[L2_CTR_LEARNED]++;
+	return true;
+}
+
+/* Remove the key at @p pos (sweep only: never while a burst holds positions). */
+static void
+l2_remove(struct l2_priv *l2, uint32_t pos)
+{
+	void *key;
+
+	if (rte_hash_get_key_with_position(l2->h, (int32_t)pos, &key) == 0 &&
+	    rte_hash_del_key(l2->h, key) >= 0)
+		/* Single reader (the writer itself): the position can be reused at once. */
+		rte_hash_free_key_with_position(l2->h, (int32_t)pos);
+	l2->ent[pos].flags = 0;
+	l2->n_slots--;
+}
+
+static void
+l2_sweep(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
+{
+	struct l2_entry *e;
+	uint32_t pos;
+
+	budget = RTE_MIN(budget, l2->n_pos);
+	while (budget-- != 0) {
+		pos = l2->sweep_pos;
+		l2->sweep_pos = pos + 1 == l2->n_pos ? 0 : pos + 1;
+		e = &l2->ent[pos];
+		if ((e->flags & (L2_F_INHASH | L2_F_STATIC)) != L2_F_INHASH)
+			continue;
+		if (e->flags & L2_F_LIVE) {
+			if (!l2_expired(l2, e, l2->now_s))
+				continue;
+			l2_kill(l2, e);
+			st->ctrs[L2_CTR_AGED]++;
+		}
+		l2->n_dead--;
+		l2_remove(l2, pos);
+	}
+}
+
+struct l2_new {
+	uint64_t key;
+	int32_t pos;
+};
+
+static __rte_always_inline int32_t
+l2_find_new(const struct l2_new *nl, uint16_t n, uint64_t key)
+{
+	uint16_t j;
+
+	for (j = 0; j < n; j++)
+		if (nl[j].key == key)
+			return nl[j].pos;
+	return -ENOENT;
+}
+
+/* Learn the source of one packet whose bulk lookup gave @p pos. */
+static __rte_always_inline void
+l2_learn(struct l2_priv *l2, uint64_t *ctrs, uint64_t key, int32_t pos, uint16_t in_port,
+	 uint8_t bd, uint32_t now_s, struct l2_new *nl, uint16_t *n_new)
+{
+	struct l2_entry *e;
+
+	if (pos < 0 && *n_new != 0)
+		pos = l2_find_new(nl, *n_new, key);     /* learned earlier in this chunk */
+	if (likely(pos >= 0)) {
+		e = &l2->ent[pos];
+		if (unlikely(e->flags & L2_F_STATIC)) {
+			if (e->port != in_port)
+				ctrs[L2_CTR_STATIC_MISMATCH]++;
+			return;
+		}
+		if (likely(e->flags & L2_F_LIVE)) {
+			bool old = l2_expired(l2, e, now_s);
+
+			if (likely(e->port == in_port) && likely(!old)) {
+				/* Refresh without dirtying the line when nothing changed. */
+				if ((int32_t)(now_s - e->seen_s) > 0)
+					e->seen_s = now_s;
+				return;
+			}
+			if (old) {
+				/* Aged out before this packet: count it aged, then learn anew. */
+				ctrs[L2_CTR_AGED]++;
+				l2_kill(l2, e);
+			} else if (unlikely(l2->port_limit != 0 &&
+					    l2->port_learned[in_port] >= l2->port_limit)) {
+				/* Cannot move: forget it rather than forward to the old port. */
+				ctrs[L2_CTR_PORT_LIMIT]++;
+				l2_kill(l2, e);
+				return;
+			} else {
+				ctrs[L2_CTR_MOVED]++;
+				l2->port_learned[e->port]--;
+				l2->port_learned[in_port]++;
+				e->port = in_port;
+				e->seen_s = now_s;
+				return;
+			}
+		}
+		l2_revive(l2, ctrs, e, in_port, now_s);
+		return;
+	}
+	if (unlikely(l2->n_slots >= l2->cap)) {
+		ctrs[L2_CTR_FIB_FULL]++;
+		l2->dom_full[bd]++;
+		return;
+	}
+	if (unlikely(l2->port_limit != 0 && l2->port_learned[in_port] >= l2->port_limit)) {
+		ctrs[L2_CTR_PORT_LIMIT]++;
+		return;
+	}
+	pos = rte_hash_add_key(l2->h, &key);
+	if (unlikely(pos < 0)) {
+		ctrs[L2_CTR_NOSPACE]++;
+		return;
+	}
+	l2->ent[pos] = (struct l2_entry){ .port = in_port, .bd = bd, .seen_s = now_s,
+		.flags = L2_F_INHASH | L2_F_LIVE };
+	l2->n_slots++;
+	l2->dom_entries[bd]++;
+	l2->port_learned[in_port]++;
+	ctrs[L2_CTR_LEARNED]++;
+	nl[*n_new].key = key;
+	nl[*n_new].pos = pos;
+	(*n_new)++;
+}
+
+static __rte_always_inline uint8_t
+l2_bd_of(const struct l2_priv *l2, const struct pf_meta *md)
+{
+	uint16_t vid, d;
+
+	if (likely(!(md->flags & PF_META_VLAN)))
+		return l2->untagged_bd[md->in_port & (PF_MAX_PORTS - 1)];
+	vid = md->vlan_tci & 0xfff;
+	for (d = 0; d < l2->n_domains; d++)
+		if (l2->dom_vlan[d] == vid && (l2->dom_mask[d] & (1u << (md->in_port & 31))))
+			return (uint8_t)d;
+	return L2_NO_BD;
+}
+
+static __rte_always_inline bool
+l2_reserved(const uint8_t *d)
+{
+	return d[0] == 0x01 && d[1] == 0x80 && d[2] == 0xc2 && d[3] == 0 && d[4] == 0 &&
+	       (d[5] & 0xf0) == 0;
+}
+
+static __rte_always_inline uint32_t
+l2_pkt_time(const struct l2_priv *l2, const struct rte_mbuf *m, uint32_t burst_s)
+{
+	/* Replay: each packet carries its capture time (us); use it, not the newest. */
+	if (l2->pcap_clock && (m->ol_flags & l2->ts_flag))
+		return (uint32_t)(*RTE_MBUF_DYNFIELD(m, l2->ts_offset, const uint64_t *) /
+				  1000000u);
+	return burst_s;
+}
+
+static void
+l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16_t n,
+	 uint16_t *edge, uint32_t burst_s)
+{
+	uint64_t *ctrs = st->ctrs;
+	uint64_t key[2 * L2_CHUNK];
+	const void *kp[2 * L2_CHUNK];
+	int32_t pos[2 * L2_CHUNK];
+	uint8_t sk[L2_CHUNK], dk[L2_CHUNK], bds[L2_CHUNK];
+	struct l2_new nl[L2_CHUNK];
+	uint16_t i, nk = 0, n_new = 0;
+
+	/* Pass 1: domain, keys, early drops. Mbufs 8 ahead, headers 4 ahead. */
+	for (i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct pf_meta *md = pf_meta(m);
+		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint8_t bd;
+
+		if (i + 8 < n) {
+			rte_prefetch0(pkts[i + 8]);
+			rte_prefetch0(RTE_PTR_ADD(pkts[i + 8], RTE_CACHE_LINE_SIZE));
+		}
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		bd = l2_bd_of(l2, md);
+		if (unlikely(bd == L2_NO_BD)) {
+			PF_DROP(edge, i, ctrs, L2_CTR_NO_DOMAIN);
+			continue;
+		}
+		key[nk] = l2_key(d + 6, bd);
+		/* rx drops these already; a FIB must never learn them whoever feeds it. */
+		if (unlikely((d[6] & 1) || (key[nk] & 0xffffffffffffull) == 0)) {
+			PF_DROP(edge, i, ctrs, L2_CTR_INVALID_SRC);
+			continue;
+		}
+		if (unlikely((d[0] & 1) && l2_reserved(d))) {
+			PF_DROP(edge, i, ctrs, L2_CTR_RESERVED_DST);
+			continue;
+		}
+		edge[i] = L2_EDGE_OUT;
+		md->bd = bd;
+		bds[i] = bd;
+		sk[i] = (uint8_t)nk++;
+		dk[i] = 0xff;
+		if (!(d[0] & 1)) {
+			dk[i] = (uint8_t)nk;
+			key[nk++] = l2_key(d, bd);
+		}
+	}
+	if (nk == 0)
+		return;
+	/* Pass 2: one bulk lookup for every source and unicast destination. */
+	for (i = 0; i < nk; i++)
+		kp[i] = &key[i];
+	rte_hash_lookup_bulk(l2->h, kp, nk, pos);
+	for (i = 0; i < nk; i++)
+		if (pos[i] >= 0)
+			rte_prefetch0(&l2->ent[pos[i]]);
+
+	/* Pass 3, in packet order so a burst sees its own learning like a serial bridge. */
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct pf_meta *md;
+		const struct l2_entry *e;
+		uint32_t now_s, mask;
+		int32_t dp;
+
+		if (edge[i] == L2_EDGE_DROP)
+			continue;
+		md = pf_meta(m);
+		now_s = l2_pkt_time(l2, m, burst_s);
+		if ((int32_t)(now_s - l2->now_s) > 0)
+			l2->now_s = now_s;
+		l2_learn(l2, ctrs, key[sk[i]], pos[sk[i]], md->in_port, bds[i], now_s, nl, &n_new);
+		if (dk[i] != 0xff) {
+			dp = pos[dk[i]];
+			if (dp < 0 && n_new != 0)
+				dp = l2_find_new(nl, n_new, key[dk[i]]);
+			if (likely(dp >= 0)) {
+				e = &l2->ent[dp];
+				if (likely(e->flags & L2_F_LIVE) && likely(!l2_expired(l2, e, now_s))) {
+					if (unlikely(e->port == md->in_port)) {
+						PF_DROP(edge, i, ctrs, L2_CTR_SAME_PORT);
+						continue;
+					}
+					md->out_port = e->port;
+					ctrs[L2_CTR_HIT]++;
+					continue;
+				}
+			}
+			ctrs[L2_CTR_MISS]++;
+		}
+		/* Unknown unicast, broadcast, multicast: every other port of the domain. */
+		mask = l2->dom_mask[bds[i]] & ~(1u << md->in_port);
+		if (unlikely(mask == 0)) {
+			PF_DROP(edge, i, ctrs, L2_CTR_FLOOD_EMPTY);
+			continue;
+		}
+		md->out_port = PF_PORT_FLOOD;
+		md->flood_mask = mask;
+		ctrs[L2_CTR_FLOODED]++;
+	}
+}
+
+static void
+l2_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	struct l2_priv *l2 = st->priv;
+	uint32_t burst_s = 0;
+	uint16_t off;
+
+	if (l2->age_s != 0) {
+		burst_s = (uint32_t)(pf_now_ns() / L2_NS_PER_S);
+		if ((int32_t)(burst_s - l2->now_s) > 0 && !l2->pcap_clock)
+			l2->now_s = burst_s;
+	}
+	for (off = 0; off < n; off += L2_CHUNK)
+		l2_chunk(st, l2, pkts + off, (uint16_t)RTE_MIN(L2_CHUNK, n - off), edge + off,
+			 burst_s);
+	/* Bounded aging work, so a loaded lcore that never idles still ages. */
+	if (l2->age_s != 0 || l2->n_dead != 0)
+		l2_sweep(st, l2, L2_SWEEP_BURST);
+}
+
+static void
+l2_idle(struct pf_stage *st, uint64_t now_ns)
+{
+	struct l2_priv *l2 = st->priv;
+	uint32_t now_s = (uint32_t)(now_ns / L2_NS_PER_S);
+	uint16_t d;
+
+	if ((int32_t)(now_s - l2->now_s) > 0)
+		l2->now_s = now_s;
+	if (l2->age_s != 0 || l2->n_dead != 0)
+		l2_sweep(st, l2, L2_SWEEP_IDLE);
+	for (d = 0; d < l2->n_domains; d++)
+		if (l2->dom_full[d] != l2->dom_full_warned[d]) {
+			l2_warn_full(st, false);
+			break;
+		}
+}
+
+static uint16_t
+l2_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+{
+	const struct l2_cfg *cfg = st->conf->cfg;
+	const struct l2_priv *l2 = st->priv;
+	uint32_t live = 0;
+	uint16_t n = 0, d;
+
+	for (d = 0; d < l2->n_domains; d++)
+		live += l2->dom_entries[d];
+#define L2_GAUGE(nm, val) do {						\
+	if (n < max) {							\
+		snprintf(out[n].name, sizeof(out[n].name), "%s", nm);	\
+		out[n++].value = (val);					\
+	}								\
+} while (0)
+	L2_GAUGE("entries", live);
+	L2_GAUGE("entries_static", l2->n_static);
+	L2_GAUGE("table_size", l2->cap);
+	L2_GAUGE("memory_bytes", l2->mem_bytes);
+	for (d = 0; d < l2->n_domains && n < max; d++) {
+		snprintf(out[n].name, sizeof(out[n].name), "entries.%s", cfg->dom[d].name);
+		out[n++].value = l2->dom_entries[d];
+	}
+#undef L2_GAUGE
+	return n;
+}
+
+const struct pf_stage_ops pf_l2fib_ops = {
+	.type = "l2fib",
+	.summary = "MAC-learning bridge: bridge domains, learning, flooding, aging",
+	.priv_size = sizeof(struct l2_priv),
+	.n_edges = L2_EDGE_MAX,
+	.edge_names = l2_edges,
+	.default_edge = L2_EDGE_OUT,
+	.n_ctrs = l2_ctr_max,
+	.ctrs = l2_ctrs,
+	.param_keys = l2_keys,
+	.parse = l2_parse,
+	.cfg_free = l2_cfg_free,
+	.init = l2_init,
+	.process_burst = l2_process_burst,
+	.idle = l2_idle,
+	.gauges = l2_gauges,
+	.free = l2_free,
+};

@@ -1,0 +1,691 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lpm: IPv4 router (RFC 1812) on rte_lpm; answers ARP and ICMP echo for its own addresses.
+ * Edges: drop, out (md->out_port set: routed packets, ARP replies, echo replies).
+ * Counters: one drop reason per RFC 1812 check (ip4_no_route, ip4_ttl_expired, ip4_martian_*,
+ *   ...), see foreach_lpm_ctr; info: local, icmp_echo_reply, arp_reply.
+ * Params: nexthops (name: {port, mac}), routes ([{prefix, via}]), routes_file, lookup.
+ *
+ * The input carries IPv4 (rx edge "ipv4") and ARP (rx edge "arp"); rx has
+ * already rejected malformed headers. The routing table lives in a struct
+ * lpm_fib that process_burst reads once per burst; a route update builds a
+ * new fib beside it, swaps the pointer and frees the old one only after the
+ * workers have passed a quiescent point (pf_rcu_synchronize, see lpm_update).
+ * Tables are filled directly (fib_fill): rte_lpm_add is O(n) per route.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_lpm.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+
+#include "lpm.h"
+#include "pf_log.h"
+
+#define foreach_lpm_ctr(_)									\
+	_(LPM_CTR_L3_MAC_MISMATCH, l3_mac_mismatch, DROP,					\
+	  "destination MAC is neither the ingress port's MAC nor a group address")		\
+	_(LPM_CTR_VLAN_UNKNOWN, vlan_unknown, DROP, "802.1Q tag with VID != 0 (routed ports are untagged)") \
+	_(LPM_CTR_L3_PROTO, l3_proto_unsupported, DROP, "neither IPv4 nor ARP (wiring mistake)")	\
+	_(LPM_CTR_MARTIAN_SRC, ip4_martian_src, DROP, "source in 0/8, 127/8, 224/4 or 240/4")	\
+	_(LPM_CTR_MARTIAN_DST, ip4_martian_dst, DROP, "destination in 0/8, 127/8 or 240/4")	\
+	_(LPM_CTR_BCAST, ip4_bcast, DROP, "destination 255.255.255.255 (never forwarded)")		\
+	_(LPM_CTR_DIRECTED_BCAST, ip4_directed_bcast, DROP,					\
+	  "destination is the broadcast address of a routed port's subnet")			\
+	_(LPM_CTR_MCAST, ip4_mcast_unsupported, DROP, "destination in 224/4 (no multicast routing)") \
+	_(LPM_CTR_NO_ROUTE, ip4_no_route, DROP, "no route matches the destination")		\
+	_(LPM_CTR_L2BCAST_UNICAST, l3_l2bcast_ip_unicast, DROP,					\
+	  "unicast IPv4 to forward arrived in an L2 broadcast/multicast frame")			\
+	_(LPM_CTR_TTL_EXPIRED, ip4_ttl_expired, DROP, "TTL <= 1 on a packet to forward")		\
+	_(LPM_CTR_LOCAL_UNSUPPORTED, ip4_local_unsupported, DROP,				\
+	  "addressed to the router but not an ICMP echo request it answers")			\
+	_(LPM_CTR_ICMP_BAD_CKSUM, icmp_bad_checksum, DROP, "ICMP echo request with a wrong checksum") \
+	_(LPM_CTR_ARP_UNSUPPORTED, arp_unsupported, DROP, "ARP not for Ethernet/IPv4 (htype, ptype, hlen, plen)") \
+	_(LPM_CTR_ARP_IGNORED, arp_ignored, DROP, "ARP reply or other opcode (next-hop MACs are static)") \
+	_(LPM_CTR_ARP_NOT_FOR_US, arp_not_for_us, DROP,						\
+	  "ARP request for an address other than the ingress port's")				\
+	_(LPM_CTR_LOCAL, local, INFO, "IPv4 packets addressed to one of the router's addresses")	\
+	_(LPM_CTR_ICMP_ECHO_REPLY, icmp_echo_reply, INFO, "ICMP echo requests answered in place")	\
+	_(LPM_CTR_ARP_REPLY, arp_reply, INFO, "ARP requests for the ingress port's address answered")
+
+PF_CTR_ENUM(lpm, foreach_lpm_ctr);
+PF_CTR_DESCS(lpm, foreach_lpm_ctr);
+
+enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_MAX };
+static const char *const lpm_edges[] = { "drop", "out" };
+static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", NULL };
+
+/* Lookup result for "no route"; real next hops are 24-bit indexes. */
+#define LPM_NH_MISS UINT32_MAX
+
+enum lpm_nh_kind {
+	LPM_NH_FWD = 0,     /* route: rewrite and send */
+	LPM_NH_LOCAL,       /* one of the router's addresses */
+	LPM_NH_DBCAST,      /* broadcast address of a routed port's subnet */
+};
+
+struct lpm_nh {
+	uint8_t macs[12];   /* destination then source: the frame's first 12 bytes */
+	uint16_t port;
+	uint8_t kind;
+	uint8_t pad;
+};
+
+/* One complete routing table: what an update replaces as a whole. */
+struct lpm_fib {
+	struct rte_lpm *lpm;
+	enum lpm_lookup_mode mode;
+	uint32_t dflt;            /* next hop of 0.0.0.0/0 (rte_lpm has no depth 0) or MISS */
+	uint32_t n_routes;        /* configured routes, interface entries excluded */
+	uint32_t n_nh;            /* entries in nh[] */
+	uint32_t n_user_nh;       /* configured next hops (nh[0..n_user_nh)) */
+	uint32_t n_tbl8;
+	uint64_t mem_bytes;
+	struct lpm_nh nh[];       /* configured next hops, then local, then dbcast per port */
+};
+
+struct lpm_priv {
+	/* data path */
+	struct lpm_fib *fib;                      /* read once per burst (RCU) */
+	struct rte_ether_addr port_mac[PF_MAX_PORTS];
+	uint32_t port_ip[PF_MAX_PORTS];           /* host order */
+	uint32_t port_has_ip;                     /* bit per port */
+	/* control path */
+	uint64_t updates;
+	uint64_t g_routes, g_nh, g_tbl8, g_mem;   /* gauges: never read through fib */
+};
+
+/* ---- building a table --------------------------------------------------- */
+
+static void
+fib_free(struct lpm_fib *fib)
+{
+	if (fib == NULL)
+		return;
+	rte_lpm_free(fib->lpm);
+	rte_free(fib);
+}
+
+/* Count the tbl8 groups rte_lpm will use: one per /24 holding a route longer than /24. */
+static int
+count_tbl8(const struct lpm_cfg *cfg, const struct pf_topo *topo, uint32_t *out)
+{
+	uint64_t *seen = calloc((1u << 24) / 64, sizeof(uint64_t));
+	uint32_t i, k, n = 0, extra[2 * PF_MAX_PORTS], n_extra = 0;
+
+	if (seen == NULL)
+		return -ENOMEM;
+	for (i = 0; i < topo->n_ports; i++) {
+		const struct pf_port_conf *pc = &topo->ports[i];
+
+		if (!pc->has_ipv4)
+			continue;
+		extra[n_extra++] = pc->ipv4 >> 8;
+		if (pc->ipv4_len <= 30)
+			extra[n_extra++] = (pc->ipv4 | ~(~0u << (32 - pc->ipv4_len))) >> 8;
+	}
+	for (i = 0; i < cfg->n_routes + n_extra; i++) {
+		if (i < cfg->n_routes) {
+			if (cfg->routes[i].len <= 24)
+				continue;
+			k = cfg->routes[i].prefix >> 8;
+		} else {
+			k = extra[i - cfg->n_routes];
+		}
+		if (!(seen[k / 64] & (1ull << (k % 64)))) {
+			seen[k / 64] |= 1ull << (k % 64);
+			n++;
+		}
+	}
+	free(seen);
+	*out = n;
+	return 0;
+}
+
+static inline struct rte_lpm_tbl_entry
+tbl_entry(uint32_t next_hop, bool group, uint8_t depth)
+{
+	struct rte_lpm_tbl_entry e = {
+		.next_hop = next_hop, .valid = 1, .valid_group = group, .depth = depth,
+	};
+
+	return e;
+}
+
+/*
+ * Write one route into the DIR-24-8 tables of @p lpm. Routes must come in
+ * order of increasing length (a longer prefix overwrites a shorter one) and
+ * every route up to /24 before any longer one (then no tbl8 group exists
+ * yet when tbl24 is written). A route longer than /24 takes a tbl8 group for
+ * its /24, seeded with what tbl24 held there.
+ */
+static int
+fib_fill(struct rte_lpm *lpm, uint32_t ip, uint8_t len, uint32_t nh, uint32_t *next_group,
+	 uint32_t n_groups)
+{
+	struct rte_lpm_tbl_entry *t24 = lpm->tbl24, *t8, e;
+	uint32_t i, first, n, g;
+
+	if (len <= 24) {
+		first = ip >> 8;
+		n = 1u << (24 - len);
+		e = tbl_entry(nh, false, len);
+		for (i = 0; i < n; i++)
+			t24[first + i] = e;
+		return 0;
+	}
+	e = t24[ip >> 8];
+	if (!(e.valid && e.valid_group)) {
+		if (*next_group == n_groups)
+			return -ENOSPC;
+		g = (*next_group)++;
+		t8 = &lpm->tbl8[g * RTE_LPM_TBL8_GROUP_NUM_ENTRIES];
+		for (i = 0; i < RTE_LPM_TBL8_GROUP_NUM_ENTRIES; i++) {
+			t8[i] = e.valid ? tbl_entry(e.next_hop, true, e.depth) : tbl_entry(0, true, 0);
+			t8[i].valid = e.valid;
+		}
+		t24[ip >> 8] = tbl_entry(g, true, 0);
+	}
+	t8 = &lpm->tbl8[t24[ip >> 8].next_hop * RTE_LPM_TBL8_GROUP_NUM_ENTRIES];
+	first = ip & 0xff;
+	n = 1u << (32 - len);
+	e = tbl_entry(nh, true, len);
+	for (i = 0; i < n; i++)
+		t8[first + i] = e;
+	return 0;
+}
+
+/* Route indexes of @p cfg ordered by prefix length (counting sort), or NULL. */
+static uint32_t *
+routes_by_len(const struct lpm_cfg *cfg)
+{
+	uint32_t start[RTE_LPM_MAX_DEPTH + 2] = { 0 }, i;
+	uint32_t *idx = malloc(sizeof(uint32_t) * RTE_MAX(cfg->n_routes, 1u));
+
+	if (idx == NULL)
+		return NULL;
+	for (i = 0; i < cfg->n_routes; i++)
+		start[cfg->routes[i].len + 1]++;
+	for (i = 1; i <= RTE_LPM_MAX_DEPTH + 1; i++)
+		start[i] += start[i - 1];
+	for (i = 0; i < cfg->n_routes; i++)
+		idx[start[cfg->routes[i].len]++] = i;
+	return idx;
+}
+
+/*
+ * Build a complete table for @p cfg: next hops (source MAC from the egress
+ * port), routes, then the ports' own addresses (which win over equal
+ * routes). Sized from the route set: tbl8 groups exactly as needed plus a
+ * little slack, rules for every route.
+ */
+static int
+fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cfg,
+	  struct lpm_fib **out, struct pf_errs *errs)
+{
+	static uint32_t seq;
+	const struct pf_topo *topo = st->topo;
+	struct rte_lpm_config lc = { 0 };
+	struct lpm_fib *fib;
+	char name[RTE_LPM_NAMESIZE];
+	uint32_t i, n_nh, need, groups = 0, nports = topo->n_ports, *order;
+	uint64_t t0 = rte_get_timer_cycles();
+	int rc;
+
+	*out = NULL;
+	rc = count_tbl8(cfg, topo, &need);
+	if (rc < 0)
+		return rc;
+	n_nh = cfg->n_nh + 2 * nports;
+	fib = rte_zmalloc("pf_lpm_fib", sizeof(*fib) + n_nh * sizeof(fib->nh[0]),
+			  RTE_CACHE_LINE_SIZE);
+	if (fib == NULL)
+		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
+	fib->mode = cfg->mode;
+	fib->n_nh = n_nh;
+	fib->n_user_nh = cfg->n_nh;
+	fib->dflt = LPM_NH_MISS;
+	for (i = 0; i < cfg->n_nh; i++) {
+		const struct pf_port_conf *pc = &topo->ports[cfg->nh[i].port];
+
+		if (!pc->has_mac) {
+			fib_free(fib);
+			return pf_err_add(errs, NULL, 0, 0,
+					  "stage %s: next hop %s: port %s has no MAC address",
+					  stage, cfg->nh[i].name, pc->name);
+		}
+		memcpy(fib->nh[i].macs, cfg->nh[i].mac, 6);
+		memcpy(fib->nh[i].macs + 6, pc->mac, 6);
+		fib->nh[i].port = cfg->nh[i].port;
+		fib->nh[i].kind = LPM_NH_FWD;
+	}
+	for (i = 0; i < nports; i++) {
+		fib->nh[cfg->n_nh + i].kind = LPM_NH_LOCAL;
+		fib->nh[cfg->n_nh + i].port = (uint16_t)i;
+		fib->nh[cfg->n_nh + nports + i].kind = LPM_NH_DBCAST;
+		fib->nh[cfg->n_nh + nports + i].port = (uint16_t)i;
+	}
+	/* The tables are filled directly (see fib_fill): no rules table needed. */
+	lc.max_rules = 1;
+	lc.number_tbl8s = need + 1;
+	snprintf(name, sizeof(name), "pf_lpm%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	fib->lpm = rte_lpm_create(name, (int)rte_socket_id(), &lc);
+	order = routes_by_len(cfg);
+	if (fib->lpm == NULL || order == NULL) {
+		free(order);
+		fib_free(fib);
+		return pf_err_add(errs, NULL, 0, 0,
+				  "stage %s: cannot create an LPM table for %u routes, %u tbl8 groups: %s (raise EAL -m)",
+				  stage, cfg->n_routes, lc.number_tbl8s, rte_strerror(rte_errno));
+	}
+	fib->n_tbl8 = lc.number_tbl8s;
+	fib->n_routes = cfg->n_routes;
+	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
+		const struct lpm_route *r = &cfg->routes[order[i]];
+
+		if (r->len == 0)
+			fib->dflt = r->nh;
+		else
+			rc = fib_fill(fib->lpm, r->prefix, r->len, r->nh, &groups, lc.number_tbl8s);
+	}
+	free(order);
+	/* The ports' own addresses last: /32s that win over any equal route. */
+	for (i = 0; i < nports && rc == 0; i++) {
+		const struct pf_port_conf *pc = &topo->ports[i];
+
+		if (!pc->has_ipv4)
+			continue;
+		if (pc->ipv4_len <= 30)
+			rc = fib_fill(fib->lpm, pc->ipv4 | ~(~0u << (32 - pc->ipv4_len)), 32,
+				      cfg->n_nh + nports + i, &groups, lc.number_tbl8s);
+		if (rc == 0)
+			rc = fib_fill(fib->lpm, pc->ipv4, 32, cfg->n_nh + i, &groups, lc.number_tbl8s);
+	}
+	if (rc < 0) {
+		fib_free(fib);
+		return pf_err_add(errs, NULL, 0, 0, "stage %s: tbl8 groups exhausted (%u)", stage,
+				  lc.number_tbl8s);
+	}
+	fib->mem_bytes = sizeof(struct rte_lpm) + (uint64_t)lc.number_tbl8s *
+			 RTE_LPM_TBL8_GROUP_NUM_ENTRIES * sizeof(struct rte_lpm_tbl_entry) +
+			 sizeof(*fib) + n_nh * sizeof(fib->nh[0]);
+	PF_LOG(INFO, "lpm %s: %u routes, %u next hops, %u tbl8 groups, %.1f MiB, built in %.2f s",
+	       stage, cfg->n_routes, cfg->n_nh, groups,
+	       (double)fib->mem_bytes / (1 << 20),
+	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
+	*out = fib;
+	return 0;
+}
+
+static void
+gauges_set(struct lpm_priv *lp, const struct lpm_fib *fib)
+{
+	__atomic_store_n(&lp->g_routes, fib->n_routes, __ATOMIC_RELAXED);
+	__atomic_store_n(&lp->g_nh, fib->n_user_nh, __ATOMIC_RELAXED);
+	__atomic_store_n(&lp->g_tbl8, fib->n_tbl8, __ATOMIC_RELAXED);
+	__atomic_store_n(&lp->g_mem, fib->mem_bytes, __ATOMIC_RELAXED);
+}
+
+static int
+lpm_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	struct lpm_priv *lp = st->priv;
+	const struct pf_topo *topo = st->topo;
+	uint16_t i;
+	int rc;
+
+	for (i = 0; i < topo->n_ports; i++) {
+		const struct pf_port_conf *pc = &topo->ports[i];
+
+		if (pc->has_mac)
+			memcpy(lp->port_mac[i].addr_bytes, pc->mac, 6);
+		if (pc->has_ipv4) {
+			lp->port_ip[i] = pc->ipv4;
+			lp->port_has_ip |= 1u << i;
+		}
+	}
+	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
+	if (rc < 0)
+		return rc;
+	gauges_set(lp, lp->fib);
+	return 0;
+}
+
+/* ---- live update -------------------------------------------------------- */
+
+/*
+ * Replace the whole table: build the new one beside the running one (a
+ * failure changes nothing and the old table keeps forwarding), publish it
+ * with one pointer store, wait until every worker lcore has finished the
+ * pass it was in (process_burst reads the pointer once per burst), then
+ * free the old one. No packet is dropped or delayed by the swap.
+ */
+static int
+lpm_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
+{
+	struct lpm_priv *lp = st->priv;
+	struct lpm_fib *nf, *old;
+	int rc;
+
+	rc = fib_build(st, new_sc->name, new_sc->cfg, &nf, errs);
+	if (rc < 0)
+		return rc;
+	old = lp->fib;
+	__atomic_store_n(&lp->fib, nf, __ATOMIC_RELEASE);
+	pf_rcu_synchronize();
+	fib_free(old);
+	__atomic_store_n(&lp->updates, lp->updates + 1, __ATOMIC_RELAXED);
+	gauges_set(lp, nf);
+	return 0;
+}
+
+static void
+lpm_free(struct pf_stage *st)
+{
+	struct lpm_priv *lp = st->priv;
+
+	if (lp == NULL)
+		return;
+	/* No reader runs any more. */
+	fib_free(lp->fib);
+	lp->fib = NULL;
+}
+
+static uint16_t
+lpm_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+{
+	const struct lpm_priv *lp = st->priv;
+	const struct { const char *name; uint64_t v; } g[] = {
+		{ "routes", __atomic_load_n(&lp->g_routes, __ATOMIC_RELAXED) },
+		{ "nexthops", __atomic_load_n(&lp->g_nh, __ATOMIC_RELAXED) },
+		{ "tbl8_groups", __atomic_load_n(&lp->g_tbl8, __ATOMIC_RELAXED) },
+		{ "memory_bytes", __atomic_load_n(&lp->g_mem, __ATOMIC_RELAXED) },
+		{ "route_updates", __atomic_load_n(&lp->updates, __ATOMIC_RELAXED) },
+	};
+	uint16_t i;
+
+	for (i = 0; i < RTE_DIM(g) && i < max; i++) {
+		snprintf(out[i].name, sizeof(out[i].name), "%s", g[i].name);
+		out[i].value = g[i].v;
+	}
+	return i;
+}
+
+/* ---- data path ---------------------------------------------------------- */
+
+/* Frames must be addressed to the router: its MAC on the port, or a group address. */
+static __rte_always_inline bool
+lpm_l2_ok(const struct lpm_priv *lp, uint64_t *ctrs, const struct pf_meta *md,
+	  const struct rte_ether_hdr *eth)
+{
+	if (unlikely(md->flags & PF_META_VLAN)) {
+		ctrs[LPM_CTR_VLAN_UNKNOWN]++;
+		return false;
+	}
+	if (unlikely(!(md->flags & PF_META_L2_MCAST) &&
+		     !rte_is_same_ether_addr(&eth->dst_addr, &lp->port_mac[md->in_port]))) {
+		ctrs[LPM_CTR_L3_MAC_MISMATCH]++;
+		return false;
+	}
+	return true;
+}
+
+/* 0/8, 127/8 and 224/4 + 240/4 (RFC 1812 5.3.7, 4.2.2.11): never routed. */
+static __rte_always_inline bool
+lpm_special(uint32_t a)
+{
+	uint32_t top = a >> 24;
+
+	return top == 0 || top == 127 || top >= 224;
+}
+
+static uint16_t __rte_noinline
+lpm_dst_special(uint64_t *ctrs, uint32_t dst)
+{
+	if (dst == UINT32_MAX)
+		ctrs[LPM_CTR_BCAST]++;
+	else if ((dst >> 28) == 0xe)
+		ctrs[LPM_CTR_MCAST]++;
+	else
+		ctrs[LPM_CTR_MARTIAN_DST]++;
+	return LPM_EDGE_DROP;
+}
+
+/* Turn an ICMP echo request into its reply in place, back out the ingress port. */
+static uint16_t __rte_noinline
+lpm_local(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
+	  struct rte_ether_hdr *eth, struct rte_ipv4_hdr *ip, const struct lpm_nh *nh)
+{
+	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
+	uint32_t len = rte_be_to_cpu_16(ip->total_length), a;
+	uint16_t old, new;
+
+	if (nh->kind == LPM_NH_DBCAST) {
+		ctrs[LPM_CTR_DIRECTED_BCAST]++;
+		return LPM_EDGE_DROP;
+	}
+	ctrs[LPM_CTR_LOCAL]++;
+	/* Only plain echo requests: no options, no fragments (no reassembly here). */
+	if (ip->next_proto_id != IPPROTO_ICMP || md->l3_len != sizeof(*ip) ||
+	    (md->flags & PF_META_IP_FRAG) || len < sizeof(*ip) + sizeof(*icmp) ||
+	    icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || icmp->icmp_code != 0) {
+		ctrs[LPM_CTR_LOCAL_UNSUPPORTED]++;
+		return LPM_EDGE_DROP;
+	}
+	if (rte_raw_cksum(icmp, len - sizeof(*ip)) != 0xffff) {
+		ctrs[LPM_CTR_ICMP_BAD_CKSUM]++;
+		return LPM_EDGE_DROP;
+	}
+	memcpy(&old, icmp, 2);
+	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	memcpy(&new, icmp, 2);
+	icmp->icmp_cksum = lpm_cksum_adjust(icmp->icmp_cksum, old, new);
+	a = ip->src_addr;
+	ip->src_addr = ip->dst_addr;
+	ip->dst_addr = a;
+	ip->time_to_live = 64;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
+	rte_ether_addr_copy(&lp->port_mac[md->in_port], &eth->src_addr);
+	md->out_port = md->in_port;
+	ctrs[LPM_CTR_ICMP_ECHO_REPLY]++;
+	return LPM_EDGE_OUT;
+}
+
+/* Answer ARP requests for the ingress port's address in place. */
+static uint16_t __rte_noinline
+lpm_arp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf *m)
+{
+	struct pf_meta *md = pf_meta(m);
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *arp = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *, md->l2_len);
+	struct rte_arp_ipv4 *d = &arp->arp_data;
+	uint16_t p = md->in_port;
+
+	if (md->cls != PF_CLASS_ARP) {
+		ctrs[LPM_CTR_L3_PROTO]++;
+		return LPM_EDGE_DROP;
+	}
+	if (!lpm_l2_ok(lp, ctrs, md, eth))
+		return LPM_EDGE_DROP;
+	if (arp->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    arp->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || arp->arp_hlen != 6 ||
+	    arp->arp_plen != 4) {
+		ctrs[LPM_CTR_ARP_UNSUPPORTED]++;
+		return LPM_EDGE_DROP;
+	}
+	if (arp->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST)) {
+		ctrs[LPM_CTR_ARP_IGNORED]++;
+		return LPM_EDGE_DROP;
+	}
+	if (!(lp->port_has_ip & (1u << p)) || rte_be_to_cpu_32(d->arp_tip) != lp->port_ip[p]) {
+		ctrs[LPM_CTR_ARP_NOT_FOR_US]++;
+		return LPM_EDGE_DROP;
+	}
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	d->arp_tha = d->arp_sha;
+	d->arp_tip = d->arp_sip;
+	d->arp_sha = lp->port_mac[p];
+	d->arp_sip = rte_cpu_to_be_32(lp->port_ip[p]);
+	eth->dst_addr = d->arp_tha;
+	eth->src_addr = lp->port_mac[p];
+	md->out_port = p;
+	ctrs[LPM_CTR_ARP_REPLY]++;
+	return LPM_EDGE_OUT;
+}
+
+/* The RFC 1812 decision for one IPv4 packet whose lookup gave @p hop. */
+static __rte_always_inline uint16_t
+lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
+	struct rte_mbuf *m, uint32_t dst, uint32_t hop)
+{
+	struct pf_meta *md = pf_meta(m);
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)((uint8_t *)eth + md->l2_len);
+	const struct lpm_nh *nh;
+
+	if (unlikely(md->cls != PF_CLASS_IPV4))
+		return lpm_arp(lp, ctrs, m);
+	if (!lpm_l2_ok(lp, ctrs, md, eth))
+		return LPM_EDGE_DROP;
+	if (unlikely(lpm_special(rte_be_to_cpu_32(ip->src_addr)))) {
+		ctrs[LPM_CTR_MARTIAN_SRC]++;
+		return LPM_EDGE_DROP;
+	}
+	if (unlikely(lpm_special(dst)))
+		return lpm_dst_special(ctrs, dst);
+	if (unlikely(hop == LPM_NH_MISS)) {
+		ctrs[LPM_CTR_NO_ROUTE]++;
+		return LPM_EDGE_DROP;
+	}
+	nh = &fib->nh[hop];
+	if (unlikely(nh->kind != LPM_NH_FWD))
+		return lpm_local(lp, ctrs, md, eth, ip, nh);
+	/* RFC 1812 5.3.4: a link-layer broadcast is not forwarded as unicast. */
+	if (unlikely(md->flags & PF_META_L2_MCAST)) {
+		ctrs[LPM_CTR_L2BCAST_UNICAST]++;
+		return LPM_EDGE_DROP;
+	}
+	if (unlikely(ip->time_to_live <= 1)) {
+		ctrs[LPM_CTR_TTL_EXPIRED]++;
+		return LPM_EDGE_DROP;
+	}
+	lpm_ttl_dec(ip);
+	/* A priority tag (VID 0) is not carried to another link: drop it. */
+	if (unlikely(md->l2_len != RTE_ETHER_HDR_LEN)) {
+		rte_pktmbuf_adj(m, md->l2_len - RTE_ETHER_HDR_LEN);
+		md->l2_len = RTE_ETHER_HDR_LEN;
+		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	}
+	memcpy(eth, nh->macs, sizeof(nh->macs));
+	md->out_port = nh->port;
+	md->nexthop = hop;
+	return LPM_EDGE_OUT;
+}
+
+/*
+ * One worker, three lookups (const @p mode, folded by the compiler):
+ * pass 1 gathers destinations (prefetching mbufs 8 ahead, headers 4 ahead),
+ * pass 2 looks them all up, pass 3 decides per packet. The three rte_lpm
+ * calls report a miss three different ways; all become LPM_NH_MISS or the
+ * default route here.
+ */
+static __rte_always_inline void
+lpm_burst(struct pf_stage *st, const struct lpm_fib *fib, struct rte_mbuf **pkts, uint16_t n,
+	  uint16_t *edge, const enum lpm_lookup_mode mode)
+{
+	const struct lpm_priv *lp = st->priv;
+	uint32_t dst[PF_BURST_MAX + 4] __rte_aligned(16);
+	uint32_t hop[PF_BURST_MAX + 4] __rte_aligned(16);
+	uint64_t *ctrs = st->ctrs;
+	uint16_t i;
+
+	for (i = 0; i < n && i < 8; i++)
+		rte_mbuf_prefetch_part2(pkts[i]);
+	for (i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct pf_meta *md = pf_meta(m);
+
+		if (i + 8 < n) {
+			rte_prefetch0(pkts[i + 8]);
+			rte_mbuf_prefetch_part2(pkts[i + 8]);
+		}
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		dst[i] = likely(md->cls == PF_CLASS_IPV4) ?
+				 rte_be_to_cpu_32(rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+									  md->l2_len)->dst_addr) :
+				 0;
+	}
+	if (mode == LPM_LOOKUP_X4) {
+		/* Pad to a multiple of four; the extra results are ignored. */
+		dst[n] = dst[n + 1] = dst[n + 2] = 0;
+		for (i = 0; i < n; i += 4)
+			rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)&dst[i]), &hop[i],
+					 fib->dflt);
+	} else if (mode == LPM_LOOKUP_BULK) {
+		rte_lpm_lookup_bulk(fib->lpm, dst, hop, n);
+		for (i = 0; i < n; i++)
+			hop[i] = (hop[i] & RTE_LPM_LOOKUP_SUCCESS) ? hop[i] & 0x00ffffff : fib->dflt;
+	} else {
+		for (i = 0; i < n; i++)
+			if (rte_lpm_lookup(fib->lpm, dst[i], &hop[i]) != 0)
+				hop[i] = fib->dflt;
+	}
+	for (i = 0; i < n; i++)
+		edge[i] = lpm_ip4(lp, fib, ctrs, pkts[i], dst[i], hop[i]);
+}
+
+static void
+lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	struct lpm_priv *lp = st->priv;
+	const struct lpm_fib *fib;
+
+	/* One table per burst: an update frees the old one only after this pass. */
+	fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
+	if (likely(fib->mode == LPM_LOOKUP_X4))
+		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_X4);
+	else if (fib->mode == LPM_LOOKUP_BULK)
+		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_BULK);
+	else
+		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_SCALAR);
+}
+
+static int
+lpm_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	return lpm_cfg_parse(sc, topo, errs);
+}
+
+const struct pf_stage_ops pf_lpm_ops = {
+	.type = "lpm",
+	.summary = "IPv4 router (RFC 1812) on rte_lpm, answers ARP and ping for its addresses",
+	.priv_size = sizeof(struct lpm_priv),
+	.n_edges = LPM_EDGE_MAX,
+	.edge_names = lpm_edges,
+	.default_edge = LPM_EDGE_OUT,
+	.n_ctrs = lpm_ctr_max,
+	.ctrs = lpm_ctrs,
+	.param_keys = lpm_keys,
+	.parse = lpm_parse,
+	.cfg_free = lpm_cfg_free,
+	.init = lpm_init,
+	.process_burst = lpm_process_burst,
+	.gauges = lpm_gauges,
+	.update = lpm_update,
+	.free = lpm_free,
+};

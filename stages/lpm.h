@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to the lpm stage (stages/lpm.c, stages/lpm_routes.c) and its unit
+ * tests: the parsed configuration (next hops and routes, read from the
+ * topology and a route file without DPDK) and the RFC 1624 checksum update.
+ */
+#ifndef PF_LPM_H
+#define PF_LPM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pf_stage.h"
+
+/** Next hops are indexes into a table; rte_lpm stores 24 bits. */
+#define LPM_MAX_NEXTHOPS 4096
+/** Routes one stage accepts (inline plus file). */
+#define LPM_MAX_ROUTES (16u << 20)
+/** Route file lines longer than this are refused. */
+#define LPM_LINE_MAX 256
+
+enum lpm_lookup_mode {
+	LPM_LOOKUP_X4 = 0,      /* rte_lpm_lookupx4, four at a time (default) */
+	LPM_LOOKUP_BULK,        /* rte_lpm_lookup_bulk over the burst */
+	LPM_LOOKUP_SCALAR,      /* rte_lpm_lookup per packet: the reference */
+};
+
+struct lpm_nh_conf {
+	char name[PF_NAME_MAX];
+	uint16_t port;          /* egress port index */
+	uint8_t mac[6];         /* destination MAC written on the frame */
+};
+
+struct lpm_route {
+	uint32_t prefix;        /* host order, host bits clear */
+	uint32_t nh;            /* index into lpm_cfg.nh */
+	uint32_t line;          /* where it was defined (file or topology line) */
+	uint16_t col;
+	uint8_t len;
+	uint8_t from_file;      /* 1: routes_file, 0: inline in the topology */
+};
+
+struct lpm_cfg {
+	enum lpm_lookup_mode mode;
+	uint32_t n_nh;
+	struct lpm_nh_conf nh[LPM_MAX_NEXTHOPS];
+	uint32_t n_routes, cap_routes;
+	struct lpm_route *routes;
+	char routes_file[4096];  /* resolved path, "" when none */
+};
+
+/**
+ * Parse the stage's parameters (nexthops, routes, routes_file, lookup)
+ * into a new struct lpm_cfg stored in sc->cfg. Every problem is recorded in
+ * @p errs with its location (route file errors as file:line:col).
+ * Returns 0 or -EINVAL / -ENOMEM.
+ */
+int lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
+void lpm_cfg_free(void *cfg);
+
+/**
+ * Read routes from the text file @p path into @p cfg (next hops already
+ * known). Format: one "PREFIX/LEN NEXTHOP" per line, '#' starts a comment.
+ * Returns 0 or -EINVAL (errors recorded) / -ENOMEM / -errno of fopen.
+ */
+int lpm_routes_file_read(struct lpm_cfg *cfg, const char *path, struct pf_errs *errs);
+
+/** Sort @p cfg's routes and report duplicate prefixes. Returns 0 or -EINVAL. */
+int lpm_routes_check_dups(struct lpm_cfg *cfg, const char *topo_file, struct pf_errs *errs);
+
+/**
+ * RFC 1624 eqn. 3: the header checksum @p hc after one 16-bit word of the
+ * covered data changed from @p m to @p m_new: HC' = ~(~HC + ~m + m').
+ * One's complement sums do not depend on byte order, so all three values may
+ * be taken straight from the packet (network order). Unlike HC + m - m'
+ * (eqn. 2) it never produces 0xffff where a full recompute gives 0x0000.
+ */
+static inline uint16_t
+lpm_cksum_adjust(uint16_t hc, uint16_t m, uint16_t m_new)
+{
+	uint32_t sum = (uint32_t)(uint16_t)~hc + (uint16_t)~m + m_new;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/**
+ * Decrement the TTL of the IPv4 header at @p ip (any alignment) and update
+ * its checksum incrementally. The TTL shares a 16-bit word with the protocol.
+ */
+static inline void
+lpm_ttl_dec(void *ip)
+{
+	uint8_t *h = ip;
+	uint16_t old, new, ck;
+
+	memcpy(&old, h + 8, 2);
+	h[8]--;
+	memcpy(&new, h + 8, 2);
+	memcpy(&ck, h + 10, 2);
+	ck = lpm_cksum_adjust(ck, old, new);
+	memcpy(h + 10, &ck, 2);
+}
+
+#endif /* PF_LPM_H */

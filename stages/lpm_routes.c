@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lpm configuration parser: next hops, inline routes and the route file.
+ * No DPDK here: this runs for --check, at start and on reload, and must cope
+ * with a million-line route file quickly (one pass, no per-line allocation,
+ * next-hop names found through a small hash).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lpm.h"
+
+static const char *const lpm_modes[] = { "x4", "bulk", "scalar", NULL };
+
+/* ---- next-hop name index ------------------------------------------------ */
+
+#define NH_HASH_SIZE (2 * LPM_MAX_NEXTHOPS)
+
+struct nh_index {
+	uint16_t slot[NH_HASH_SIZE];   /* next-hop index + 1, 0 = empty */
+};
+
+static uint32_t
+nh_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static void
+nh_index_build(struct nh_index *ix, const struct lpm_cfg *cfg)
+{
+	uint32_t i, h;
+
+	memset(ix, 0, sizeof(*ix));
+	for (i = 0; i < cfg->n_nh; i++) {
+		h = nh_hash(cfg->nh[i].name, strlen(cfg->nh[i].name)) % NH_HASH_SIZE;
+		while (ix->slot[h] != 0)
+			h = (h + 1) % NH_HASH_SIZE;
+		ix->slot[h] = (uint16_t)(i + 1);
+	}
+}
+
+/* Find the next hop named by @p s[0..len) or return -1. */
+static int
+nh_index_find(const struct nh_index *ix, const struct lpm_cfg *cfg, const char *s, size_t len)
+{
+	uint32_t h = nh_hash(s, len) % NH_HASH_SIZE;
+	const char *name;
+
+	while (ix->slot[h] != 0) {
+		name = cfg->nh[ix->slot[h] - 1].name;
+		if (strncmp(name, s, len) == 0 && name[len] == '\0')
+			return ix->slot[h] - 1;
+		h = (h + 1) % NH_HASH_SIZE;
+	}
+	return -1;
+}
+
+/* ---- routes ------------------------------------------------------------- */
+
+static int
+route_push(struct lpm_cfg *cfg, const struct lpm_route *r)
+{
+	struct lpm_route *nr;
+	uint32_t cap;
+
+	if (cfg->n_routes == cfg->cap_routes) {
+		if (cfg->cap_routes >= LPM_MAX_ROUTES)
+			return -ENOSPC;
+		cap = cfg->cap_routes == 0 ? 1024 : cfg->cap_routes * 2;
+		nr = realloc(cfg->routes, (size_t)cap * sizeof(*nr));
+		if (nr == NULL)
+			return -ENOMEM;
+		cfg->routes = nr;
+		cfg->cap_routes = cap;
+	}
+	cfg->routes[cfg->n_routes++] = *r;
+	return 0;
+}
+
+/* Parse "a.b.c.d/len"; on failure return a static reason. */
+static const char *
+prefix_parse(const char *s, uint32_t *addr, uint8_t *len)
+{
+	char buf[32];
+	const char *slash = strchr(s, '/');
+	uint64_t l;
+	uint32_t a, mask;
+
+	if (slash == NULL)
+		return "is not an IPv4 prefix (a.b.c.d/len)";
+	if ((size_t)(slash - s) >= sizeof(buf))
+		return "is not an IPv4 address";
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	if (!pf_parse_ipv4(buf, &a))
+		return "is not an IPv4 address";
+	if (!pf_parse_u64(slash + 1, &l))
+		return "has no valid prefix length";
+	if (l > 32)
+		return "has a prefix length > 32";
+	mask = l == 0 ? 0 : ~0u << (32 - l);
+	if ((a & ~mask) != 0)
+		return "has host bits set";
+	*addr = a;
+	*len = (uint8_t)l;
+	return NULL;
+}
+
+int
+lpm_routes_file_read(struct lpm_cfg *cfg, const char *path, struct pf_errs *errs)
+{
+	char line[LPM_LINE_MAX + 2], *tok[3], *p, *hash;
+	struct nh_index *ix;
+	struct lpm_route r;
+	const char *why;
+	unsigned int errs0 = errs->n;
+	uint32_t lineno = 0;
+	FILE *f;
+	int nt, nh, rc = 0;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		rc = -errno;
+		pf_err_add(errs, path, 0, 0, "cannot open route file: %s", strerror(errno));
+		return rc;
+	}
+	ix = malloc(sizeof(*ix));
+	if (ix == NULL) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	nh_index_build(ix, cfg);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		if (errs->n - errs0 >= 20) {
+			pf_err_add(errs, path, (int)lineno, 0, "too many errors, giving up");
+			break;
+		}
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			pf_err_add(errs, path, (int)lineno, 1, "line longer than %d characters",
+				   LPM_LINE_MAX);
+			while (fgets(line, sizeof(line), f) != NULL && strchr(line, '\n') == NULL)
+				;
+			continue;
+		}
+		hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		nt = 0;
+		for (p = strtok(line, " \t\r\n"); p != NULL; p = strtok(NULL, " \t\r\n")) {
+			if (nt == 3)
+				break;
+			tok[nt++] = p;
+		}
+		if (nt == 0)
+			continue;
+		if (nt != 2) {
+			pf_err_add(errs, path, (int)lineno, (int)(tok[0] - line + 1),
+				   "expected 'PREFIX/LEN NEXTHOP', got %d field%s", nt,
+				   nt == 1 ? "" : "s or more");
+			continue;
+		}
+		memset(&r, 0, sizeof(r));
+		why = prefix_parse(tok[0], &r.prefix, &r.len);
+		if (why != NULL) {
+			pf_err_add(errs, path, (int)lineno, (int)(tok[0] - line + 1), "'%s' %s",
+				   tok[0], why);
+			continue;
+		}
+		nh = nh_index_find(ix, cfg, tok[1], strlen(tok[1]));
+		if (nh < 0) {
+			pf_err_add(errs, path, (int)lineno, (int)(tok[1] - line + 1),
+				   "unknown next hop '%s' (define it under nexthops:)", tok[1]);
+			continue;
+		}
+		r.nh = (uint32_t)nh;
+		r.line = lineno;
+		r.col = (uint16_t)(tok[0] - line + 1);
+		r.from_file = 1;
+		if (route_push(cfg, &r) < 0) {
+			pf_err_add(errs, path, (int)lineno, 1, "more than %u routes", LPM_MAX_ROUTES);
+			break;
+		}
+	}
+	if (ferror(f))
+		pf_err_add(errs, path, 0, 0, "read error");
+	fclose(f);
+	free(ix);
+	return errs->n != errs0 ? -EINVAL : 0;
+}
+
+static int
+route_cmp(const void *a, const void *b)
+{
+	const struct lpm_route *x = a, *y = b;
+
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	/* Inline routes first, then by line: "first defined" is well defined. */
+	if (x->from_file != y->from_file)
+		return x->from_file < y->from_file ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+int
+lpm_routes_check_dups(struct lpm_cfg *cfg, const char *topo_file, struct pf_errs *errs)
+{
+	const struct lpm_route *a, *b;
+	uint32_t i, n = 0;
+
+	if (cfg->n_routes < 2)
+		return 0;
+	qsort(cfg->routes, cfg->n_routes, sizeof(cfg->routes[0]), route_cmp);
+	for (i = 1; i < cfg->n_routes && n < 20; i++) {
+		a = &cfg->routes[i - 1];
+		b = &cfg->routes[i];
+		if (a->prefix != b->prefix || a->len != b->len)
+			continue;
+		pf_err_add(errs, b->from_file ? cfg->routes_file : topo_file, (int)b->line, b->col,
+			   "duplicate route %u.%u.%u.%u/%u (first defined at %s:%u)",
+			   b->prefix >> 24, (b->prefix >> 16) & 0xff, (b->prefix >> 8) & 0xff,
+			   b->prefix & 0xff, b->len, a->from_file ? cfg->routes_file : topo_file,
+			   a->line);
+		n++;
+	}
+	return n != 0 ? -EINVAL : 0;
+}
+
+/* ---- topology parameters ------------------------------------------------ */
+
+static const char *const nh_keys[] = { "port", "mac", NULL };
+static const char *const route_keys[] = { "prefix", "via", NULL };
+
+static int
+parse_nexthops(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const struct pf_topo *topo,
+	       struct pf_errs *errs)
+{
+	const struct pf_node *nhs = pf_map_get(sc->node, "nexthops"), *v, *nn;
+	char path[PF_CONF_PATH_MAX];
+	unsigned int errs0 = errs->n;
+	uint32_t i;
+	int port;
+
+	if (nhs == NULL)
+		return 0;
+	if (pf_node_expect(nhs, PF_NODE_MAP, "nexthops", errs) < 0)
+		return -EINVAL;
+	if (nhs->n > LPM_MAX_NEXTHOPS)
+		return pf_node_err(errs, nhs, "stages.%s.nexthops: more than %d next hops",
+				   sc->name, LPM_MAX_NEXTHOPS);
+	for (i = 0; i < nhs->n; i++) {
+		struct lpm_nh_conf *nh = &cfg->nh[cfg->n_nh];
+		const char *name = nhs->keys[i]->value;
+
+		nn = nhs->items[i];
+		snprintf(path, sizeof(path), "stages.%s.nexthops.%s", sc->name, name);
+		if (strlen(name) >= PF_NAME_MAX || strpbrk(name, " \t#") != NULL) {
+			pf_node_err(errs, nhs->keys[i], "%s: bad next-hop name (max %d chars, no blanks or '#')",
+				    path, PF_NAME_MAX - 1);
+			continue;
+		}
+		if (pf_node_expect(nn, PF_NODE_MAP, path, errs) < 0 ||
+		    pf_map_check_keys(nn, path, nh_keys, errs) < 0)
+			continue;
+		snprintf(nh->name, sizeof(nh->name), "%s", name);
+		v = pf_map_get(nn, "port");
+		if (v == NULL) {
+			pf_node_err(errs, nn, "%s: missing required key 'port'", path);
+			continue;
+		}
+		port = v->kind == PF_NODE_SCALAR ? pf_topo_port_index(topo, v->value) : -1;
+		if (port < 0) {
+			pf_node_err(errs, v, "%s.port: expected a port name from ports:", path);
+			continue;
+		}
+		nh->port = (uint16_t)port;
+		v = pf_map_get(nn, "mac");
+		if (v == NULL) {
+			pf_node_err(errs, nn, "%s: missing required key 'mac' (next-hop MACs are static)",
+				    path);
+			continue;
+		}
+		if (pf_node_mac(v, "mac", nh->mac, errs) < 0)
+			continue;
+		if (nh->mac[0] & 1) {
+			pf_node_err(errs, v, "%s.mac: %s is a group address", path, v->value);
+			continue;
+		}
+		cfg->n_nh++;
+	}
+	return errs->n != errs0 ? -EINVAL : 0;
+}
+
+static int
+parse_inline_routes(struct lpm_cfg *cfg, const struct pf_stage_conf *sc,
+		    struct pf_errs *errs)
+{
+	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *rn, *v;
+	char path[PF_CONF_PATH_MAX];
+	unsigned int errs0 = errs->n;
+	struct lpm_route r;
+	uint32_t i, k;
+	bool found;
+
+	if (routes == NULL)
+		return 0;
+	if (pf_node_expect(routes, PF_NODE_SEQ, "routes", errs) < 0)
+		return -EINVAL;
+	for (i = 0; i < routes->n; i++) {
+		rn = routes->items[i];
+		snprintf(path, sizeof(path), "stages.%s.routes[%u]", sc->name, i);
+		if (pf_node_expect(rn, PF_NODE_MAP, path, errs) < 0 ||
+		    pf_map_check_keys(rn, path, route_keys, errs) < 0)
+			continue;
+		memset(&r, 0, sizeof(r));
+		v = pf_map_get(rn, "prefix");
+		if (v == NULL) {
+			pf_node_err(errs, rn, "%s: missing required key 'prefix'", path);
+			continue;
+		}
+		if (pf_node_ipv4_prefix(v, path, true, &r.prefix, &r.len, errs) < 0)
+			continue;
+		r.line = (uint32_t)v->line;
+		r.col = (uint16_t)v->col;
+		v = pf_map_get(rn, "via");
+		if (v == NULL || v->kind != PF_NODE_SCALAR) {
+			pf_node_err(errs, v != NULL ? v : rn, "%s: 'via' must name a next hop", path);
+			continue;
+		}
+		found = false;
+		for (k = 0; k < cfg->n_nh && !found; k++)
+			if (strcmp(cfg->nh[k].name, v->value) == 0) {
+				r.nh = k;
+				found = true;
+			}
+		if (!found) {
+			pf_node_err(errs, v, "%s.via: unknown next hop '%s'", path, v->value);
+			continue;
+		}
+		if (route_push(cfg, &r) < 0)
+			return -ENOMEM;
+	}
+	return errs->n != errs0 ? -EINVAL : 0;
+}
+
+int
+lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	const struct pf_node *v;
+	struct lpm_cfg *cfg;
+	const char *s;
+	int mode = 0, rc = 0;
+
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL)
+		return -ENOMEM;
+	sc->cfg = cfg;
+	if ((v = pf_map_get(sc->node, "lookup")) != NULL) {
+		if (pf_node_enum(v, "lookup", lpm_modes, &mode, errs) < 0)
+			rc = -EINVAL;
+		cfg->mode = (enum lpm_lookup_mode)mode;
+	}
+	if (pf_map_get(sc->node, "nexthops") == NULL)
+		return pf_node_err(errs, sc->node, "stages.%s: missing required key 'nexthops'",
+				   sc->name);
+	if (parse_nexthops(cfg, sc, topo, errs) < 0)
+		return -EINVAL;  /* routes would only repeat "unknown next hop" */
+	if (parse_inline_routes(cfg, sc, errs) < 0)
+		rc = -EINVAL;
+	if ((v = pf_map_get(sc->node, "routes_file")) != NULL) {
+		if (pf_node_str(v, "routes_file", &s, errs) < 0)
+			return -EINVAL;
+		pf_conf_resolve_path(topo->file, s, cfg->routes_file, sizeof(cfg->routes_file));
+		if (lpm_routes_file_read(cfg, cfg->routes_file, errs) < 0)
+			rc = -EINVAL;
+	}
+	if (rc == 0 && pf_map_get(sc->node, "routes") == NULL && v == NULL)
+		return pf_node_err(errs, sc->node, "stages.%s: needs 'routes' or 'routes_file'",
+				   sc->name);
+	if (rc == 0)
+		rc = lpm_routes_check_dups(cfg, topo->file, errs);
+	return rc;
+}
+
+void
+lpm_cfg_free(void *p)
+{
+	struct lpm_cfg *cfg = p;
+
+	if (cfg == NULL)
+		return;
+	free(cfg->routes);
+	free(cfg);
+}

@@ -1,0 +1,365 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Stats socket tests: a real pipefwd (rx -> xconnect -> tx, net_pcap into
+net_null) queried through DPDK telemetry with scripts/pipefwd-ctl.
+
+  live:  infinite_rx replay; every command, relations that hold while packets
+         flow, top, prom (+ promtool), access modes, abusive clients.
+  end:   a finite replay with bad checksums; once the pipeline is idle the
+         counters read through the socket must add up exactly.
+
+usage: test_stats.py PIPEFWD PIPEFWD_CTL
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+PIPEFWD, CTL = sys.argv[1], sys.argv[2]
+TAG = "stats_t%d" % os.getpid()
+FAILS = []
+
+
+def check(cond, msg):
+    if not cond:
+        FAILS.append(msg)
+        print("FAIL: " + msg, flush=True)
+    return cond
+
+
+def ipv4_udp(i, bad_csum=False):
+    payload = bytes(18)
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, i & 0xffff, 0, 64, 17, 0,
+                               bytes([10, 0, 0, 1]), bytes([10, 0, 1, i % 250 + 1])))
+    s = sum(struct.unpack("!10H", bytes(ip)))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    ip[10:12] = struct.pack("!H", (~s) & 0xffff ^ (1 if bad_csum else 0))
+    udp = struct.pack("!HHHH", 1000 + i % 100, 2000, 26, 0)
+    eth = bytes.fromhex("020000000002020000000001") + b"\x08\x00"
+    return eth + bytes(ip) + udp + payload
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for i, p in enumerate(frames):
+            f.write(struct.pack("<IIII", 1 + i // 1000, i % 1000, len(p), len(p)) + p)
+
+
+TOPO = """\
+eal: [--no-huge, -m, "512", --no-pci]
+ports:
+  p0: {{ device: "net_pcap0,rx_pcap={pcap}{infinite}" }}
+  p1: {{ device: "net_null0" }}
+stages:
+  rx: {{ type: rx, ports: [p0], next: {{ ipv4: xc }} }}
+  xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: tx }}
+  tx: {{ type: tx, ports: [p1] }}
+lcores:
+  1: [rx, xc, tx]
+"""
+
+
+class Run:
+    """One pipefwd process with its own file prefix."""
+
+    def __init__(self, tmp, name, infinite, args):
+        self.prefix = "%s_%s" % (TAG, name)
+        self.topo = os.path.join(tmp, name + ".yaml")
+        self.json = os.path.join(tmp, name + ".json")
+        with open(self.topo, "w") as f:
+            f.write(TOPO.format(pcap=os.path.join(tmp, name + ".pcap"),
+                                infinite=",infinite_rx=1" if infinite else ""))
+        self.log = open(os.path.join(tmp, name + ".log"), "w")
+        self.proc = subprocess.Popen([PIPEFWD, "-q", "-j", self.json] + args +
+                                     [self.topo, "--", "--file-prefix=" + self.prefix],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        self.rundir = "/var/run/dpdk/" + self.prefix if os.geteuid() == 0 else \
+            os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk", self.prefix)
+        self.sock = os.path.join(self.rundir, "dpdk_telemetry.v2")
+
+    def wait_ready(self, timeout=15):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                return False
+            r = subprocess.run([CTL, "--socket", self.sock, "--json", "totals"],
+                               capture_output=True, text=True)
+            if r.returncode == 0:
+                return True
+            time.sleep(0.1)
+        return False
+
+    def ctl(self, *args, ok=True):
+        r = subprocess.run([CTL, "--file-prefix", self.prefix] + list(args),
+                           capture_output=True, text=True, timeout=30)
+        if ok:
+            check(r.returncode == 0, "pipefwd-ctl %s: rc %d: %s" % (" ".join(args),
+                                                                     r.returncode, r.stderr))
+        return r
+
+    def q(self, *args):
+        r = self.ctl("--json", *args)
+        return json.loads(r.stdout) if r.returncode == 0 else {}
+
+    def finish(self, timeout=30, interrupt=False):
+        if interrupt and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+        self.log.close()
+        shutil.rmtree(self.rundir, ignore_errors=True)
+        return rc
+
+
+def telemetry_conn(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(5)
+    s.connect(path)
+    s.recv(4096)
+    return s
+
+
+def proc_counts(pid):
+    return len(os.listdir("/proc/%d/fd" % pid)), len(os.listdir("/proc/%d/task" % pid))
+
+
+def rx_rate(conn, secs):
+    """Packets per second received, read on a connection opened beforehand."""
+    def rx():
+        conn.send(b"/pipefwd/totals")
+        return json.loads(conn.recv(65536))["/pipefwd/totals"]["rx"]
+    a, t0 = rx(), time.monotonic()
+    time.sleep(secs)
+    return (rx() - a) / (time.monotonic() - t0)
+
+
+# ---- live -------------------------------------------------------------------
+
+def test_live(tmp):
+    write_pcap(os.path.join(tmp, "live.pcap"), [ipv4_udp(i) for i in range(256)])
+    run = Run(tmp, "live", True, ["-d", "60"])
+    if not check(run.wait_ready(), "live: pipefwd did not serve stats"):
+        run.proc.kill()
+        run.finish()
+        return
+    # access: directory 0700, socket 0600, owned by us
+    st_dir, st_sock = os.stat(run.rundir), os.lstat(run.sock)
+    check(stat.S_IMODE(st_dir.st_mode) == 0o700, "runtime dir mode %o" % st_dir.st_mode)
+    check(stat.S_ISSOCK(st_sock.st_mode) and stat.S_IMODE(st_sock.st_mode) == 0o600,
+          "socket mode %o" % st_sock.st_mode)
+
+    cfg = run.q("config")
+    check(cfg.get("topology") == run.topo, "config.topology %r" % cfg.get("topology"))
+    check(cfg.get("keys", {}).get("rings") == ["rx_to_xc", "xc_to_tx"], "config keys %r" % cfg)
+    check(cfg.get("lcore_map") == {"1": "rx xc tx"}, "config lcore_map")
+    check(abs(cfg.get("loaded_at", 0) - time.time()) < 120, "config.loaded_at")
+
+    s1 = run.q("stages")
+    time.sleep(0.3)
+    rings = run.q("rings")
+    lcores = run.q("lcores")
+    ports = run.q("ports")
+    totals = run.q("totals")
+    s2 = run.q("stages")
+    check(set(rings) == {"rx_to_xc", "xc_to_tx"}, "rings keys %r" % list(rings))
+    for key, r in rings.items():
+        check(r["used"] <= r["capacity"] < r["size"], "%s: used %d cap %d size %d" % (
+            key, r["used"], r["capacity"], r["size"]))
+        check(r["used"] <= r["hwm"] <= r["capacity"], "%s: used %d hwm %d" % (
+            key, r["used"], r["hwm"]))
+        check(r["dequeued"] <= r["enqueued"] + r["capacity"], "%s: deq > enq" % key)
+        check(r["enqueued"] > 0, "%s: nothing enqueued" % key)
+        hist = r["hist"]
+        check(list(hist)[0] == "le_0" and int(list(hist)[-1][3:]) >= r["capacity"],
+              "%s: histogram buckets %r" % (key, list(hist)))
+        check(sum(hist.values()) > 0, "%s: empty histogram" % key)
+    check(set(s1) == set(s2) == {"rx", "xc", "tx"}, "stages keys")
+    for k in s1:
+        a, b = s1[k], s2[k]
+        for f in ("packets", "bursts", "cycles"):
+            check(b[f] >= a[f], "stage %s: %s went down %d -> %d" % (k, f, a[f], b[f]))
+        check(b["packets"] > a["packets"], "stage %s: no progress" % k)
+        check(b["dropped"] == sum(b["drops"].values()), "stage %s: dropped != sum" % k)
+        check(1 <= b["avg_burst"] <= 256, "stage %s: avg_burst %d" % (k, b["avg_burst"]))
+        check(b["lcore"] == 1, "stage %s lcore" % k)
+    check(s2["rx"]["drops"].get("ip4_bad_checksum") == 0, "rx drops by reason listed")
+    check("in_flight" in s2["tx"]["gauges"], "tx gauges")
+    for key, lc in lcores.items():
+        check(0 <= lc["busy_pct"] <= 100, "lcore %s busy %d" % (key, lc["busy_pct"]))
+        check(lc["busy_cycles"] <= lc["total_cycles"], "lcore %s busy > total" % key)
+        check(lc["stages"] == ["rx", "xc", "tx"], "lcore %s stages" % key)
+    check(ports["p0"]["rx"] > 0 and ports["p1"]["tx"] > 0, "ports rx/tx %r" % ports)
+    check(ports["p1"]["opackets"] >= ports["p1"]["tx"] - 64, "ports opackets")
+    check(totals["rx"] >= totals["tx"] and totals["dropped"] == 0, "totals %r" % totals)
+
+    # one item by name or key; unknown names fail
+    one = run.q("rings", "rx->xc")
+    check(list(one) == ["rx_to_xc"], "rings rx->xc -> %r" % list(one))
+    check(list(run.q("stages", "xc")) == ["xc"], "stages xc")
+    check(run.ctl("stages", "nope", ok=False).returncode == 1, "unknown stage must fail")
+    for c in ("rings", "stages", "lcores", "ports", "config", "totals"):
+        out = run.ctl(c).stdout
+        check(len(out.splitlines()) >= 2, "table %s: %r" % (c, out))
+
+    # top: two frames with rings, stages, lcores
+    out = run.ctl("top", "--interval", "0.3", "--iterations", "2").stdout
+    check(out.count("RING") == 2 and out.count("LCORE") == 2 and "rx->xc" in out and
+          "Mpps" in out, "top output:\n" + out)
+    m = re.findall(r"^rx\s+rx\s+1\s+([\d.]+)\s+([\d.]+)", out, re.M)
+    check(len(m) == 2 and float(m[0][0]) > 0 and float(m[0][1]) > 0, "top stage rows %r" % m)
+
+    # prom: promtool, or a syntax check when promtool is not installed
+    text = run.ctl("prom").stdout
+    check("pipefwd_stage_packets_total{stage=\"rx\"" in text, "prom content")
+    promtool = shutil.which("promtool")
+    if promtool:
+        r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
+                           text=True)
+        check(r.returncode == 0, "promtool: " + r.stdout + r.stderr)
+    else:
+        print("SKIP: promtool not installed (apt-get install prometheus)", flush=True)
+        for line in text.splitlines():
+            check(line.startswith("#") or re.match(r'^[a-z_]+(\{[^}]*\})? \d+$', line),
+                  "prom line %r" % line)
+    srv = subprocess.Popen([CTL, "--file-prefix", run.prefix, "prom", "--listen",
+                            "127.0.0.1:0", "--max-requests", "1"], stderr=subprocess.PIPE,
+                           text=True)
+    line = srv.stderr.readline()
+    port = re.search(r":(\d+)/metrics", line)
+    if check(port is not None, "prom --listen said %r" % line):
+        body = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port.group(1),
+                                      timeout=10).read().decode()
+        check("pipefwd_ring_hwm_entries" in body, "/metrics body")
+    srv.wait(10)
+
+    # abusive clients: the data path must not notice
+    mon = telemetry_conn(run.sock)   # DPDK serves 10 clients: keep a seat for measuring
+    fds0, tasks0 = proc_counts(run.proc.pid)
+    before = rx_rate(mon, 0.5)
+    stop = threading.Event()
+
+    def vanishing():
+        while not stop.is_set():      # ask, then leave before the reply is written
+            try:
+                s = telemetry_conn(run.sock)
+                s.send(b"/pipefwd/stages")
+                s.close()
+            except OSError:
+                pass
+
+    slow = []
+    for _ in range(4):                # ask and never read: the reply write blocks
+        try:
+            s = telemetry_conn(run.sock)
+            s.setblocking(False)
+            for _ in range(400):
+                s.send(b"/pipefwd/stages")
+        except (BlockingIOError, OSError):
+            pass
+        slow.append(s)
+    s = telemetry_conn(run.sock)      # a 64 KiB request is cut at 1 KiB: null reply
+    s.send(b"/pipefwd/stages," + b"x" * 65536)
+    check(json.loads(s.recv(65536)) == {"/pipefwd/stages": None}, "oversize request")
+    s.close()
+    t = threading.Thread(target=vanishing)
+    t.start()
+    during = rx_rate(mon, 1.0)
+    stop.set()
+    t.join()
+    for s in slow:
+        s.close()
+    check(during > 0.3 * before, "forwarding slowed by clients: %.0f -> %.0f pps" % (
+        before, during))
+    t0 = time.monotonic()
+    check(run.q("totals").get("rx", 0) > 0, "served after abuse")
+    check(time.monotonic() - t0 < 2, "next client waited %.2f s" % (time.monotonic() - t0))
+    end = time.monotonic() + 3
+    while time.monotonic() < end and proc_counts(run.proc.pid) != (fds0, tasks0):
+        time.sleep(0.1)
+    check(proc_counts(run.proc.pid) == (fds0, tasks0), "fd/thread leak: %r -> %r" % (
+        (fds0, tasks0), proc_counts(run.proc.pid)))
+    mon.close()
+    print("live: rx %.2f Mpps before, %.2f Mpps with abusive clients" % (
+        before / 1e6, during / 1e6), flush=True)
+
+    rc = run.finish(interrupt=True)
+    check(rc == 0, "live: pipefwd exit %d" % rc)
+    with open(run.json) as f:
+        final = json.load(f)
+    check(final["totals"]["unaccounted"] == 0, "live: unaccounted %r" % final["totals"])
+
+
+# ---- end of traffic ------------------------------------------------------------
+
+def test_end(tmp):
+    n, bad = 2000, [i for i in range(2000) if i % 25 == 3]
+    write_pcap(os.path.join(tmp, "end.pcap"), [ipv4_udp(i, i in bad) for i in range(n)])
+    run = Run(tmp, "end", False, ["-i", "30000"])
+    if not check(run.wait_ready(), "end: pipefwd did not serve stats"):
+        run.proc.kill()
+        run.finish()
+        return
+    prev = None
+    end = time.monotonic() + 10
+    while time.monotonic() < end:   # idle: rx stopped and nothing in flight, twice
+        t = run.q("totals")
+        t.pop("tsc", None)
+        if t.get("rx") == n and t.get("in_flight") == 0 and t == prev:
+            break
+        prev = t
+        time.sleep(0.2)
+    totals, stages, rings, ports = (run.q("totals"), run.q("stages"), run.q("rings"),
+                                    run.q("ports"))
+    check(totals["rx"] == n and totals["unaccounted"] == 0 and totals["in_flight"] == 0,
+          "end totals %r" % totals)
+    check(totals["dropped"] == len(bad) and totals["tx"] == n - len(bad), "end rx/tx/drops")
+    for key, r in rings.items():
+        check(r["used"] == 0 and r["enqueued"] == r["dequeued"], "end ring %s %r" % (key, r))
+    out_of = {"rx": rings["rx_to_xc"]["enqueued"], "xc": rings["xc_to_tx"]["enqueued"],
+              "tx": ports["p1"]["tx"]}
+    into = {"rx": ports["p0"]["rx"], "xc": rings["rx_to_xc"]["dequeued"],
+            "tx": rings["xc_to_tx"]["dequeued"]}
+    for k, s in stages.items():
+        check(s["packets"] == into[k], "stage %s: packets %d, input %d" % (
+            k, s["packets"], into[k]))
+        check(s["packets"] == out_of[k] + s["dropped"] + s["gauges"].get("in_flight", 0),
+              "stage %s: in %d != out %d + dropped %d" % (k, s["packets"], out_of[k],
+                                                          s["dropped"]))
+        check(s["packets"] == sum(s["edges"].values()), "stage %s: edges" % k)
+    check(stages["rx"]["drops"]["ip4_bad_checksum"] == len(bad), "rx bad checksum count")
+    check(stages["rx"]["edges"]["drop"] == len(bad), "rx drop edge")
+    rc = run.finish(interrupt=True)
+    check(rc == 0, "end: pipefwd exit %d" % rc)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="pf_stats_")
+    try:
+        test_live(tmp)
+        test_end(tmp)
+    finally:
+        if not FAILS:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print("logs kept in " + tmp)
+    print("stats: %s" % ("ok" if not FAILS else "%d failures" % len(FAILS)))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * acl stage: rule parser, verdicts, port edges, priorities, fragments and
+ * malformed L4, burst sizes, sessions (reflect, expiry, TCP, table full),
+ * live update. The random differential test is test_acl_diff.c.
+ */
+#include <string.h>
+
+#include "../../stages/acl_rules.h"
+#include "acl_test_pkt.h"
+
+#define A(x) ((uint32_t)(x))
+#define IP(a, b, c, d) (A(a) << 24 | A(b) << 16 | A(c) << 8 | A(d))
+
+static int
+group_setup(void **state)
+{
+	return pf_test_eal_init("acl");
+}
+
+/* Classify one packet; returns its edge and frees it. */
+static uint16_t
+one(struct pf_stage *st, const struct tpkt *t)
+{
+	struct rte_mbuf *m = tpkt_mbuf(t);
+	uint16_t e;
+
+	pf_test_process(st, &m, 1, &e);
+	rte_pktmbuf_free(m);
+	return e;
+}
+
+static uint64_t
+gauge(const struct pf_stage *st, const char *name)
+{
+	struct pf_gauge g[64];
+	uint16_t n = st->ops->gauges(st, g, 64), i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(g[i].name, name) == 0)
+			return g[i].value;
+	return 0;
+}
+
+static void
+done(struct pf_stage *st, struct pf_topo *topo)
+{
+	pf_stage_destroy(st);
+	pf_topo_free(topo);
+}
+
+static struct tpkt
+udp(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport)
+{
+	return (struct tpkt){ .src = src, .dst = dst, .proto = 17, .sport = sport, .dport = dport,
+			      .l4_len = -1 };
+}
+
+static struct tpkt
+tcp(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, uint8_t flags)
+{
+	return (struct tpkt){ .src = src, .dst = dst, .proto = 6, .sport = sport, .dport = dport,
+			      .tcp_flags = flags, .l4_len = -1 };
+}
+
+/* ---- parser ------------------------------------------------------------- */
+
+static void
+test_rule_parse_ok(void **state)
+{
+	struct acl_rule r;
+	char msg[200];
+	int col;
+
+	assert_int_equal(pf_acl_rule_parse("  permit-reflect src 10.0.0.0/8 dst 1.2.3.4 proto tcp "
+					   "sport 1024-65535 dport 80 priority 5 # web",
+					   &r, msg, sizeof(msg), &col), 1);
+	assert_int_equal(r.action, ACL_PERMIT_REFLECT);
+	assert_int_equal(r.src, IP(10, 0, 0, 0));
+	assert_int_equal(r.src_len, 8);
+	assert_int_equal(r.dst, IP(1, 2, 3, 4));
+	assert_int_equal(r.dst_len, 32);
+	assert_false(r.proto_any);
+	assert_int_equal(r.proto, 6);
+	assert_int_equal(r.sport_lo, 1024);
+	assert_int_equal(r.sport_hi, 65535);
+	assert_int_equal(r.dport_lo, 80);
+	assert_int_equal(r.dport_hi, 80);
+	assert_int_equal(r.priority, 5);
+	assert_int_equal(pf_acl_rule_parse("deny", &r, msg, sizeof(msg), &col), 1);
+	assert_true(r.proto_any);
+	assert_int_equal(r.src_len, 0);
+	assert_int_equal(r.dport_hi, 65535);
+	assert_int_equal(pf_acl_rule_parse("   # only a comment", &r, msg, sizeof(msg), &col), 0);
+	assert_int_equal(pf_acl_rule_parse("", &r, msg, sizeof(msg), &col), 0);
+	assert_int_equal(pf_acl_rule_parse("permit proto 47", &r, msg, sizeof(msg), &col), 1);
+	assert_int_equal(r.proto, 47);
+	assert_int_equal(pf_acl_rule_parse("permit src 0.0.0.0/0 sport 0-0", &r, msg, sizeof(msg),
+					   &col), 1);
+	assert_int_equal(r.sport_hi, 0);
+}
+
+static void
+test_rule_parse_errors(void **state)
+{
+	static const struct {
+		const char *line;
+		int col;
+		const char *msg;
+	} bad[] = {
+		{ "allow", 1, "unknown action 'allow' (permit, deny or permit-reflect)" },
+		{ "permit from 1.2.3.4", 8, "unknown field 'from' (src, dst, proto, sport, dport, priority)" },
+		{ "permit src", 8, "field 'src' needs a value" },
+		{ "permit src 1.2.3.4 src 1.2.3.5", 20, "field 'src' given twice" },
+		{ "permit src 10.1.2.3/8", 12, "'10.1.2.3/8' has host bits set (did you mean 10.0.0.0/8?)" },
+		{ "permit dst 1.2.3.4/33", 12, "'1.2.3.4/33': prefix length must be 0 to 32" },
+		{ "permit dst 1.2.3", 12, "'1.2.3' is not an IPv4 address or prefix (a.b.c.d[/len] or any)" },
+		{ "permit proto tcpp", 14, "'tcpp' is not a protocol (any, tcp, udp, icmp, sctp, gre, esp or 0-255)" },
+		{ "permit proto 256", 14, "'256' is not a protocol (any, tcp, udp, icmp, sctp, gre, esp or 0-255)" },
+		{ "permit dport 2000-1000", 14, "port range '2000-1000' is empty (first > last)" },
+		{ "permit dport 65536", 14, "'65536' is not a port or port range (N, N-M or any; 0-65535)" },
+		{ "permit dport 1-", 14, "'1-' is not a port or port range (N, N-M or any; 0-65535)" },
+		{ "deny proto icmp dport 80", 17, "ports need proto tcp, udp, sctp or any (protocol 1 has none)" },
+		{ "permit priority 1000001", 17, "priority '1000001' is not a number 0 to 1000000" },
+	};
+	struct acl_rule r;
+	char msg[200];
+	size_t i;
+	int col;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		assert_int_equal(pf_acl_rule_parse(bad[i].line, &r, msg, sizeof(msg), &col), -1);
+		assert_string_equal(msg, bad[i].msg);
+		assert_int_equal(col, bad[i].col);
+	}
+}
+
+static int
+load_errors(const char *params, struct pf_errs *errs)
+{
+	char *y = acl_topo_yaml(params);
+	struct pf_topo *topo = NULL;
+	int rc;
+
+	memset(errs, 0, sizeof(*errs));
+	rc = pf_topo_load_string("inline.yaml", y, &topo, errs);
+	free(y);
+	pf_topo_free(topo);
+	return rc;
+}
+
+static void
+test_rule_file_errors(void **state)
+{
+	struct pf_errs errs;
+	char line[512];
+
+	assert_int_equal(load_errors("    rules_file: fixtures/acl_bad.rules\n", &errs), -EINVAL);
+	assert_int_equal(errs.n, 3);
+	pf_err_format(&errs.e[0], line, sizeof(line));
+	assert_string_equal(line, "fixtures/acl_bad.rules:3:12: error: '10.1.2.3/8' has host bits "
+			    "set (did you mean 10.0.0.0/8?)");
+	pf_err_format(&errs.e[1], line, sizeof(line));
+	assert_string_equal(line, "fixtures/acl_bad.rules:4:17: error: ports need proto tcp, udp, "
+			    "sctp or any (protocol 1 has none)");
+	pf_err_format(&errs.e[2], line, sizeof(line));
+	assert_string_equal(line, "fixtures/acl_bad.rules:5:1: error: unknown action 'allow' "
+			    "(permit, deny or permit-reflect)");
+
+	assert_int_equal(load_errors("    rules_file: fixtures/nope.rules\n", &errs), -EINVAL);
+	assert_int_equal(errs.n, 1);
+	pf_err_format(&errs.e[0], line, sizeof(line));
+	assert_string_equal(line, "fixtures/nope.rules: error: cannot open rule file: No such file "
+			    "or directory");
+}
+
+static void
+test_param_errors(void **state)
+{
+	struct pf_errs errs;
+
+	assert_int_equal(load_errors("    rules: [deny]\n    rules_file: x.rules\n", &errs), -EINVAL);
+	assert_string_equal(errs.e[0].msg,
+			    "stages.acl: give either 'rules' or 'rules_file', not both");
+	assert_int_equal(load_errors("    rules: [permit-reflect]\n    sessions: 0\n", &errs),
+			 -EINVAL);
+	assert_string_equal(errs.e[0].msg,
+			    "stages.acl.sessions: 0 (stateless), but rule 1 is permit-reflect");
+	assert_int_equal(load_errors("    sessions: 4\n", &errs), -EINVAL);
+	assert_string_equal(errs.e[0].msg, "stages.acl.sessions: a session table needs at least 8 entries");
+	assert_int_equal(load_errors("    algorithm: fast\n", &errs), -EINVAL);
+	assert_string_equal(errs.e[0].msg, "stages.acl.algorithm: 'fast' is not one of: default, "
+			    "scalar, sse, avx2, avx512x16, avx512x32");
+	assert_int_equal(load_errors("    default: maybe\n", &errs), -EINVAL);
+	assert_int_equal(load_errors("    session_timeouts: { udp: 0 }\n", &errs), -EINVAL);
+	assert_int_equal(load_errors("    session_timeouts: { tcp: 5 }\n", &errs), -EINVAL);
+	assert_int_equal(load_errors("    rules:\n      - { action: permit, dport: 99999 }\n", &errs),
+			 -EINVAL);
+	assert_string_equal(errs.e[0].msg, "stages.acl.rules[0]: '99999' is not a port or port "
+			    "range (N, N-M or any; 0-65535)");
+	assert_int_equal(errs.e[0].line, 10);
+	assert_int_equal(load_errors("    rules:\n      - { src: 1.2.3.4 }\n", &errs), -EINVAL);
+	assert_string_equal(errs.e[0].msg, "stages.acl.rules[0]: missing required key 'action'");
+	assert_int_equal(load_errors("    rules:\n      - { action: permit, port: 1 }\n", &errs),
+			 -EINVAL);
+	assert_int_equal(load_errors("    rules: [\"permit dport 1\", \"deny dport x\"]\n", &errs),
+			 -EINVAL);
+	assert_string_equal(errs.e[0].msg, "stages.acl.rules[1]: 'x' is not a port or port range "
+			    "(N, N-M or any; 0-65535)");
+}
+
+/* ---- stateless verdicts -------------------------------------------------- */
+
+static void
+test_verdicts_and_counters(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = acl_stage("    rules:\n"
+					"      - deny src 10.0.0.1\n"
+					"      - permit proto udp dport 53\n"
+					"      - { action: permit, src: 10.0.0.0/8, proto: tcp, dport: 1000-2000 }\n",
+					&topo);
+	struct tpkt t;
+
+	assert_int_equal(one(st, &(struct tpkt){ .src = IP(10, 0, 0, 1), .dst = IP(1, 1, 1, 1),
+						 .proto = 17, .dport = 53, .l4_len = -1 }), 0);
+	t = udp(IP(10, 0, 0, 2), IP(1, 1, 1, 1), 9, 53);
+	assert_int_equal(one(st, &t), 1);
+	t = tcp(IP(10, 9, 0, 2), IP(1, 1, 1, 1), 9, 1500, 0);
+	assert_int_equal(one(st, &t), 1);
+	t = tcp(IP(11, 9, 0, 2), IP(1, 1, 1, 1), 9, 1500, 0);
+	assert_int_equal(one(st, &t), 0);           /* default deny */
+	t = udp(IP(10, 9, 0, 2), IP(1, 1, 1, 1), 9, 1500);
+	assert_int_equal(one(st, &t), 0);           /* rule 3 is tcp only */
+	assert_int_equal(pf_test_ctr(st, "acl_deny"), 3);
+	assert_int_equal(pf_test_ctr(st, "deny_rule"), 1);
+	assert_int_equal(pf_test_ctr(st, "default_deny"), 2);
+	assert_int_equal(pf_test_ctr(st, "permit"), 2);
+	assert_int_equal(gauge(st, "rule.1"), 1);
+	assert_int_equal(gauge(st, "rule.2"), 1);
+	assert_int_equal(gauge(st, "rule.3"), 1);
+	assert_int_equal(gauge(st, "rules"), 3);
+	done(st, topo);
+
+	/* Default permit, and no rules at all. */
+	st = acl_stage("    default: permit\n", &topo);
+	t = udp(1, 2, 3, 4);
+	assert_int_equal(one(st, &t), 1);
+	assert_int_equal(pf_test_ctr(st, "default_permit"), 1);
+	done(st, topo);
+}
+
+static void
+test_rules_file(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = acl_stage("    rules_file: fixtures/acl_ok.rules\n", &topo);
+	struct tpkt t = tcp(IP(192, 168, 3, 3), IP(1, 1, 1, 1), 5, 6, RTE_TCP_SYN_FLAG);
+
+	assert_int_equal(gauge(st, "rules"), 4);
+	assert_int_equal(gauge(st, "sessions_max"), 65536);  /* permit-reflect: stateful */
+	assert_int_equal(one(st, &t), 1);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 1);
+	t = tcp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 5, 1000, 0);
+	assert_int_equal(one(st, &t), 0);
+	t = tcp(IP(10, 0, 0, 2), IP(1, 1, 1, 1), 5, 1000, 0);
+	assert_int_equal(one(st, &t), 1);
+	done(st, topo);
+}
+
+static void
+test_port_edges(void **state)
+{
+	static const struct {
+		uint16_t sport, dport;
+		uint16_t edge;
+	} cases[] = {
+		{ 0, 999, 0 },     { 0, 1000, 1 },    { 0, 2000, 1 },   { 0, 2001, 0 },
+		{ 65535, 0, 1 },   { 65534, 0, 0 },   { 0, 0, 0 },      { 1, 0, 0 },
+		{ 7, 65535, 1 },   { 7, 65534, 0 },
+	};
+	struct pf_topo *topo;
+	struct pf_stage *st = acl_stage("    rules:\n"
+					"      - permit proto udp dport 1000-2000\n"
+					"      - permit sport 65535\n"
+					"      - permit dport 65535-65535\n", &topo);
+	struct tpkt t;
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		t = udp(1, 2, cases[i].sport, cases[i].dport);
+		assert_int_equal(one(st, &t), cases[i].edge);
+	}
+	done(st, topo);
+}
+
+static void
+test_priority(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st;
+	struct tpkt t = udp(IP(10, 1, 1, 1), IP(1, 1, 1, 1), 1, 2);
+
+	/* First match in list order. */
+	st = acl_stage("    rules: [\"permit src 10.0.0.0/8\", \"deny src 10.1.1.1\"]\n", &topo);
+	assert_int_equal(one(st, &t), 1);
+	assert_int_equal(gauge(st, "rule.1"), 1);
+	done(st, topo);
+	/* An explicit priority wins over order; equal priorities keep order. */
+	st = acl_stage("    rules:\n"
+		       "      - permit src 10.0.0.0/8\n"
+		       "      - deny src 10.1.1.1 priority 2\n"
+		       "      - permit src 10.1.0.0/16 priority 2\n", &topo);
+	assert_int_equal(one(st, &t), 0);
+	assert_int_equal(gauge(st, "rule.2"), 1);
+	t.src = IP(10, 1, 1, 2);
+	assert_int_equal(one(st, &t), 1);
+	assert_int_equal(gauge(st, "rule.3"), 1);
+	t.src = IP(10, 2, 1, 2);
+	assert_int_equal(one(st, &t), 1);
+	assert_int_equal(gauge(st, "rule.1"), 1);
+	done(st, topo);
+}
+
+static void
+test_fragments_and_malformed(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = acl_stage("    nonfirst_fragments: ports-unknown\n"
+					"    rules:\n"
+					"      - deny proto udp dport 53\n"
+					"      - permit proto tcp dport 80\n"
+					"      - permit src 10.0.0.0/8 proto udp sport 0-65535\n",
+					&topo);
+	struct tpkt t;
+
+	/* A non-first fragment has no ports: the port rule does not match,
+	 * the full-range rule does. */
+	t = udp(IP(10, 0, 0, 1), 2, 1, 53);
+	t.frag_off = 100;
+	assert_int_equal(one(st, &t), 1);
+	assert_int_equal(gauge(st, "rule.3"), 1);
+	assert_int_equal(pf_test_ctr(st, "nonfirst_fragment"), 1);
+	/* The first fragment has its ports. */
+	t.frag_off = 0;
+	t.mf = true;
+	assert_int_equal(one(st, &t), 0);
+	/* Malformed TCP never matches "permit tcp dport 80". */
+	t = tcp(IP(11, 0, 0, 1), 2, 1, 80, 0);
+	assert_int_equal(one(st, &t), 1);
+	t.tcp_doff = 4;
+	assert_int_equal(one(st, &t), 0);
+	t.tcp_doff = 15;                           /* header beyond the packet */
+	assert_int_equal(one(st, &t), 0);
+	t.tcp_doff = 5;
+	t.l4_len = 19;
+	assert_int_equal(one(st, &t), 0);
+	/* Truncated UDP cannot match "deny udp dport 53"; zero-length UDP is fine. */
+	t = udp(IP(10, 0, 0, 1), 2, 1, 53);
+	t.l4_len = 7;
+	assert_int_equal(one(st, &t), 1);
+	t.l4_len = 8;
+	assert_int_equal(one(st, &t), 0);
+	assert_int_equal(pf_test_ctr(st, "l4_malformed"), 4);
+	done(st, topo);
+
+	/* VPP's l4_match_nonfirst_fragment: port rules match on protocol only. */
+	st = acl_stage("    nonfirst_fragments: protocol-only\n"
+		       "    default: permit\n"
+		       "    rules: [\"deny proto udp dport 53\", \"permit\"]\n", &topo);
+	t = udp(1, 2, 1, 54);
+	t.frag_off = 1;
+	assert_int_equal(one(st, &t), 0);
+	t.proto = 6;
+	assert_int_equal(one(st, &t), 1);
+	t = udp(1, 2, 1, 54);
+	t.l4_len = 4;                              /* malformed still does not match */
+	assert_int_equal(one(st, &t), 1);
+	done(st, topo);
+}
+
+static void
+test_not_ipv4(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = acl_stage("    default: permit\n", &topo);
+	struct tpkt t = udp(1, 2, 3, 4);
+	struct rte_mbuf *m = tpkt_mbuf(&t);
+	uint16_t e;
+
+	pf_meta(m)->cls = PF_CLASS_ARP;
+	pf_test_process(st, &m, 1, &e);
+	assert_int_equal(e, 0);
+	assert_int_equal(pf_test_ctr(st, "acl_not_ipv4"), 1);
+	rte_pktmbuf_free(m);
+	done(st, topo);
+}
+
+static void
+test_burst_sizes(void **state)
+{
+	static const uint16_t sizes[] = { 0, 1, 3, 4, 5, 8, 31, 32, 33, 64, 255, 256 };
+	struct pf_topo *topo;
+	struct pf_stage *st = acl_stage("    rules: [\"permit proto udp dport 0-99\"]\n", &topo);
+	struct rte_mbuf *m[256];
+	uint16_t e[256], i, k;
+	struct tpkt t;
+
+	for (k = 0; k < RTE_DIM(sizes); k++) {
+		for (i = 0; i < sizes[k]; i++) {
+			t = udp(i, 7, 1, (uint16_t)(i % 200));
+			m[i] = tpkt_mbuf(&t);
+		}
+		pf_test_process(st, m, sizes[k], e);
+		for (i = 0; i < sizes[k]; i++)
+			assert_int_equal(e[i], i % 200 < 100 ? 1 : 0);
+		pf_test_free(m, sizes[k]);
+	}
+	done(st, topo);
+}
+
+/* ---- sessions ----------------------------------------------------------- */
+
+#define SEC 1000000000ull
+
+static void
+test_reflect_sessions(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st;
+	struct rte_mbuf *m[4];
+	struct tpkt t;
+	uint16_t e[4], i;
+
+	pf_clock_set_mode(PF_CLOCK_PCAP);
+	pf_clock_advance_ns(1000 * SEC);
+	st = acl_stage("    rules: [\"permit-reflect src 10.0.0.0/8 proto udp\"]\n"
+		       "    session_timeouts: { udp: 5, other: 2 }\n", &topo);
+	/* Return traffic without a session: denied. */
+	t = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4000);
+	assert_int_equal(one(st, &t), 0);
+	/* Outbound opens the session, the reply passes without a rule lookup. */
+	t = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 4000, 53);
+	assert_int_equal(one(st, &t), 1);
+	t = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4000);
+	assert_int_equal(one(st, &t), 1);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 1);
+	assert_int_equal(pf_test_ctr(st, "session_permit"), 1);
+	assert_int_equal(gauge(st, "sessions"), 1);
+	/* Another port of the same hosts is another flow. */
+	t = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4001);
+	assert_int_equal(one(st, &t), 0);
+	/* Each packet refreshes the timeout; 4 s later still alive, 6 s later gone. */
+	pf_clock_advance_ns(1004 * SEC);
+	t = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4000);
+	assert_int_equal(one(st, &t), 1);
+	pf_clock_advance_ns(1010 * SEC);
+	assert_int_equal(one(st, &t), 0);
+	assert_int_equal(pf_test_ctr(st, "session_expired"), 1);
+	assert_int_equal(gauge(st, "sessions"), 0);
+
+	/* Same burst: the reply right behind the packet that opens the session. */
+	t = udp(IP(10, 0, 0, 2), IP(1, 1, 1, 1), 4000, 53);
+	m[0] = tpkt_mbuf(&t);
+	t = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 2), 53, 4000);
+	m[1] = tpkt_mbuf(&t);
+	m[2] = tpkt_mbuf(&t);
+	t = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 2), 53, 4002);
+	m[3] = tpkt_mbuf(&t);
+	pf_test_process(st, m, 4, e);
+	assert_int_equal(e[0], 1);
+	assert_int_equal(e[1], 1);
+	assert_int_equal(e[2], 1);
+	assert_int_equal(e[3], 0);
+	pf_test_free(m, 4);
+	assert_int_equal(pf_test_ctr(st, "session_permit"), 4);
+
+	/* The idle hook sweeps expired sessions, 8 bursts' worth of slots a call. */
+	pf_clock_advance_ns(1100 * SEC);
+	for (i = 0; i < 65537 / 256 + 1; i++)
+		st->ops->idle(st, pf_now_ns());
+	assert_int_equal(gauge(st, "sessions"), 0);
+	assert_int_equal(pf_test_ctr(st, "session_expired"), 2);
+	done(st, topo);
+	pf_clock_set_mode(PF_CLOCK_WALL);
+}
+
+static void
+test_tcp_session_timeouts(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st;
+	uint32_t a = IP(10, 0, 0, 1), b = IP(1, 1, 1, 1);
+	struct tpkt t;
+	uint64_t now = 2000 * SEC;
+
+	pf_clock_set_mode(PF_CLOCK_PCAP);
+	pf_clock_advance_ns(now);
+	st = acl_stage("    rules: [\"permit-reflect src 10.0.0.0/8 proto tcp\"]\n"
+		       "    session_timeouts: { tcp_established: 100, tcp_transient: 10 }\n",
+		       &topo);
+	t = tcp(a, b, 1000, 80, RTE_TCP_SYN_FLAG);
+	assert_int_equal(one(st, &t), 1);
+	t = tcp(b, a, 80, 1000, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	assert_int_equal(one(st, &t), 1);
+	t = tcp(a, b, 1000, 80, RTE_TCP_ACK_FLAG);
+	assert_int_equal(one(st, &t), 1);
+	/* Established: 50 s of silence is fine (transient would have expired). */
+	pf_clock_advance_ns(now += 50 * SEC);
+	t = tcp(b, a, 80, 1000, RTE_TCP_ACK_FLAG);
+	assert_int_equal(one(st, &t), 1);
+	/* FIN shortens the timeout to tcp_transient. */
+	t = tcp(b, a, 80, 1000, RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG);
+	assert_int_equal(one(st, &t), 1);
+	pf_clock_advance_ns(now += 11 * SEC);
+	t = tcp(b, a, 80, 1000, RTE_TCP_ACK_FLAG);
+	assert_int_equal(one(st, &t), 0);
+	/* A handshake that never completes lives tcp_transient only. */
+	t = tcp(a, b, 1001, 80, RTE_TCP_SYN_FLAG);
+	assert_int_equal(one(st, &t), 1);
+	pf_clock_advance_ns(now += 11 * SEC);
+	t = tcp(b, a, 80, 1001, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	assert_int_equal(one(st, &t), 0);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 2);
+	assert_int_equal(pf_test_ctr(st, "session_expired"), 2);
+	done(st, topo);
+	pf_clock_set_mode(PF_CLOCK_WALL);
+}
+
+static void
+test_session_table_full(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st;
+	struct rte_mbuf *m[12];
+	uint16_t e[12], i;
+	struct tpkt t;
+
+	pf_clock_set_mode(PF_CLOCK_PCAP);
+	pf_clock_advance_ns(3000 * SEC);
+	st = acl_stage("    rules: [\"permit-reflect proto udp\"]\n    sessions: 8\n"
+		       "    session_timeouts: { udp: 10 }\n", &topo);
+	for (i = 0; i < 12; i++) {
+		t = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), (uint16_t)(1000 + i), 53);
+		m[i] = tpkt_mbuf(&t);
+	}
+	pf_test_process(st, m, 12, e);
+	for (i = 0; i < 12; i++)
+		assert_int_equal(e[i], i < 8 ? 1 : 0);
+	pf_test_free(m, 12);
+	assert_int_equal(pf_test_ctr(st, "session_full"), 4);
+	assert_int_equal(gauge(st, "sessions"), 8);
+	/* Existing sessions still pass; once they expire there is room again. */
+	t = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 1003);
+	assert_int_equal(one(st, &t), 1);
+	pf_clock_advance_ns(3020 * SEC);
+	t = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 2000, 53);
+	assert_int_equal(one(st, &t), 1);
+	assert_int_equal(pf_test_ctr(st, "session_full"), 4);
+	done(st, topo);
+	pf_clock_set_mode(PF_CLOCK_WALL);
+}
+
+/* ---- live update -------------------------------------------------------- */
+
+static void
+test_update(void **state)
+{
+	struct pf_topo *topo, *topo2, *topo3;
+	struct pf_stage *st;
+	struct pf_errs errs = { 0 };
+	char *y;
+	int si;
+	struct tpkt out = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 4000, 53);
+	struct tpkt back = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4000);
+	struct tpkt other = udp(IP(10, 0, 0, 9), IP(1, 1, 1, 1), 4000, 53);
+
+	st = acl_stage("    rules: [\"permit-reflect src 10.0.0.0/8\"]\n", &topo);
+	assert_int_equal(one(st, &out), 1);
+	/* New rules: deny everything. The session survives the swap. */
+	y = acl_topo_yaml("    rules: [\"deny src 10.0.0.0/8\", \"deny\"]\n");
+	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo2, &errs), 0);
+	free(y);
+	si = pf_topo_stage_index(topo2, "acl");
+	assert_int_equal(st->ops->update(st, &topo2->stages[si], &errs), 0);
+	assert_int_equal(gauge(st, "rules"), 2);
+	assert_int_equal(gauge(st, "reloads"), 1);
+	assert_int_equal(one(st, &back), 1);
+	assert_int_equal(one(st, &out), 1);
+	assert_int_equal(one(st, &other), 0);
+	assert_int_equal(gauge(st, "rule.1"), 1);
+	/* A reload that cannot apply changes nothing. */
+	y = acl_topo_yaml("    rules: [\"permit\"]\n    sessions: 1024\n");
+	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo3, &errs), 0);
+	free(y);
+	assert_int_equal(st->ops->update(st, &topo3->stages[si], &errs), -EINVAL);
+	assert_string_equal(errs.e[0].msg, "stages.acl.sessions: changing the session table size "
+			    "(65536 -> 1024) needs a restart");
+	assert_int_equal(one(st, &other), 0);
+	pf_topo_free(topo3);
+	done(st, topo);
+	pf_topo_free(topo2);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rule_parse_ok),
+		cmocka_unit_test(test_rule_parse_errors),
+		cmocka_unit_test(test_rule_file_errors),
+		cmocka_unit_test(test_param_errors),
+		cmocka_unit_test(test_verdicts_and_counters),
+		cmocka_unit_test(test_rules_file),
+		cmocka_unit_test(test_port_edges),
+		cmocka_unit_test(test_priority),
+		cmocka_unit_test(test_fragments_and_malformed),
+		cmocka_unit_test(test_not_ipv4),
+		cmocka_unit_test(test_burst_sizes),
+		cmocka_unit_test(test_reflect_sessions),
+		cmocka_unit_test(test_tcp_session_timeouts),
+		cmocka_unit_test(test_session_table_full),
+		cmocka_unit_test(test_update),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}

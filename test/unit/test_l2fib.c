@@ -1,0 +1,729 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * l2fib: every forwarding rule on hand-built frames, bursts checked packet by
+ * packet against a serial reference bridge, aging on a driven clock, a full
+ * table, domains and VLANs, static entries, configuration errors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pf_test.h"
+
+#define P0 0
+#define P1 1
+#define P2 2
+#define P3 3
+#define PORTS(m) ((uint32_t)(m))
+#define OUT 1
+
+static const char *const topo_head =
+	"ports:\n"
+	"  p0: { device: net_null0 }\n"
+	"  p1: { device: net_null1 }\n"
+	"  p2: { device: net_null2 }\n"
+	"  p3: { device: net_null3 }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0, p1, p2, p3], next: l2 }\n"
+	"  tx: { type: tx, ports: [p0, p1, p2, p3] }\n"
+	"lcores:\n"
+	"  1: [rx, l2, tx]\n";
+
+static struct pf_topo *topo;
+
+/* Build the stage from "  l2: {...}\n" appended to the common topology. */
+static struct pf_stage *
+mk_stage(const char *l2_line)
+{
+	char yaml[4096];
+	const char *cut = strstr(topo_head, "  tx:");
+
+	snprintf(yaml, sizeof(yaml), "%.*s%s%s", (int)(cut - topo_head), topo_head, l2_line, cut);
+	return pf_test_stage(yaml, "l2", &topo);
+}
+
+static void
+rm_stage(struct pf_stage *st)
+{
+	pf_stage_destroy(st);
+	pf_topo_free(topo);
+	topo = NULL;
+}
+
+static void
+mac_n(uint8_t *mac, uint32_t n)
+{
+	mac[0] = 0x02;
+	mac[1] = 0x00;
+	mac[2] = (uint8_t)(n >> 24);
+	mac[3] = (uint8_t)(n >> 16);
+	mac[4] = (uint8_t)(n >> 8);
+	mac[5] = (uint8_t)n;
+}
+
+/* A 60-byte frame as rx leaves it (metadata filled, VLAN tag parsed). */
+static struct rte_mbuf *
+frame_b(const uint8_t *dst, const uint8_t *src, uint16_t port, uint16_t tci)
+{
+	uint8_t b[60] = { 0 };
+	struct rte_mbuf *m;
+	struct pf_meta *md;
+
+	memcpy(b, dst, 6);
+	memcpy(b + 6, src, 6);
+	if (tci != 0) {
+		b[12] = 0x81;
+		b[14] = (uint8_t)(tci >> 8);
+		b[15] = (uint8_t)tci;
+		b[16] = 0x08;
+	} else {
+		b[12] = 0x08;
+	}
+	m = pf_test_mbuf(b, sizeof(b), port);
+	md = pf_meta(m);
+	md->vlan_tci = tci;
+	md->l2_len = tci != 0 ? 18 : 14;
+	if ((tci & 0xfff) != 0)
+		md->flags |= PF_META_VLAN;
+	if (dst[0] & 1)
+		md->flags |= PF_META_L2_MCAST;
+	return m;
+}
+
+static struct rte_mbuf *
+frame(const char *dst, const char *src, uint16_t port, uint16_t tci)
+{
+	uint8_t d[6], s[6];
+
+	assert_true(pf_parse_mac(dst, d));
+	assert_true(pf_parse_mac(src, s));
+	return frame_b(d, s, port, tci);
+}
+
+/* Run one packet; return its edge and leave out_port/flood_mask in *md. */
+static uint16_t
+run1(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md)
+{
+	uint16_t edge;
+
+	pf_test_process(st, &m, 1, &edge);
+	*md = *pf_meta(m);
+	pf_test_free(&m, 1);
+	return edge;
+}
+
+static void
+expect_out(struct pf_stage *st, struct rte_mbuf *m, uint16_t port)
+{
+	struct pf_meta md;
+
+	assert_int_equal(run1(st, m, &md), OUT);
+	assert_int_equal(md.out_port, port);
+}
+
+static void
+expect_flood(struct pf_stage *st, struct rte_mbuf *m, uint32_t mask)
+{
+	struct pf_meta md;
+
+	assert_int_equal(run1(st, m, &md), OUT);
+	assert_int_equal(md.out_port, PF_PORT_FLOOD);
+	assert_int_equal(md.flood_mask, mask);
+}
+
+static void
+expect_drop(struct pf_stage *st, struct rte_mbuf *m, const char *ctr)
+{
+	uint64_t before = pf_test_ctr(st, ctr);
+	struct pf_meta md;
+
+	assert_int_equal(run1(st, m, &md), 0);
+	assert_int_equal(pf_test_ctr(st, ctr), before + 1);
+}
+
+static uint64_t
+gauge(const struct pf_stage *st, const char *name)
+{
+	struct pf_gauge g[64];
+	uint16_t n = st->ops->gauges(st, g, 64), i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(g[i].name, name) == 0)
+			return g[i].value;
+	fail_msg("no gauge %s", name);
+	return 0;
+}
+
+#define A "02:00:00:00:00:0a"
+#define B "02:00:00:00:00:0b"
+#define C "02:00:00:00:00:0c"
+#define D "02:00:00:00:00:0d"
+#define E "02:00:00:00:00:0e"
+#define BCAST "ff:ff:ff:ff:ff:ff"
+
+static const char *const one_domain = "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx }\n";
+
+static void
+test_learn_then_forward(void **state)
+{
+	struct pf_stage *st = mk_stage(one_domain);
+
+	expect_flood(st, frame(B, A, P0, 0), PORTS(0x6));     /* unknown: p1, p2 */
+	assert_int_equal(pf_test_ctr(st, "learned"), 1);
+	assert_int_equal(pf_test_ctr(st, "miss"), 1);
+	expect_out(st, frame(A, B, P1, 0), P0);               /* A known on p0 */
+	expect_out(st, frame(B, A, P0, 0), P1);               /* B learned from the reply */
+	assert_int_equal(pf_test_ctr(st, "learned"), 2);
+	assert_int_equal(pf_test_ctr(st, "hit"), 2);
+	assert_int_equal(pf_test_ctr(st, "flooded"), 1);
+	assert_int_equal(gauge(st, "entries"), 2);
+	assert_int_equal(gauge(st, "entries.default"), 2);
+	rm_stage(st);
+}
+
+static void
+test_flood_bcast_mcast(void **state)
+{
+	struct pf_stage *st = mk_stage(one_domain);
+
+	expect_flood(st, frame(BCAST, A, P1, 0), PORTS(0x5));
+	expect_flood(st, frame("01:00:5e:00:00:01", A, P1, 0), PORTS(0x5));
+	expect_flood(st, frame("33:33:00:00:00:01", B, P2, 0), PORTS(0x3));
+	/* 01:80:c2:00:00:10 is outside the reserved block: an ordinary group. */
+	expect_flood(st, frame("01:80:c2:00:00:10", B, P2, 0), PORTS(0x3));
+	assert_int_equal(pf_test_ctr(st, "flooded"), 4);
+	assert_int_equal(pf_test_ctr(st, "miss"), 0);
+	assert_int_equal(pf_test_ctr(st, "learned"), 2);
+	rm_stage(st);
+}
+
+static void
+test_same_port_drop(void **state)
+{
+	struct pf_stage *st = mk_stage(one_domain);
+
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x6));
+	expect_drop(st, frame(A, B, P0, 0), "l2_same_port");
+	assert_int_equal(pf_test_ctr(st, "learned"), 2);   /* learned before filtering */
+	rm_stage(st);
+}
+
+static void
+test_reserved_dst(void **state)
+{
+	struct pf_stage *st = mk_stage(one_domain);
+
+	expect_drop(st, frame("01:80:c2:00:00:00", A, P0, 0), "l2_reserved_dst");
+	expect_drop(st, frame("01:80:c2:00:00:02", A, P0, 0), "l2_reserved_dst");
+	expect_drop(st, frame("01:80:c2:00:00:0e", A, P0, 0), "l2_reserved_dst");
+	expect_drop(st, frame("01:80:c2:00:00:0f", A, P0, 0), "l2_reserved_dst");
+	assert_int_equal(pf_test_ctr(st, "learned"), 0);   /* link-local frames teach nothing */
+	rm_stage(st);
+}
+
+static void
+test_invalid_src(void **state)
+{
+	struct pf_stage *st = mk_stage(one_domain);
+
+	expect_drop(st, frame(B, "00:00:00:00:00:00", P0, 0), "l2_invalid_src_mac");
+	expect_drop(st, frame(B, BCAST, P0, 0), "l2_invalid_src_mac");
+	expect_drop(st, frame(B, "01:00:5e:00:00:01", P0, 0), "l2_invalid_src_mac");
+	assert_int_equal(pf_test_ctr(st, "learned"), 0);
+	assert_int_equal(gauge(st, "entries"), 0);
+	rm_stage(st);
+}
+
+static void
+test_flood_empty(void **state)
+{
+	struct pf_stage *st = mk_stage("  l2: { type: l2fib, ports: [p0], next: tx }\n");
+
+	expect_drop(st, frame(BCAST, A, P0, 0), "l2_flood_empty");
+	rm_stage(st);
+}
+
+static void
+test_station_move(void **state)
+{
+	struct pf_stage *st = mk_stage(one_domain);
+
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x6));
+	expect_out(st, frame(A, C, P2, 0), P0);
+	expect_flood(st, frame(BCAST, A, P1, 0), PORTS(0x5));   /* A moved to p1 */
+	assert_int_equal(pf_test_ctr(st, "mac_move"), 1);
+	assert_int_equal(pf_test_ctr(st, "learned"), 2);
+	expect_out(st, frame(A, C, P2, 0), P1);
+	expect_drop(st, frame(A, B, P1, 0), "l2_same_port");
+	assert_int_equal(gauge(st, "entries"), 3);
+	rm_stage(st);
+}
+
+static void
+test_static_precedence(void **state)
+{
+	char path[] = "/tmp/l2fib_static_XXXXXX", line[512];
+	struct pf_stage *st;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	dprintf(fd, "# static MACs\n\n" C " p2   # printer\n");
+	close(fd);
+	snprintf(line, sizeof(line),
+		 "  l2: { type: l2fib, ports: [p0, p1, p2], age_s: 10, next: tx,\n"
+		 "        static: [ { mac: \"" A "\", port: p1 } ] }\n");
+	pf_clock_set_mode(PF_CLOCK_PCAP);
+	pf_clock_advance_ns(1000ull * 1000000000ull);
+	st = mk_stage(line);
+	assert_int_equal(gauge(st, "entries_static"), 1);
+	expect_out(st, frame(A, B, P0, 0), P1);
+	/* A shows up on p0: not learned, not moved; the static entry wins. */
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x6));
+	assert_int_equal(pf_test_ctr(st, "static_src_mismatch"), 1);
+	assert_int_equal(pf_test_ctr(st, "mac_move"), 0);
+	assert_int_equal(pf_test_ctr(st, "learned"), 1);
+	expect_out(st, frame(A, B, P0, 0), P1);
+	/* Static entries never age. */
+	pf_clock_advance_ns(5000ull * 1000000000ull);
+	st->ops->idle(st, pf_now_ns());
+	expect_out(st, frame(A, B, P2, 0), P1);
+	assert_int_equal(pf_test_ctr(st, "aged"), 1);   /* only B, learned above */
+	rm_stage(st);
+
+	/* The same from a file. */
+	snprintf(line, sizeof(line),
+		 "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx, static: %s }\n", path);
+	st = mk_stage(line);
+	expect_out(st, frame(C, B, P0, 0), P2);
+	expect_out(st, frame(B, C, P1, 0), P0);
+	assert_int_equal(pf_test_ctr(st, "static_src_mismatch"), 1);
+	expect_out(st, frame(C, B, P0, 0), P2);
+	assert_int_equal(gauge(st, "entries"), 2);
+	rm_stage(st);
+	unlink(path);
+	pf_clock_set_mode(PF_CLOCK_WALL);
+}
+
+static void
+test_aging(void **state)
+{
+	const uint64_t s = 1000000000ull;
+	struct pf_stage *st;
+
+	pf_clock_set_mode(PF_CLOCK_PCAP);
+	pf_clock_advance_ns(100 * s);
+	st = mk_stage("  l2: { type: l2fib, ports: [p0, p1, p2], age_s: 30, table_size: 8, next: tx }\n");
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x6));
+	pf_clock_advance_ns(129 * s);
+	expect_out(st, frame(A, B, P1, 0), P0);               /* 29 s: still there */
+	pf_clock_advance_ns(130 * s);
+	st->ops->idle(st, pf_now_ns());                       /* 30 s: aged by the sweep */
+	assert_int_equal(pf_test_ctr(st, "aged"), 1);
+	assert_int_equal(gauge(st, "entries"), 1);            /* B (seen at 129) */
+	expect_flood(st, frame(A, B, P1, 0), PORTS(0x5));
+	assert_int_equal(pf_test_ctr(st, "miss"), 1);
+
+	/* Sweep after a burst (no idle): B ages while other traffic flows. */
+	pf_clock_advance_ns(200 * s);
+	expect_flood(st, frame(BCAST, C, P2, 0), PORTS(0x3));
+	assert_int_equal(pf_test_ctr(st, "aged"), 2);
+	assert_int_equal(gauge(st, "entries"), 1);
+
+	rm_stage(st);
+
+	/*
+	 * Expired but not swept yet (a big table: the sweep is elsewhere): a lookup
+	 * treats it as gone, and its source coming back counts aged + learned.
+	 */
+	st = mk_stage("  l2: { type: l2fib, ports: [p0, p1, p2], age_s: 30, next: tx }\n");
+	expect_flood(st, frame(BCAST, C, P2, 0), PORTS(0x3));
+	pf_clock_advance_ns(400 * s);
+	expect_flood(st, frame(C, A, P0, 0), PORTS(0x6));     /* C expired: miss */
+	assert_int_equal(pf_test_ctr(st, "aged"), 0);
+	expect_flood(st, frame(BCAST, C, P1, 0), PORTS(0x5)); /* C back, on p1 */
+	assert_int_equal(pf_test_ctr(st, "mac_move"), 0);
+	assert_int_equal(pf_test_ctr(st, "aged"), 1);
+	assert_int_equal(pf_test_ctr(st, "learned"), 3);
+	expect_out(st, frame(C, A, P0, 0), P1);
+	assert_int_equal(gauge(st, "entries"), 2);
+	rm_stage(st);
+
+	/* age_s 0: nothing ever ages. */
+	st = mk_stage("  l2: { type: l2fib, ports: [p0, p1], age_s: 0, next: tx }\n");
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x2));
+	pf_clock_advance_ns(1000000 * s);
+	st->ops->idle(st, pf_now_ns());
+	expect_out(st, frame(A, B, P1, 0), P0);
+	assert_int_equal(pf_test_ctr(st, "aged"), 0);
+	rm_stage(st);
+	pf_clock_set_mode(PF_CLOCK_WALL);
+}
+
+static void
+test_table_full(void **state)
+{
+	struct pf_stage *st = mk_stage(
+		"  l2: { type: l2fib, ports: [p0, p1, p2], table_size: 4, next: tx }\n");
+	uint8_t mac[6], dst[6];
+	uint32_t i;
+
+	mac_n(dst, 0xffff);
+	for (i = 1; i <= 6; i++) {
+		mac_n(mac, i);
+		expect_flood(st, frame_b(dst, mac, P0, 0), PORTS(0x6));   /* still flooded */
+	}
+	assert_int_equal(pf_test_ctr(st, "learned"), 4);
+	assert_int_equal(pf_test_ctr(st, "fib_full"), 2);
+	assert_int_equal(pf_test_ctr(st, "l2_learn_nospace"), 0);
+	assert_int_equal(gauge(st, "entries"), 4);
+	mac_n(mac, 0xfffe);
+	mac_n(dst, 1);
+	expect_out(st, frame_b(dst, mac, P1, 0), P0);   /* known MACs still switched */
+	mac_n(dst, 5);
+	expect_flood(st, frame_b(dst, mac, P1, 0), PORTS(0x5));
+	assert_int_equal(pf_test_ctr(st, "fib_full"), 4);   /* p1's source twice */
+	st->ops->idle(st, pf_now_ns());   /* logs the rate-limited warning */
+	rm_stage(st);
+}
+
+static void
+test_port_learn_limit(void **state)
+{
+	struct pf_stage *st = mk_stage(
+		"  l2: { type: l2fib, ports: [p0, p1, p2], port_learn_limit: 2, next: tx }\n");
+
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x6));
+	expect_flood(st, frame(BCAST, B, P0, 0), PORTS(0x6));
+	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));
+	assert_int_equal(pf_test_ctr(st, "port_learn_limit"), 1);
+	assert_int_equal(pf_test_ctr(st, "learned"), 2);
+	expect_flood(st, frame(C, E, P1, 0), PORTS(0x5));       /* C unknown */
+	expect_flood(st, frame(BCAST, B, P1, 0), PORTS(0x5));   /* B moves to p1 */
+	assert_int_equal(pf_test_ctr(st, "mac_move"), 1);
+	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));   /* room on p0 again */
+	assert_int_equal(pf_test_ctr(st, "learned"), 4);
+	expect_out(st, frame(B, C, P0, 0), P1);                 /* B on p1 */
+	/* p1 is full (E, B): A cannot move there, and is forgotten rather than misdirected. */
+	expect_flood(st, frame(BCAST, A, P1, 0), PORTS(0x5));
+	assert_int_equal(pf_test_ctr(st, "port_learn_limit"), 2);
+	expect_flood(st, frame(A, C, P0, 0), PORTS(0x6));
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x6));   /* relearned on p0 */
+	expect_out(st, frame(A, C, P2, 0), P0);
+	assert_int_equal(pf_test_ctr(st, "learned"), 5);
+	assert_int_equal(gauge(st, "entries"), 4);
+	rm_stage(st);
+}
+
+static void
+test_two_domains(void **state)
+{
+	struct pf_stage *st = mk_stage(
+		"  l2: { type: l2fib, next: tx, domains: { red: { ports: [p0, p1] },\n"
+		"                                          blue: { ports: [p2, p3] } } }\n");
+
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x2));
+	expect_flood(st, frame(BCAST, A, P2, 0), PORTS(0x8));   /* same MAC, other domain */
+	assert_int_equal(pf_test_ctr(st, "mac_move"), 0);
+	assert_int_equal(pf_test_ctr(st, "learned"), 2);
+	expect_out(st, frame(A, B, P1, 0), P0);
+	/* B is known in red only: blue floods it within blue. */
+	expect_flood(st, frame(B, C, P2, 0), PORTS(0x8));
+	assert_int_equal(gauge(st, "entries.red"), 2);
+	assert_int_equal(gauge(st, "entries.blue"), 2);
+	rm_stage(st);
+}
+
+static void
+test_vlan_domain(void **state)
+{
+	struct pf_stage *st = mk_stage(
+		"  l2: { type: l2fib, next: tx, domains: { lan: { ports: [p0, p1] },\n"
+		"        v10: { ports: [p0, p2, p3], vlan: 10 } } }\n");
+	struct rte_mbuf *m;
+	struct pf_meta md;
+
+	expect_flood(st, frame(BCAST, A, P0, 10), PORTS(0xc));
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x2));
+	expect_flood(st, frame(BCAST, A, P0, 0x2000), PORTS(0x2));  /* VID 0: priority tag */
+	expect_drop(st, frame(BCAST, A, P0, 20), "l2_no_domain");
+	expect_drop(st, frame(BCAST, A, P1, 10), "l2_no_domain");
+	expect_drop(st, frame(BCAST, A, P2, 0), "l2_no_domain");
+	expect_out(st, frame(A, B, P3, 0x200a), P0);                /* PCP bits ignored */
+	expect_out(st, frame(A, B, P1, 0), P0);
+	expect_out(st, frame(B, C, P0, 10), P3);
+	expect_flood(st, frame(BCAST, D, P2, 10), PORTS(0x9));
+	m = frame(D, C, P0, 0);   /* D is known in v10 only */
+	assert_int_equal(run1(st, m, &md), OUT);
+	assert_int_equal(md.out_port, PF_PORT_FLOOD);
+	assert_int_equal(md.flood_mask, PORTS(0x2));
+	assert_int_equal(md.bd, 0);
+	assert_int_equal(gauge(st, "entries.v10"), 4);
+	assert_int_equal(gauge(st, "entries.lan"), 3);
+	rm_stage(st);
+}
+
+/* A serial reference bridge: one domain p0..p3, no aging, no limits. */
+struct ref {
+	uint32_t n;
+	uint32_t mac[256];
+	uint16_t port[256];
+	uint64_t learned, moved, hit, miss, flooded, same;
+};
+
+static uint16_t
+ref_step(struct ref *r, uint32_t src, uint32_t dst, uint16_t in, uint16_t *out, uint32_t *mask)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->n && r->mac[i] != src; i++)
+		;
+	if (i == r->n) {
+		r->mac[r->n] = src;
+		r->port[r->n++] = in;
+		r->learned++;
+	} else if (r->port[i] != in) {
+		r->port[i] = in;
+		r->moved++;
+	}
+	*mask = 0;
+	if (dst == 0xffffffff) {
+		r->flooded++;
+		*out = PF_PORT_FLOOD;
+		*mask = 0xfu & ~(1u << in);
+		return OUT;
+	}
+	for (i = 0; i < r->n && r->mac[i] != dst; i++)
+		;
+	if (i < r->n) {
+		if (r->port[i] == in) {
+			r->same++;
+			return 0;
+		}
+		r->hit++;
+		*out = r->port[i];
+		return OUT;
+	}
+	r->miss++;
+	r->flooded++;
+	*out = PF_PORT_FLOOD;
+	*mask = 0xfu & ~(1u << in);
+	return OUT;
+}
+
+/*
+ * Bursts of every interesting size where most packets share a source MAC:
+ * learning inside a burst must be seen by the later packets of that burst.
+ */
+static void
+test_bursts_vs_reference(void **state)
+{
+	static const uint16_t sizes[] = { 0, 1, 3, 4, 5, 31, 32, 33, 64, 100 };
+	struct rte_mbuf *pkts[128];
+	uint16_t edge[128], out[128], ref_edge[128];
+	uint32_t mask[128];
+	uint8_t smac[6], dmac[6];
+	unsigned int seed = 7, k, r_i;
+	uint16_t i, n;
+	struct ref ref;
+
+	for (k = 0; k < RTE_DIM(sizes); k++) {
+		struct pf_stage *st = mk_stage(
+			"  l2: { type: l2fib, ports: [p0, p1, p2, p3], next: tx }\n");
+
+		memset(&ref, 0, sizeof(ref));
+		for (r_i = 0; r_i < 40; r_i++) {
+			n = sizes[k];
+			for (i = 0; i < n; i++) {
+				/* 3 of 4 packets from station 1; stations live on port s % 4,
+				 * except that station 1 wanders every 10 bursts. */
+				uint32_t s = (rand_r(&seed) % 4) ? 1u : 1u + (uint32_t)rand_r(&seed) % 12;
+				uint32_t d = rand_r(&seed) % 8 == 0 ? 0xffffffff :
+									 1u + (uint32_t)rand_r(&seed) % 16;
+				uint16_t port = s == 1 ? (uint16_t)((r_i / 10) % 4) :
+							 (uint16_t)(s % 4);
+
+				mac_n(smac, s);
+				if (d == 0xffffffff)
+					memset(dmac, 0xff, 6);
+				else
+					mac_n(dmac, d);
+				pkts[i] = frame_b(dmac, smac, port, 0);
+				ref_edge[i] = ref_step(&ref, s, d, port, &out[i], &mask[i]);
+			}
+			pf_test_process(st, pkts, n, edge);
+			for (i = 0; i < n; i++) {
+				assert_int_equal(edge[i], ref_edge[i]);
+				if (edge[i] == OUT) {
+					assert_int_equal(pf_meta(pkts[i])->out_port, out[i]);
+					if (out[i] == PF_PORT_FLOOD)
+						assert_int_equal(pf_meta(pkts[i])->flood_mask,
+								 mask[i]);
+				}
+			}
+			pf_test_free(pkts, n);
+		}
+		assert_int_equal(pf_test_ctr(st, "learned"), ref.learned);
+		assert_int_equal(pf_test_ctr(st, "mac_move"), ref.moved);
+		assert_int_equal(pf_test_ctr(st, "hit"), ref.hit);
+		assert_int_equal(pf_test_ctr(st, "miss"), ref.miss);
+		assert_int_equal(pf_test_ctr(st, "flooded"), ref.flooded);
+		assert_int_equal(pf_test_ctr(st, "l2_same_port"), ref.same);
+		assert_int_equal(gauge(st, "entries"), ref.n);
+		rm_stage(st);
+	}
+}
+
+/* A million stations fit a million-entry table; one more is fib_full. */
+static void
+test_million(void **state)
+{
+	const uint32_t n = 1u << 20;
+	struct pf_stage *st = mk_stage(
+		"  l2: { type: l2fib, ports: [p0, p1], table_size: 1048576, next: tx }\n");
+	struct rte_mbuf *pkts[32];
+	uint16_t edge[32], i;
+	uint8_t d[6] = { 0x02, 0xff, 0xff, 0xff, 0xff, 0xff }, s[6];
+	uint32_t k;
+
+	mac_n(s, 0);
+	for (i = 0; i < 32; i++)
+		pkts[i] = frame_b(d, s, P0, 0);
+	for (k = 0; k <= n; k += 32) {
+		for (i = 0; i < 32; i++) {
+			uint8_t *p = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+
+			mac_n(p + 6, 1 + k + i);
+			pf_meta(pkts[i])->out_port = PF_PORT_NONE;
+		}
+		pf_test_process(st, pkts, 32, edge);
+	}
+	assert_int_equal(pf_test_ctr(st, "learned"), n);
+	assert_int_equal(pf_test_ctr(st, "l2_learn_nospace"), 0);
+	assert_int_equal(pf_test_ctr(st, "fib_full"), 32);
+	assert_int_equal(gauge(st, "entries"), n);
+	assert_true(gauge(st, "memory_bytes") > (uint64_t)n * 16);
+	printf("l2fib: %u entries use %.1f MiB\n", n,
+	       (double)gauge(st, "memory_bytes") / 1048576.0);
+	/* Every station is found again. */
+	for (k = 0; k < n; k += 32) {
+		for (i = 0; i < 32; i++) {
+			uint8_t *p = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+
+			mac_n(p, 1 + k + i);
+			mac_n(p + 6, 0xffffff);
+			pf_meta(pkts[i])->in_port = P1;
+		}
+		pf_test_process(st, pkts, 32, edge);
+		for (i = 0; i < 32; i++)
+			assert_int_equal(pf_meta(pkts[i])->out_port, P0);
+	}
+	pf_test_free(pkts, 32);
+	rm_stage(st);
+}
+
+static void
+expect_error(const char *l2_line, const char *msg)
+{
+	char yaml[4096];
+	const char *cut = strstr(topo_head, "  tx:");
+	struct pf_errs errs = { 0 };
+	struct pf_topo *t = NULL;
+	unsigned int i;
+
+	snprintf(yaml, sizeof(yaml), "%.*s%s%s", (int)(cut - topo_head), topo_head, l2_line, cut);
+	assert_int_not_equal(pf_topo_load_string("bad.yaml", yaml, &t, &errs), 0);
+	assert_null(t);
+	for (i = 0; i < errs.n && i < PF_ERRS_MAX; i++)
+		if (strstr(errs.e[i].msg, msg) != NULL)
+			return;
+	pf_errs_print(&errs, stderr);
+	fail_msg("expected an error containing '%s'", msg);
+}
+
+static void
+test_config_errors(void **state)
+{
+	char path[] = "/tmp/l2fib_bad_XXXXXX", line[512];
+	int fd = mkstemp(path);
+	struct pf_errs errs = { 0 };
+	char yaml[4096];
+	const char *cut = strstr(topo_head, "  tx:");
+	struct pf_topo *t = NULL;
+
+	expect_error("  l2: { type: l2fib, next: tx }\n", "exactly one of 'ports'");
+	expect_error("  l2: { type: l2fib, ports: [p0], table_size: 0, next: tx }\n",
+		     "table_size: value out of range");
+	expect_error("  l2: { type: l2fib, ports: [p0], table_size: 99999999, next: tx }\n",
+		     "table_size: value out of range");
+	expect_error("  l2: { type: l2fib, ports: [p0], age_s: -1, next: tx }\n", "age_s");
+	expect_error("  l2: { type: l2fib, ports: [p0, p9], next: tx }\n", "unknown port 'p9'");
+	expect_error("  l2: { type: l2fib, ports: [p0], next: tx, static: [ { mac: \"01:00:5e:00:00:01\", port: p0 } ] }\n",
+		     "stages.l2.static[0]: 01:00:5e:00:00:01 is a group address");
+	expect_error("  l2: { type: l2fib, ports: [p0], next: tx, static: [ { mac: \"00:00:00:00:00:00\", port: p0 } ] }\n",
+		     "is the zero address");
+	expect_error("  l2: { type: l2fib, ports: [p0], next: tx, static: [ { mac: \"" A "\", port: p1 } ] }\n",
+		     "port 'p1' is in no bridge domain");
+	expect_error("  l2: { type: l2fib, ports: [p0, p1], next: tx, static: [ { mac: \"" A "\", port: p1 }, { mac: \"" A "\", port: p0 } ] }\n",
+		     "duplicate entry for 02:00:00:00:00:0a");
+	expect_error("  l2: { type: l2fib, ports: [p0], table_size: 1, next: tx, static: [ { mac: \"" A "\", port: p0 }, { mac: \"" B "\", port: p0 } ] }\n",
+		     "2 entries exceed table_size 1");
+	expect_error("  l2: { type: l2fib, next: tx, domains: { a: { ports: [p0] }, b: { ports: [p1, p0] } } }\n",
+		     "stages.l2.domains.b.ports[1]: port 'p0' untagged already belongs to domain 'a'");
+	expect_error("  l2: { type: l2fib, next: tx, domains: { a: { ports: [p0], vlan: 4095 } } }\n",
+		     "vlan: value out of range");
+	expect_error("  l2: { type: l2fib, next: tx, domains: { a: { ports: [p0], vlna: 3 } } }\n",
+		     "vlna");
+	expect_error("  l2: { type: l2fib, next: tx, domains: { a: { ports: [p0] }, b: { ports: [p0], vlan: 5 } }, static: [ { mac: \"" A "\", port: p0 } ] }\n",
+		     "port 'p0' is in 2 domains: say which one");
+	expect_error("  l2: { type: l2fib, next: tx, domains: { a: { ports: [p0] }, b: { ports: [p1] } }, static: [ { mac: \"" A "\", port: p0, domain: b } ] }\n",
+		     "port 'p0' is not in domain 'b'");
+	expect_error("  l2: { type: l2fib, ports: [p0], next: tx, static: /nonexistent/macs }\n",
+		     "cannot open '/nonexistent/macs'");
+
+	/* A bad line in a static file is reported at file:line:col. */
+	assert_true(fd >= 0);
+	dprintf(fd, "# ok\n" A " p0\n  " B " p7\n");
+	close(fd);
+	snprintf(line, sizeof(line), "  l2: { type: l2fib, ports: [p0], next: tx, static: %s }\n",
+		 path);
+	snprintf(yaml, sizeof(yaml), "%.*s%s%s", (int)(cut - topo_head), topo_head, line, cut);
+	assert_int_not_equal(pf_topo_load_string("bad.yaml", yaml, &t, &errs), 0);
+	assert_int_equal(errs.n, 1);
+	assert_string_equal(errs.e[0].file, path);
+	assert_int_equal(errs.e[0].line, 3);
+	assert_int_equal(errs.e[0].col, 3);
+	assert_string_equal(errs.e[0].msg, "stages.l2.static: unknown port 'p7'");
+	unlink(path);
+}
+
+static int
+setup(void **state)
+{
+	return pf_test_eal_init("l2fib");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_learn_then_forward),
+		cmocka_unit_test(test_flood_bcast_mcast),
+		cmocka_unit_test(test_same_port_drop),
+		cmocka_unit_test(test_reserved_dst),
+		cmocka_unit_test(test_invalid_src),
+		cmocka_unit_test(test_flood_empty),
+		cmocka_unit_test(test_station_move),
+		cmocka_unit_test(test_static_precedence),
+		cmocka_unit_test(test_aging),
+		cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_port_learn_limit),
+		cmocka_unit_test(test_two_domains),
+		cmocka_unit_test(test_vlan_domain),
+		cmocka_unit_test(test_bursts_vs_reference),
+		cmocka_unit_test(test_million),
+		cmocka_unit_test(test_config_errors),
+	};
+
+	return cmocka_run_group_tests_name("l2fib", tests, setup, NULL);
+}
