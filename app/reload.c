@@ -5,8 +5,10 @@
  * What can change live: the lcore map (stages move with the hand-over of
  * pf_runtime_apply_lcore_map), ring and rx bursts, and a stage's parameters
  * when its type has an update hook (tables built beside the old ones and
- * swapped after a QSBR grace period). What needs a restart: EAL options,
- * ports, the set of stages and their edges, ring sizes, runtime options, and
+ * swapped after a QSBR grace period, or applied by the owning lcore). A
+ * stage counts as changed when its YAML changed or when a table file its
+ * parse recorded (pf_stage_conf_add_file) differs in size, mtime or
+ * content. What needs a restart: EAL options, ports, the set of stages and their edges, ring sizes, runtime options, and
  * lcores that were not started (declare spare lcores as `N: []`).
  */
 #include <errno.h>
@@ -86,6 +88,7 @@ static void
 diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_topo *new,
      bool *changed, struct pf_errs *errs)
 {
+	const char *file;
 	uint16_t i, e;
 
 	if (!node_equal(section(old, "eal"), section(new, "eal"), NULL))
@@ -122,14 +125,19 @@ diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_top
 				    n->name);
 			continue;
 		}
-		if (node_equal(o->node, n->node, runtime_keys))
+		/* A stage changed when its YAML did, or a table file it reads did. */
+		file = pf_stage_conf_files_changed(o, n);
+		if (file == NULL && node_equal(o->node, n->node, runtime_keys))
 			continue;
 		if (o->ops->update == NULL)
 			pf_node_err(errs, n->node,
 				    "stages.%s: stage type '%s' cannot change its parameters live; restart to apply",
 				    n->name, n->ops->type);
-		else
+		else if (o->ops->update_check == NULL ||
+			 o->ops->update_check(rt->stages[i], n, errs) == 0)
 			changed[i] = true;
+		if (file != NULL)
+			PF_LOG(INFO, "reload: stages.%s: table file %s changed", n->name, file);
 	}
 	if (old->n_rings == new->n_rings)
 		for (i = 0; i < new->n_rings; i++)
@@ -248,6 +256,8 @@ pf_reload(struct pf_runtime *rt, const char *path)
 			bursts++;
 	for (i = 0; i < old->eal_argc; i++)
 		free(old->eal_argv[i]);
+	for (i = 0; i < old->n_stages; i++)
+		pf_stage_conf_files_free(&old->stages[i]);
 	pf_conf_free(old->doc);
 	*old = merged;
 	moved = pf_runtime_apply_lcore_map(rt, old);

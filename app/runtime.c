@@ -287,13 +287,51 @@ dispatch(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, const uint1
 	}
 }
 
+#ifndef NDEBUG
+/*
+ * Debug builds: every packet a stage sends to edge 0 must bump exactly one
+ * of its DROP counters, or the accounting cannot add up.
+ */
+static uint64_t
+drop_ctr_sum(const struct pf_stage *st)
+{
+	uint64_t drops = 0;
+	uint16_t k;
+
+	for (k = 0; k < st->ops->n_ctrs; k++)
+		if (st->ops->ctrs[k].kind == PF_CTR_DROP)
+			drops += st->ctrs[k];
+	return drops;
+}
+
+static void
+check_drop_discipline(const struct pf_stage *st, uint64_t before, uint16_t n,
+		      const uint16_t *edge)
+{
+	uint64_t dropped = 0, moved = drop_ctr_sum(st) - before;
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		dropped += edge[i] == PF_EDGE_DROP;
+	if (moved != dropped)
+		rte_panic("stage %s: %" PRIu64 " packets on edge 0 but drop counters moved by %" PRIu64 "\n",
+			  st->conf->name, dropped, moved);
+}
+#endif
+
 static __rte_always_inline void
 run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t edge[PF_BURST_MAX];
 	uint64_t t0 = rte_rdtsc();
+#ifndef NDEBUG
+	uint64_t drops_before = drop_ctr_sum(rs->st);
+#endif
 
 	rs->st->ops->process_burst(rs->st, pkts, n, edge);
+#ifndef NDEBUG
+	check_drop_discipline(rs->st, drops_before, n, edge);
+#endif
 	dispatch(rs, pkts, n, edge);
 	rs->cycles += rte_rdtsc() - t0;
 	rs->packets += n;

@@ -882,9 +882,11 @@ pf_topo_free(struct pf_topo *t)
 
 	if (t == NULL)
 		return;
-	for (i = 0; i < t->n_stages; i++)
+	for (i = 0; i < t->n_stages; i++) {
 		if (t->stages[i].cfg != NULL && t->stages[i].ops->cfg_free != NULL)
 			t->stages[i].ops->cfg_free(t->stages[i].cfg);
+		pf_stage_conf_files_free(&t->stages[i]);
+	}
 	for (i = 0; i < t->eal_argc; i++)
 		free(t->eal_argv[i]);
 	pf_conf_free(t->doc);

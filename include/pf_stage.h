@@ -127,6 +127,14 @@ struct pf_stage_ops {
 	 */
 	int (*update)(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs);
 
+	/**
+	 * Reload, before anything is applied: can update() apply @p new_sc
+	 * live? Returns 0, or -EINVAL with an error naming the key that needs a
+	 * restart (the reload is then refused as a whole). Optional.
+	 */
+	int (*update_check)(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
+			    struct pf_errs *errs);
+
 	/** Release everything init made. NULL-safe on a half-initialised stage. */
 	void (*free)(struct pf_stage *st);
 };

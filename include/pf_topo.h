@@ -50,6 +50,17 @@ struct pf_port_conf {
 	uint16_t port_id;          /**< DPDK port id, set by the runtime */
 };
 
+/**
+ * A table file a stage's parse read (routes, rules, static MACs): what a
+ * reload compares to see that the file changed though the YAML did not.
+ */
+struct pf_file_stamp {
+	char *path;                      /**< as opened (resolved against the topology file) */
+	uint64_t size;
+	int64_t mtime_ns;
+	uint64_t hash;                   /**< 64-bit hash of the content */
+};
+
 struct pf_stage_conf {
 	char name[PF_NAME_MAX];
 	const struct pf_stage_ops *ops;
@@ -66,6 +77,8 @@ struct pf_stage_conf {
 	uint16_t tx_ports[PF_MAX_PORTS];
 	uint16_t tx_queue[PF_MAX_PORTS]; /**< tx queue per tx port, assigned by the topology */
 	void *cfg;                       /**< stage-private config from ops->parse */
+	uint16_t n_files;                /**< table files parse read (pf_stage_conf_add_file) */
+	struct pf_file_stamp *files;
 };
 
 /** One ring: all edges from one stage to another share it (order is kept). */
@@ -135,6 +148,27 @@ int pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to);
  */
 int pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, const char *path,
 		      uint16_t *idx, uint16_t max, uint16_t *n, struct pf_errs *errs);
+
+/**
+ * Record that @p sc's parse reads the table file @p path: its size, mtime
+ * and a hash of its content. Call it before reading the file, so an edit
+ * racing the read is seen by the next reload rather than missed. A file
+ * that cannot be read is recorded with size 0 and hash 0 (the parser
+ * reports the error). Returns 0 or -ENOMEM. No DPDK.
+ */
+int pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path);
+/** Stamp @p path into @p out (path not set). Returns 0 or -errno. */
+int pf_file_stamp_read(const char *path, struct pf_file_stamp *out);
+/**
+ * The first table file of @p a whose stamp (path, size, mtime, content hash)
+ * differs in @p b, or that only one of them read; NULL when they read the
+ * same files unchanged. The returned pointer is into @p b (or @p a when @p b
+ * lacks the file).
+ */
+const char *pf_stage_conf_files_changed(const struct pf_stage_conf *a,
+					const struct pf_stage_conf *b);
+/** Free @p sc's file stamps (pf_topo_free does it for every stage). */
+void pf_stage_conf_files_free(struct pf_stage_conf *sc);
 
 /** Print a short human description (used by --check). */
 void pf_topo_describe(const struct pf_topo *topo, FILE *out);

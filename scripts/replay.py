@@ -16,6 +16,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -82,6 +83,14 @@ def lookup(stats, key):
     raise KeyError(f"stage {head} has no counter {rest}")
 
 
+def router_macs(topology_text):
+    """The ports' MACs (a routed frame leaves with one of them as source)."""
+    macs = set()
+    for m in re.findall(r"mac:\s*\"?([0-9a-fA-F:]{17})", topology_text):
+        macs.add(bytes.fromhex(m.replace(":", "")))
+    return macs
+
+
 def check_generated(case_dir, scratch, errors):
     gen_dir = os.path.join(scratch, "gen")
     gen_replay.generate(case_dir, gen_dir)
@@ -132,6 +141,12 @@ def run_case(case_dir, pipefwd, keep):
             got = replaylib.read_pcap(os.path.join(out_dir, port + ".pcap"))
             want = replaylib.read_pcap(os.path.join(case_dir, "expected", port + ".pcap"))
             compare_port(port, got, want, errors)
+        # RFC 1812 holds over every output of every case, expected or not.
+        macs = router_macs(topo)
+        for port in outs:
+            got = replaylib.read_pcap(os.path.join(out_dir, port + ".pcap"))
+            for p in sorted(set(replaylib.rfc1812_violations(got, macs))):
+                errors.append(f"{port}: RFC 1812: {p}")
         want_ctrs = json.load(open(os.path.join(case_dir, "counters.json")))
         for key, value in sorted(want_ctrs.items()):
             try:

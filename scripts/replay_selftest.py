@@ -65,6 +65,25 @@ def main():
         failures += not caught
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    # The RFC 1812 output check flags each forbidden routed frame.
+    import replaylib
+    from scapy.all import Ether, IP, UDP
+    router = bytes.fromhex("020000000011")
+    bad = {
+        "TTL 0": Ether(src="02:00:00:00:00:11", dst="02:00:00:00:00:0b") / IP(dst="10.0.0.1", ttl=0) / UDP(),
+        "checksum": Ether(src="02:00:00:00:00:11", dst="02:00:00:00:00:0b") / IP(dst="10.0.0.1", chksum=1) / UDP(),
+        "martian": Ether(src="02:00:00:00:00:11", dst="02:00:00:00:00:0b") / IP(dst="127.0.0.1") / UDP(),
+        "broadcast": Ether(src="02:00:00:00:00:11", dst="02:00:00:00:00:0b") / IP(dst="255.255.255.255") / UDP(),
+    }
+    for name, pkt in bad.items():
+        found = replaylib.rfc1812_violations([bytes(pkt)], {router})
+        print(f"{'ok' if found else 'NOT CAUGHT'}: RFC 1812 {name}: {found}")
+        failures += not found
+    good = Ether(src="02:00:00:00:00:11", dst="02:00:00:00:00:0b") / IP(dst="10.0.0.1", ttl=63) / UDP()
+    bridged = Ether(src="02:00:00:00:00:0a", dst="02:00:00:00:00:0b") / IP(dst="255.255.255.255", ttl=0) / UDP()
+    if replaylib.rfc1812_violations([bytes(good), bytes(bridged)], {router}):
+        print("NOT OK: a good routed frame or a bridged frame was flagged")
+        failures += 1
     sys.exit(1 if failures else 0)
 
 

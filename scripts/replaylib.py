@@ -116,3 +116,56 @@ def flow_key(data):
     elif et == 0x86DD and len(data) >= l3 + 40:
         key += [data[l3 + 8:l3 + 40], data[l3 + 6]]
     return tuple(key)
+
+
+def ip4_header(data):
+    """(offset, header bytes) of the IPv4 header in a frame, or None."""
+    if len(data) < 14:
+        return None
+    off = 12
+    et = struct.unpack("!H", data[off:off + 2])[0]
+    if et == 0x8100 and len(data) >= 18:
+        off = 16
+        et = struct.unpack("!H", data[off:off + 2])[0]
+    l3 = off + 2
+    if et != 0x0800 or len(data) < l3 + 20:
+        return None
+    ihl = (data[l3] & 0xF) * 4
+    if ihl < 20 or len(data) < l3 + ihl:
+        return None
+    return l3, data[l3:l3 + ihl]
+
+
+def ones_sum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b[:len(b) // 2 * 2]))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def martian_dst(addr):
+    """RFC 1812 5.3.7 / 4.3.2.7: destinations a router never forwards."""
+    a = addr[0]
+    return a == 0 or a == 127 or a >= 224 or addr == b"\xff\xff\xff\xff"
+
+
+def rfc1812_violations(frames, router_macs):
+    """Check routed frames (source MAC is one of the router's) for what
+    RFC 1812 forbids: TTL 0, a header checksum that a full recompute
+    disagrees with, a martian, multicast or limited-broadcast destination."""
+    problems = []
+    for data in frames:
+        if data[6:12] not in router_macs:
+            continue
+        hdr = ip4_header(data)
+        if hdr is None:
+            continue
+        _, ip = hdr
+        if ip[8] == 0:
+            problems.append("routed packet with TTL 0")
+        if ones_sum(ip) != 0xFFFF:
+            problems.append("routed packet whose header checksum is wrong")
+        if martian_dst(ip[16:20]):
+            problems.append("routed packet to a martian/broadcast destination %s"
+                            % ".".join(str(b) for b in ip[16:20]))
+    return problems

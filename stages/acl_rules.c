@@ -458,6 +458,8 @@ pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_err
 		if (pf_node_str(file, ipath, &rel, errs) == 0) {
 			pf_conf_resolve_path(file->file, rel, cfg->rules_file,
 					     sizeof(cfg->rules_file));
+			if (pf_stage_conf_add_file(sc, cfg->rules_file) < 0)
+				return -ENOMEM;
 			pf_acl_rules_load_file(cfg->rules_file, cfg, errs);
 		}
 	}

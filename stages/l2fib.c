@@ -2,9 +2,9 @@
 /*
  * l2fib: MAC-learning bridge (bridge domains, learning, flooding, aging) on rte_hash.
  * Edges: drop, out (md->out_port = a port, or PF_PORT_FLOOD with md->flood_mask).
- * Counters: drops l2_no_domain, l2_invalid_src_mac, l2_reserved_dst, l2_same_port,
- *   l2_flood_empty; info learned, mac_move, aged, hit, miss, flooded, fib_full,
- *   l2_learn_nospace, port_learn_limit, static_src_mismatch.
+ * Counters: drops l2_no_domain, l2_invalid_src_mac, l2_src_is_own_mac, l2_reserved_dst,
+ *   l2_same_port, l2_flood_empty; info learned, mac_move, aged, hit, miss, flooded,
+ *   fib_full, l2_learn_nospace, port_learn_limit, static_src_mismatch, static_evict.
  * Params: ports | domains, table_size (65536), age_s (300, 0 = never), static
  *   (inline list or file), port_learn_limit (0 = none). See docs/stages/l2fib.md.
  *
@@ -18,6 +18,13 @@
  * Entry state lives in an array indexed by the hash position, so a lookup
  * costs one bucket probe plus one 8-byte entry. Positions stay stable for
  * the whole burst: entries are only removed by the sweep, after the burst.
+ *
+ * Live update (reload): the control thread never writes the table. It
+ * diffs the static entries against those applied, posts one command (new
+ * age_s and port_learn_limit, then static removals, then static adds) and
+ * waits; the owning lcore takes it at the start of a burst or in its idle
+ * hook and applies it in slices (256 operations per burst, 4096 per idle
+ * call), between bursts, where no position is held. See l2_update().
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +43,7 @@
 #include <rte_random.h>
 
 #include "pf_log.h"
+#include "pf_ownmac.h"
 #include "pf_stage.h"
 
 #define L2_MAX_DOMAINS 16
@@ -49,10 +57,14 @@
 #define L2_SWEEP_IDLE 4096                /* ... and per idle call */
 #define L2_WARN_INTERVAL_S 10
 #define L2_NS_PER_S 1000000000ull
+#define L2_CMD_BURST 256                  /* update operations applied per burst */
+#define L2_CMD_IDLE 4096                  /* ... and per idle call */
+#define L2_UPDATE_TIMEOUT_MS 5000         /* lcore silent this long: update withdrawn */
 
 #define foreach_l2_ctr(_)									\
 	_(L2_CTR_NO_DOMAIN, l2_no_domain, DROP, "(ingress port, VLAN) belongs to no bridge domain") \
 	_(L2_CTR_INVALID_SRC, l2_invalid_src_mac, DROP, "source MAC is zero or a group address")	\
+	_(L2_CTR_OWN_SRC, l2_src_is_own_mac, DROP, "source MAC is one of pipefwd's port MACs (never learned)") \
 	_(L2_CTR_RESERVED_DST, l2_reserved_dst, DROP, "destination 01:80:c2:00:00:0x (IEEE link-local)") \
 	_(L2_CTR_SAME_PORT, l2_same_port, DROP, "destination MAC is on the ingress port")	\
 	_(L2_CTR_FLOOD_EMPTY, l2_flood_empty, DROP, "flood with no other port in the domain")	\
@@ -66,7 +78,9 @@
 	_(L2_CTR_NOSPACE, l2_learn_nospace, INFO, "sources not learned: rte_hash had no room")	\
 	_(L2_CTR_PORT_LIMIT, port_learn_limit, INFO, "sources not learned: port_learn_limit")	\
 	_(L2_CTR_STATIC_MISMATCH, static_src_mismatch, INFO,					\
-	  "source matches a static entry of another port (entry kept)")
+	  "source matches a static entry of another port (entry kept)")			\
+	_(L2_CTR_STATIC_EVICT, static_evict, INFO,						\
+	  "learned entries removed to make room for static entries added by a reload")
 
 PF_CTR_ENUM(l2, foreach_l2_ctr);
 PF_CTR_DESCS(l2, foreach_l2_ctr);
@@ -116,6 +130,30 @@ struct l2_entry {
 	uint32_t seen_s;              /* last time the source was seen, seconds */
 };
 
+/* A static entry as applied to the table: what the next update diffs against. */
+struct l2_static_key {
+	uint64_t key;                 /* l2_key(): MAC | domain << 48 */
+	uint16_t port;
+};
+
+/* One update operation: remove a static entry, or set one (add, re-point). */
+struct l2_op {
+	uint64_t key;
+	uint16_t port;
+	uint8_t del;
+};
+
+/* An update, posted by the control thread, applied by the owning lcore. */
+struct l2_cmd {
+	uint32_t age_s;
+	uint32_t port_limit;
+	uint32_t n_ops;
+	uint32_t next;                /* applier only */
+	/* What applying did (applier writes, control thread reads after done). */
+	uint32_t added, removed, repointed, replaced_learned, evicted, failed;
+	struct l2_op ops[];           /* removals first, then adds */
+};
+
 struct l2_priv {
 	struct rte_hash *h;
 	struct l2_entry *ent;         /* by hash position */
@@ -142,6 +180,17 @@ struct l2_priv {
 	uint64_t warn_tsc;
 	uint64_t mem_bytes;                       /* measured at init */
 	uint64_t mem_estimate;
+	struct pf_own_macs own;                   /* never learned as sources */
+	struct l2_cmd *cmd_cur;                   /* lcore: the update being applied */
+
+	/* Update hand-off, apart from the data-path fields above. */
+	struct l2_cmd *cmd_post __rte_cache_aligned;   /* control -> lcore */
+	uint64_t cmd_done;                        /* lcore -> control: updates applied */
+	/* Control thread only. */
+	struct l2_static_key *applied;            /* static entries in the table, by key */
+	uint32_t n_applied;
+	uint32_t ctl_age_s, ctl_port_limit;       /* as last applied */
+	uint64_t updates;                         /* gauge; written by control, atomically */
 };
 
 static uint64_t
@@ -235,6 +284,11 @@ l2_add_static(struct l2_cfg *cfg, const struct pf_topo *topo, const char *where,
 	port = pf_topo_port_index(topo, port_s);
 	if (port < 0)
 		return pf_err_add(errs, file, line, col, "%s: unknown port '%s'", where, port_s);
+	for (d = 0; d < topo->n_ports; d++)
+		if (topo->ports[d].has_mac && memcmp(topo->ports[d].mac, mac, 6) == 0)
+			return pf_err_add(errs, file, line, col,
+					  "%s: %s is the MAC of port '%s' (never a station)", where,
+					  mac_s, topo->ports[d].name);
 	if (dom_s != NULL) {
 		for (d = 0; d < cfg->n_domains; d++)
 			if (strcmp(cfg->dom[d].name, dom_s) == 0)
@@ -275,15 +329,18 @@ l2_add_static(struct l2_cfg *cfg, const struct pf_topo *topo, const char *where,
 }
 
 static int
-l2_parse_static_file(struct l2_cfg *cfg, const struct pf_topo *topo, const char *stage,
+l2_parse_static_file(struct l2_cfg *cfg, const struct pf_topo *topo, struct pf_stage_conf *sc,
 		     const struct pf_node *v, struct pf_errs *errs)
 {
+	const char *stage = sc->name;
 	char *buf = NULL, *tok[4], *save, *p, where[PF_CONF_PATH_MAX];
 	size_t cap = 0;
 	int line = 0, rc = 0, k;
 	FILE *f;
 
 	pf_conf_resolve_path(v->file, v->value, cfg->static_file, sizeof(cfg->static_file));
+	if (pf_stage_conf_add_file(sc, cfg->static_file) < 0)
+		return -ENOMEM;
 	f = fopen(cfg->static_file, "r");
 	if (f == NULL)
 		return pf_node_err(errs, v, "stages.%s.static: cannot open '%s': %s", stage,
@@ -429,7 +486,7 @@ l2_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 		rc = -EINVAL;
 	if ((v = pf_map_get(sc->node, "static")) != NULL) {
 		if (v->kind == PF_NODE_SCALAR)
-			rc |= l2_parse_static_file(cfg, topo, sc->name, v, errs);
+			rc |= l2_parse_static_file(cfg, topo, sc, v, errs);
 		else if (v->kind == PF_NODE_SEQ)
 			rc |= l2_parse_static_list(cfg, topo, sc->name, v, errs);
 		else
@@ -482,6 +539,31 @@ l2_key(const uint8_t *mac, uint16_t bd)
 
 	memcpy(&k, mac, 6);
 	return k | (uint64_t)bd << 48;
+}
+
+static int
+l2_static_key_cmp(const void *a, const void *b)
+{
+	const struct l2_static_key *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* @p cfg's static entries as (key, port), sorted by key; NULL only on ENOMEM. */
+static struct l2_static_key *
+l2_static_keys(const struct l2_cfg *cfg)
+{
+	struct l2_static_key *k = malloc(RTE_MAX(cfg->n_static, 1u) * sizeof(*k));
+	uint32_t i;
+
+	if (k == NULL)
+		return NULL;
+	for (i = 0; i < cfg->n_static; i++) {
+		k[i].key = l2_key(cfg->statics[i].mac, cfg->statics[i].bd);
+		k[i].port = cfg->statics[i].port;
+	}
+	qsort(k, cfg->n_static, sizeof(*k), l2_static_key_cmp);
+	return k;
 }
 
 static int
@@ -553,6 +635,14 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 		l2->n_slots++;
 		l2->n_static++;
 	}
+	l2->applied = l2_static_keys(cfg);
+	if (l2->applied == NULL)
+		return pf_node_err(errs, st->conf->node, "stages.%s: out of memory", st->conf->name);
+	l2->n_applied = cfg->n_static;
+	l2->ctl_age_s = cfg->age_s;
+	l2->ctl_port_limit = cfg->port_learn_limit;
+	/* Port MACs are final here: configured, or read from the devices at start. */
+	pf_own_macs_init(&l2->own, st->topo);
 	l2->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
 	l2->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
 	if (l2->ts_offset >= 0) {
@@ -603,6 +693,8 @@ l2_free(struct pf_stage *st)
 	rte_free(l2->ent);
 	l2->h = NULL;
 	l2->ent = NULL;
+	free(l2->applied);
+	l2->applied = NULL;
 }
 
 /* ---- data path ------------------------------------------------------------ */
@@ -678,6 +770,111 @@ l2_sweep(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
 		}
 		l2->n_dead--;
 		l2_remove(l2, pos);
+	}
+}
+
+/* ---- live update: applied by the owning lcore ------------------------------ */
+
+/* Make room for a static entry in a table at table_size: remove one learned
+ * (live or dead) entry. Returns false if there is none. */
+static bool
+l2_evict(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
+{
+	struct l2_entry *e;
+	uint32_t n, pos = l2->sweep_pos;
+
+	for (n = 0; n < l2->n_pos; n++, pos = pos + 1 == l2->n_pos ? 0 : pos + 1) {
+		e = &l2->ent[pos];
+		if ((e->flags & (L2_F_INHASH | L2_F_STATIC)) != L2_F_INHASH)
+			continue;
+		if (e->flags & L2_F_LIVE) {
+			l2_kill(l2, e);
+			st->ctrs[L2_CTR_STATIC_EVICT]++;
+			c->evicted++;
+		}
+		l2->n_dead--;
+		l2_remove(l2, pos);
+		return true;
+	}
+	return false;
+}
+
+static void
+l2_op_apply(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c, const struct l2_op *op)
+{
+	uint8_t bd = (uint8_t)(op->key >> 48);
+	int32_t pos = rte_hash_lookup(l2->h, &op->key);
+	struct l2_entry *e;
+
+	if (op->del) {
+		if (pos < 0 || !(l2->ent[pos].flags & L2_F_STATIC))
+			return;
+		l2->n_static--;
+		l2->dom_entries[bd]--;
+		/* Between bursts: no position is held, the key can go at once. */
+		l2_remove(l2, pos);
+		c->removed++;
+		return;
+	}
+	if (pos >= 0) {
+		e = &l2->ent[pos];
+		if (e->flags & L2_F_STATIC) {
+			if (e->port != op->port) {
+				e->port = op->port;
+				c->repointed++;
+			}
+			return;
+		}
+		if (e->flags & L2_F_LIVE) {
+			/* A learned entry becomes the static one (it no longer counts for its port). */
+			l2->port_learned[e->port]--;
+			c->replaced_learned++;
+		} else {
+			l2->n_dead--;
+			l2->dom_entries[bd]++;
+		}
+		*e = (struct l2_entry){ .port = op->port, .bd = bd,
+			.flags = L2_F_INHASH | L2_F_LIVE | L2_F_STATIC };
+		l2->n_static++;
+		c->added++;
+		return;
+	}
+	/* Static entries win over learned ones for the table_size slots. */
+	if (l2->n_slots >= l2->cap)
+		l2_evict(st, l2, c);
+	pos = l2->n_slots < l2->cap ? rte_hash_add_key(l2->h, &op->key) : -ENOSPC;
+	if (pos < 0) {
+		c->failed++;        /* not reachable: the parse caps statics at table_size */
+		return;
+	}
+	l2->ent[pos] = (struct l2_entry){ .port = op->port, .bd = bd,
+		.flags = L2_F_INHASH | L2_F_LIVE | L2_F_STATIC };
+	l2->n_slots++;
+	l2->dom_entries[bd]++;
+	l2->n_static++;
+	c->added++;
+}
+
+/* Take a posted update and apply up to @p budget of its operations. */
+static void
+l2_cmd_run(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
+{
+	struct l2_cmd *c = l2->cmd_cur;
+
+	if (c == NULL) {
+		c = __atomic_exchange_n(&l2->cmd_post, NULL, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			return;
+		l2->cmd_cur = c;
+		l2->age_s = c->age_s;
+		l2->port_limit = c->port_limit;
+	}
+	while (c->next < c->n_ops && budget-- != 0)
+		l2_op_apply(st, l2, c, &c->ops[c->next++]);
+	if (c->next == c->n_ops) {
+		/* The control thread owns c again after this store. */
+		l2->cmd_cur = NULL;
+		__atomic_store_n(&l2->cmd_done, l2->cmd_done + 1, __ATOMIC_RELEASE);
 	}
 }
 
@@ -838,6 +1035,11 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 			PF_DROP(edge, i, ctrs, L2_CTR_INVALID_SRC);
 			continue;
 		}
+		/* rx drops these too (reliability.md case 8): a spoof or a loop. */
+		if (unlikely(pf_own_mac(&l2->own, d + 6))) {
+			PF_DROP(edge, i, ctrs, L2_CTR_OWN_SRC);
+			continue;
+		}
 		if (unlikely((d[0] & 1) && l2_reserved(d))) {
 			PF_DROP(edge, i, ctrs, L2_CTR_RESERVED_DST);
 			continue;
@@ -911,14 +1113,17 @@ static void
 l2_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	struct l2_priv *l2 = st->priv;
-	uint32_t burst_s = 0;
+	uint32_t burst_s;
 	uint16_t off;
 
-	if (l2->age_s != 0) {
-		burst_s = (uint32_t)(pf_now_ns() / L2_NS_PER_S);
-		if ((int32_t)(burst_s - l2->now_s) > 0 && !l2->pcap_clock)
-			l2->now_s = burst_s;
-	}
+	/* A posted update is applied here, between bursts, in slices. */
+	if (unlikely(l2->cmd_cur != NULL ||
+		     __atomic_load_n(&l2->cmd_post, __ATOMIC_RELAXED) != NULL))
+		l2_cmd_run(st, l2, L2_CMD_BURST);
+	/* Time runs even with age_s 0: a reload may turn aging on. */
+	burst_s = (uint32_t)(pf_now_ns() / L2_NS_PER_S);
+	if ((int32_t)(burst_s - l2->now_s) > 0 && !l2->pcap_clock)
+		l2->now_s = burst_s;
 	for (off = 0; off < n; off += L2_CHUNK)
 		l2_chunk(st, l2, pkts + off, (uint16_t)RTE_MIN(L2_CHUNK, n - off), edge + off,
 			 burst_s);
@@ -936,6 +1141,9 @@ l2_idle(struct pf_stage *st, uint64_t now_ns)
 
 	if ((int32_t)(now_s - l2->now_s) > 0)
 		l2->now_s = now_s;
+	if (unlikely(l2->cmd_cur != NULL ||
+		     __atomic_load_n(&l2->cmd_post, __ATOMIC_RELAXED) != NULL))
+		l2_cmd_run(st, l2, L2_CMD_IDLE);
 	if (l2->age_s != 0 || l2->n_dead != 0)
 		l2_sweep(st, l2, L2_SWEEP_IDLE);
 	for (d = 0; d < l2->n_domains; d++)
@@ -943,6 +1151,144 @@ l2_idle(struct pf_stage *st, uint64_t now_ns)
 			l2_warn_full(st, false);
 			break;
 		}
+}
+
+/* ---- live update: the control thread ------------------------------------------ */
+
+/* What the running table cannot change: its size and its bridge domains. */
+static int
+l2_update_check(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
+		struct pf_errs *errs)
+{
+	const struct l2_cfg *old = st->conf->cfg, *cfg = new_sc->cfg;
+	const struct l2_priv *l2 = st->priv;
+	const struct pf_node *v;
+	int rc = 0;
+	uint16_t d;
+
+	if (cfg->table_size != l2->cap) {
+		v = pf_map_get(new_sc->node, "table_size");
+		rc = pf_node_err(errs, v != NULL ? v : new_sc->node,
+				 "stages.%s.table_size: changing the table size (%u -> %u) needs a "
+				 "restart (the table is allocated at start)", new_sc->name, l2->cap,
+				 cfg->table_size);
+	}
+	for (d = 0; d < cfg->n_domains && cfg->n_domains == l2->n_domains; d++)
+		if (cfg->dom[d].vlan != l2->dom_vlan[d] ||
+		    cfg->dom[d].port_mask != l2->dom_mask[d] ||
+		    strcmp(cfg->dom[d].name, old->dom[d].name) != 0)
+			break;
+	if (cfg->n_domains != l2->n_domains || d < cfg->n_domains) {
+		const char *key = pf_map_get(new_sc->node, "domains") != NULL ? "domains" : "ports";
+
+		rc = pf_node_err(errs, pf_map_get(new_sc->node, key),
+				 "stages.%s.%s: changing bridge domains (their names, ports or VLANs) "
+				 "needs a restart", new_sc->name, key);
+	}
+	return rc;
+}
+
+/* Operations turning static set @p a into @p b (both sorted by key). */
+static struct l2_cmd *
+l2_cmd_build(const struct l2_static_key *a, uint32_t na, const struct l2_static_key *b,
+	     uint32_t nb, const struct l2_cfg *cfg)
+{
+	struct l2_cmd *c = calloc(1, sizeof(*c) + ((size_t)na + nb) * sizeof(struct l2_op));
+	uint32_t i = 0, j = 0, n = 0;
+
+	if (c == NULL)
+		return NULL;
+	c->age_s = cfg->age_s;
+	c->port_limit = cfg->port_learn_limit;
+	/* Removals first, so adds find the slots they free. */
+	while (i < na) {
+		while (j < nb && b[j].key < a[i].key)
+			j++;
+		if (j == nb || b[j].key != a[i].key)
+			c->ops[n++] = (struct l2_op){ .key = a[i].key, .del = 1 };
+		i++;
+	}
+	for (i = 0, j = 0; j < nb; j++) {
+		while (i < na && a[i].key < b[j].key)
+			i++;
+		if (i == na || a[i].key != b[j].key || a[i].port != b[j].port)
+			c->ops[n++] = (struct l2_op){ .key = b[j].key, .port = b[j].port };
+	}
+	c->n_ops = n;
+	return c;
+}
+
+static double
+l2_ms_since(uint64_t tsc)
+{
+	return (double)(rte_get_tsc_cycles() - tsc) * 1e3 / (double)rte_get_tsc_hz();
+}
+
+/*
+ * Reload: new static entries, age_s and port_learn_limit, applied to the
+ * running table; learned entries stay. The control thread computes the
+ * difference and posts it; the lcore running the stage applies it between
+ * bursts (l2_cmd_run), so the table keeps one writer and lock-free readers.
+ * Returns once applied. An lcore that does not take the update within
+ * L2_UPDATE_TIMEOUT_MS gets it withdrawn: nothing changed, -ETIMEDOUT.
+ * Stand-alone stages (unit tests, no runtime) apply it in the caller.
+ */
+static int
+l2_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
+{
+	const struct l2_cfg *cfg = new_sc->cfg;
+	struct l2_priv *l2 = st->priv;
+	struct l2_static_key *keys;
+	struct l2_cmd *c, *expect;
+	uint64_t t0 = rte_get_tsc_cycles(), done;
+
+	if (l2_update_check(st, new_sc, errs) < 0)
+		return -EINVAL;
+	keys = l2_static_keys(cfg);
+	c = keys != NULL ? l2_cmd_build(l2->applied, l2->n_applied, keys, cfg->n_static, cfg) : NULL;
+	if (c == NULL) {
+		free(keys);
+		return pf_node_err(errs, new_sc->node, "stages.%s: out of memory", new_sc->name);
+	}
+	done = __atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&l2->cmd_post, c, __ATOMIC_RELEASE);
+	if (st->rt == NULL) {
+		l2_cmd_run(st, l2, UINT32_MAX);
+	} else {
+		while (__atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE) == done) {
+			if (l2_ms_since(t0) > L2_UPDATE_TIMEOUT_MS) {
+				expect = c;
+				/* Not taken yet: withdraw it. Taken: it is being applied, wait. */
+				if (__atomic_compare_exchange_n(&l2->cmd_post, &expect, NULL, false,
+								__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+					free(c);
+					free(keys);
+					pf_node_err(errs, new_sc->node,
+						    "stages.%s: the lcore running the stage did not take "
+						    "the update within %u ms; nothing changed",
+						    new_sc->name, L2_UPDATE_TIMEOUT_MS);
+					return -ETIMEDOUT;
+				}
+			}
+			rte_delay_us_sleep(50);
+		}
+	}
+	PF_LOG(INFO, "l2fib %s: updated in %.2f ms: %u static added (%u replacing learned, "
+	       "%u learned evicted), %u removed, %u re-pointed; age_s %u -> %u, "
+	       "port_learn_limit %u -> %u", st->conf->name, l2_ms_since(t0), c->added,
+	       c->replaced_learned, c->evicted, c->removed, c->repointed, l2->ctl_age_s,
+	       cfg->age_s, l2->ctl_port_limit, cfg->port_learn_limit);
+	if (c->failed != 0)
+		PF_LOG(WARNING, "l2fib %s: %u static entries could not be inserted", st->conf->name,
+		       c->failed);
+	free(l2->applied);
+	l2->applied = keys;
+	l2->n_applied = cfg->n_static;
+	l2->ctl_age_s = cfg->age_s;
+	l2->ctl_port_limit = cfg->port_learn_limit;
+	__atomic_store_n(&l2->updates, l2->updates + 1, __ATOMIC_RELAXED);
+	free(c);
+	return 0;
 }
 
 static uint16_t
@@ -965,6 +1311,7 @@ l2_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 	L2_GAUGE("entries_static", l2->n_static);
 	L2_GAUGE("table_size", l2->cap);
 	L2_GAUGE("memory_bytes", l2->mem_bytes);
+	L2_GAUGE("updates", __atomic_load_n(&l2->updates, __ATOMIC_RELAXED));
 	for (d = 0; d < l2->n_domains && n < max; d++) {
 		snprintf(out[n].name, sizeof(out[n].name), "entries.%s", cfg->dom[d].name);
 		out[n++].value = l2->dom_entries[d];
@@ -989,5 +1336,7 @@ const struct pf_stage_ops pf_l2fib_ops = {
 	.process_burst = l2_process_burst,
 	.idle = l2_idle,
 	.gauges = l2_gauges,
+	.update = l2_update,
+	.update_check = l2_update_check,
 	.free = l2_free,
 };

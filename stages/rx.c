@@ -23,6 +23,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
+#include "pf_ownmac.h"
 #include "pf_stage.h"
 
 #define foreach_rx_ctr(_)									\
@@ -30,6 +31,7 @@
 	_(RX_CTR_ETH_OVERSIZE, eth_oversize, DROP, "frame longer than the port's max_frame")		\
 	_(RX_CTR_ETH_MULTISEG, eth_multiseg_unsupported, DROP, "multi-segment frame (not supported)")	\
 	_(RX_CTR_L2_INVALID_SRC, l2_invalid_src_mac, DROP, "source MAC is zero, broadcast or multicast") \
+	_(RX_CTR_L2_OWN_SRC, l2_src_is_own_mac, DROP, "source MAC is one of pipefwd's port MACs (spoof or loop)") \
 	_(RX_CTR_VLAN_UNKNOWN, vlan_unknown, DROP, "802.1Q VID 4095 (reserved)")			\
 	_(RX_CTR_VLAN_TOO_DEEP, vlan_too_deep, DROP, "QinQ or more than one VLAN tag")		\
 	_(RX_CTR_BAD_LLC_LENGTH, bad_llc_length, DROP, "802.3 length field larger than the payload")	\
@@ -70,6 +72,7 @@ struct rx_priv {
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
 	uint64_t ts_flag;
 	bool pcap_clock;
+	struct pf_own_macs own;             /* the ports' MACs: never a valid source */
 	/* Pacing: a token bucket in units of packets * tsc_hz. */
 	uint64_t pace_pps;
 	uint64_t hz;
@@ -129,6 +132,8 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	for (i = 0; i < st->topo->n_ports; i++)
 		rx->max_frame[i] = st->topo->ports[i].max_frame;
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	/* Port MACs are final here: configured, or read from the devices at start. */
+	pf_own_macs_init(&rx->own, st->topo);
 	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
 	rx->hz = rte_get_tsc_hz();
 	rx->last_tsc = rte_rdtsc();
@@ -223,6 +228,11 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 	/* Source: never zero or a group address (also keeps them out of any FIB). */
 	if (unlikely((d[6] & 1) || (d[6] | d[7] | d[8] | d[9] | d[10] | d[11]) == 0)) {
 		ctrs[RX_CTR_L2_INVALID_SRC]++;
+		return RX_EDGE_DROP;
+	}
+	/* Our own MAC as a source: a spoof, or our own frame looped back. */
+	if (unlikely(pf_own_mac(&rx->own, d + 6))) {
+		ctrs[RX_CTR_L2_OWN_SRC]++;
 		return RX_EDGE_DROP;
 	}
 	if (d[0] & 1) {

@@ -3,6 +3,7 @@
 """Swap lpm route tables under traffic and lose nothing.
 
     /usr/bin/python3 test/reload/lpm_update_test.py [--pipefwd build/app/pipefwd] [--updates 12]
+                                                    [--in-file]
 
 A paced replay (16 flows to 10.9.0.0/16, sequence numbers in the UDP payload)
 runs through rx -> lpm -> tx with a 20,000-route file loaded. Every ~150 ms the
@@ -11,6 +12,10 @@ script flips the inline route 10.9.0.0/16 between next hop a (port p1) and b
 running one and swaps it. At the end: every reload applied, zero drops of any
 kind, zero unaccounted, both ports carried traffic, every flow's packets in
 order on each port and, merged, complete; no mbuf leaked.
+
+With --in-file the flipping route lives in the routes file instead: the
+topology file is written once and never changes, each update rewrites only
+the routes file, and reload must notice it from the file's stamp.
 """
 import argparse
 import json
@@ -46,9 +51,7 @@ stages:
       a: {{ port: p1, mac: "02:00:00:00:01:0a" }}
       b: {{ port: p2, mac: "02:00:00:00:01:0b" }}
     routes_file: {routes}
-    routes:
-      - {{ prefix: 10.9.0.0/16, via: {via} }}
-    next: tx
+{inline}    next: tx
   tx: {{ type: tx, ports: [p0, p1, p2] }}
 rings:
   default: {{ size: 8192, burst: 32 }}
@@ -69,6 +72,16 @@ def frame(flow, seq):
     return bytes.fromhex("02000000001002000000000a0800") + bytes(ip) + udp
 
 
+def topology(paths, via, in_file):
+    inline = "" if in_file else f"    routes:\n      - {{ prefix: 10.9.0.0/16, via: {via} }}\n"
+    return TOPOLOGY.format(pps=PACE_PPS, inline=inline, **paths)
+
+
+def write_routes(paths, base, via, in_file):
+    if in_file:
+        write_atomic(paths["routes"], base + f"10.9.0.0/16 {via}   # flipped by the test\n")
+
+
 def write_atomic(path, text):
     with open(path + ".tmp", "w") as f:
         f.write(text)
@@ -80,6 +93,8 @@ def main():
     ap.add_argument("--pipefwd", default=os.path.join(ROOT, "build", "app", "pipefwd"))
     ap.add_argument("--updates", type=int, default=12)
     ap.add_argument("--interval", type=float, default=0.15)
+    ap.add_argument("--in-file", action="store_true",
+                    help="flip the route in the routes file; the topology file never changes")
     args = ap.parse_args()
 
     total = int(PACE_PPS * (args.updates * args.interval + 1.2))
@@ -89,6 +104,9 @@ def main():
     paths["routes"] = f"{d}/routes.txt"
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_routes.py"), "-n", "20000",
                     "--nexthops", "2", "-o", paths["routes"]], check=True)
+    with open(paths["routes"]) as f:
+        base = f.read()
+    write_routes(paths, base, "a", args.in_file)
     with open(paths["inp"], "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
         for i in range(total):
@@ -96,14 +114,18 @@ def main():
             f.write(struct.pack("<IIII", 1700000000, 0, len(data), len(data)) + data)
     replaylib.write_pcap(paths["empty"], [])
     topo = f"{d}/topology.yaml"
-    write_atomic(topo, TOPOLOGY.format(pps=PACE_PPS, via="a", **paths))
+    write_atomic(topo, topology(paths, "a", args.in_file))
     stats = f"{d}/stats.json"
     proc = subprocess.Popen([args.pipefwd, "-q", "-i", "1500", "-j", stats, topo, "--",
                              f"--file-prefix=lpmupd_{os.getpid()}"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.6)
     for i in range(args.updates):
-        write_atomic(topo, TOPOLOGY.format(pps=PACE_PPS, via="b" if i % 2 == 0 else "a", **paths))
+        via = "b" if i % 2 == 0 else "a"
+        if args.in_file:
+            write_routes(paths, base, via, True)
+        else:
+            write_atomic(topo, topology(paths, via, False))
         proc.send_signal(signal.SIGHUP)
         time.sleep(args.interval)
     out, err = proc.communicate(timeout=60)
@@ -141,7 +163,8 @@ def main():
         got += n
     if got != total:
         errors.append(f"outputs hold {got} of {total} frames")
-    print(f"lpm update test: {total} frames, {updates} table swaps with "
+    print(f"lpm update test{' (routes file only)' if args.in_file else ''}: {total} frames, "
+          f"{updates} table swaps with "
           f"20000 routes, reload max {st['reload']['max_ms']:.1f} ms")
     for e in errors[:20]:
         print("FAIL:", e)

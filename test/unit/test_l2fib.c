@@ -4,6 +4,7 @@
  * packet against a serial reference bridge, aging on a driven clock, a full
  * table, domains and VLANs, static entries, configuration errors.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,13 @@ mac_n(uint8_t *mac, uint32_t n)
 	mac[3] = (uint8_t)(n >> 16);
 	mac[4] = (uint8_t)(n >> 8);
 	mac[5] = (uint8_t)n;
+}
+
+static const uint8_t *
+mac_n_ret(uint8_t *mac, uint32_t n)
+{
+	mac_n(mac, n);
+	return mac;
 }
 
 /* A 60-byte frame as rx leaves it (metadata filled, VLAN tag parsed). */
@@ -160,6 +168,7 @@ gauge(const struct pf_stage *st, const char *name)
 #define C "02:00:00:00:00:0c"
 #define D "02:00:00:00:00:0d"
 #define E "02:00:00:00:00:0e"
+#define F "02:00:00:00:00:0f"
 #define BCAST "ff:ff:ff:ff:ff:ff"
 
 static const char *const one_domain = "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx }\n";
@@ -697,6 +706,361 @@ test_config_errors(void **state)
 	unlink(path);
 }
 
+/* ---- live update (reload) ------------------------------------------------ */
+
+/* Apply "  l2: {...}\n" to the running stage as a reload would; returns update()'s rc. */
+static int
+update_to(struct pf_stage *st, const char *l2_line, struct pf_errs *errs)
+{
+	char yaml[4096];
+	const char *cut = strstr(topo_head, "  tx:");
+	struct pf_topo *t2 = NULL;
+	int rc;
+
+	snprintf(yaml, sizeof(yaml), "%.*s%s%s", (int)(cut - topo_head), topo_head, l2_line, cut);
+	assert_int_equal(pf_topo_load_string("new.yaml", yaml, &t2, errs), 0);
+	rc = st->ops->update(st, &t2->stages[pf_topo_stage_index(t2, "l2")], errs);
+	pf_topo_free(t2);   /* the stage keeps no pointer into the new config */
+	return rc;
+}
+
+static void
+test_update_statics(void **state)
+{
+	struct pf_errs errs = { 0 };
+	struct pf_stage *st = mk_stage(
+		"  l2: { type: l2fib, ports: [p0, p1, p2], next: tx,\n"
+		"        static: [ { mac: \"" A "\", port: p1 }, { mac: \"" B "\", port: p2 } ] }\n");
+
+	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));   /* C learned on p0 */
+	expect_flood(st, frame(BCAST, D, P1, 0), PORTS(0x5));   /* D learned on p1 */
+	assert_int_equal(gauge(st, "entries"), 4);
+	assert_int_equal(gauge(st, "updates"), 0);
+
+	/* A re-pointed to p2, B removed, C static on p1 (replaces the learned one), E added. */
+	assert_int_equal(update_to(st,
+		"  l2: { type: l2fib, ports: [p0, p1, p2], next: tx,\n"
+		"        static: [ { mac: \"" A "\", port: p2 }, { mac: \"" C "\", port: p1 },\n"
+		"                  { mac: \"" E "\", port: p0 } ] }\n", &errs), 0);
+	assert_int_equal(errs.n, 0);
+	assert_int_equal(gauge(st, "updates"), 1);
+	assert_int_equal(gauge(st, "entries_static"), 3);
+	assert_int_equal(gauge(st, "entries"), 4);              /* A, C, E static + D learned */
+	expect_out(st, frame(A, D, P1, 0), P2);
+	expect_flood(st, frame(B, D, P1, 0), PORTS(0x5));       /* B gone: unknown */
+	expect_out(st, frame(C, F, P2, 0), P1);
+	expect_out(st, frame(E, F, P2, 0), P0);
+	expect_out(st, frame(D, F, P2, 0), P1);                 /* learned D kept */
+	/* C is static now: seen on p0 it stays on p1. */
+	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));
+	assert_int_equal(pf_test_ctr(st, "static_src_mismatch"), 1);
+	assert_int_equal(pf_test_ctr(st, "mac_move"), 0);
+	expect_out(st, frame(C, F, P2, 0), P1);
+	assert_int_equal(pf_test_ctr(st, "learned"), 3);        /* C, D, F, once each */
+
+	/* All static entries removed; C is learned again from traffic. */
+	assert_int_equal(update_to(st, "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx }\n",
+				   &errs), 0);
+	assert_int_equal(gauge(st, "entries_static"), 0);
+	assert_int_equal(gauge(st, "entries"), 2);              /* D, F */
+	expect_flood(st, frame(A, D, P1, 0), PORTS(0x5));
+	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));
+	expect_out(st, frame(C, D, P1, 0), P0);
+	assert_int_equal(pf_test_ctr(st, "learned"), 4);
+	/* The same configuration again: nothing to do, still an update. */
+	assert_int_equal(update_to(st, "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx }\n",
+				   &errs), 0);
+	assert_int_equal(gauge(st, "updates"), 3);
+	assert_int_equal(gauge(st, "entries"), 3);
+	rm_stage(st);
+}
+
+static void
+test_update_full_table(void **state)
+{
+	struct pf_errs errs = { 0 };
+	struct pf_stage *st = mk_stage(
+		"  l2: { type: l2fib, ports: [p0, p1, p2], table_size: 4, next: tx,\n"
+		"        static: [ { mac: \"" A "\", port: p1 } ] }\n");
+
+	expect_flood(st, frame(BCAST, B, P0, 0), PORTS(0x6));
+	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));
+	expect_flood(st, frame(BCAST, D, P0, 0), PORTS(0x6));
+	expect_flood(st, frame(BCAST, E, P0, 0), PORTS(0x6));   /* full: not learned */
+	assert_int_equal(pf_test_ctr(st, "fib_full"), 1);
+	/* Two new static entries in a full table: two learned entries make room. */
+	assert_int_equal(update_to(st,
+		"  l2: { type: l2fib, ports: [p0, p1, p2], table_size: 4, next: tx,\n"
+		"        static: [ { mac: \"" A "\", port: p1 }, { mac: \"" E "\", port: p2 },\n"
+		"                  { mac: \"02:00:00:00:00:0f\", port: p2 } ] }\n", &errs), 0);
+	assert_int_equal(pf_test_ctr(st, "static_evict"), 2);
+	assert_int_equal(gauge(st, "entries"), 4);
+	assert_int_equal(gauge(st, "entries_static"), 3);
+	expect_out(st, frame(E, A, P1, 0), P2);
+	expect_out(st, frame("02:00:00:00:00:0f", A, P1, 0), P2);
+	expect_out(st, frame(A, E, P2, 0), P1);
+	rm_stage(st);
+}
+
+static void
+test_update_age_and_limit(void **state)
+{
+	const uint64_t s = 1000000000ull;
+	struct pf_errs errs = { 0 };
+	struct pf_stage *st;
+
+	pf_clock_set_mode(PF_CLOCK_PCAP);
+	pf_clock_advance_ns(2000 * s);
+	/* A small table, so that one idle sweep covers it. */
+	st = mk_stage("  l2: { type: l2fib, ports: [p0, p1, p2], age_s: 0, table_size: 8, next: tx }\n");
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x6));
+	expect_flood(st, frame(BCAST, B, P1, 0), PORTS(0x5));
+	/* Aging switched on at t=2000: entries are timed from when they were seen. */
+	assert_int_equal(update_to(st, "  l2: { type: l2fib, ports: [p0, p1, p2], age_s: 30, "
+				   "table_size: 8, port_learn_limit: 1, next: tx }\n", &errs), 0);
+	pf_clock_advance_ns(2020 * s);
+	expect_out(st, frame(A, B, P1, 0), P0);                 /* B refreshed at 2020 */
+	/* Limit 1 per port: p0 holds A, so C is not learned there. */
+	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));
+	assert_int_equal(pf_test_ctr(st, "port_learn_limit"), 1);
+	pf_clock_advance_ns(2031 * s);
+	st->ops->idle(st, pf_now_ns());
+	assert_int_equal(pf_test_ctr(st, "aged"), 1);           /* A, seen at 2000 */
+	assert_int_equal(gauge(st, "entries"), 1);
+	/* Limit lifted, aging off again. */
+	assert_int_equal(update_to(st, "  l2: { type: l2fib, ports: [p0, p1, p2], age_s: 0, "
+				   "table_size: 8, next: tx }\n", &errs), 0);
+	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));
+	expect_flood(st, frame(BCAST, D, P0, 0), PORTS(0x6));
+	pf_clock_advance_ns(9000 * s);
+	st->ops->idle(st, pf_now_ns());
+	assert_int_equal(pf_test_ctr(st, "aged"), 1);
+	assert_int_equal(gauge(st, "entries"), 3);
+	rm_stage(st);
+	pf_clock_set_mode(PF_CLOCK_WALL);
+}
+
+static void
+expect_refused(struct pf_stage *st, const char *l2_line, const char *msg)
+{
+	struct pf_errs errs = { 0 };
+
+	assert_int_equal(update_to(st, l2_line, &errs), -EINVAL);
+	assert_true(errs.n >= 1);
+	if (strstr(errs.e[0].msg, msg) == NULL)
+		fail_msg("expected '%s', got '%s'", msg, errs.e[0].msg);
+}
+
+static void
+test_update_refused(void **state)
+{
+	struct pf_stage *st = mk_stage(
+		"  l2: { type: l2fib, ports: [p0, p1, p2], next: tx,\n"
+		"        static: [ { mac: \"" A "\", port: p1 } ] }\n");
+
+	expect_refused(st, "  l2: { type: l2fib, ports: [p0, p1, p2], table_size: 1000, next: tx }\n",
+		       "stages.l2.table_size: changing the table size (65536 -> 1000) needs a restart");
+	expect_refused(st, "  l2: { type: l2fib, ports: [p0, p1], next: tx }\n",
+		       "stages.l2.ports: changing bridge domains");
+	expect_refused(st, "  l2: { type: l2fib, next: tx, domains: { default: { ports: [p0, p1, p2], vlan: 5 } } }\n",
+		       "stages.l2.domains: changing bridge domains");
+	expect_refused(st, "  l2: { type: l2fib, next: tx, domains: { lan: { ports: [p0, p1, p2] } } }\n",
+		       "stages.l2.domains: changing bridge domains");
+	/* Nothing changed: A still static on p1. */
+	assert_int_equal(gauge(st, "updates"), 0);
+	assert_int_equal(gauge(st, "entries_static"), 1);
+	expect_out(st, frame(A, B, P0, 0), P1);
+	/* The same domain spelled as 'domains:' is no change. */
+	{
+		struct pf_errs errs = { 0 };
+
+		assert_int_equal(update_to(st, "  l2: { type: l2fib, next: tx, domains: { default: { ports: [p2, p1, p0] } } }\n",
+					   &errs), 0);
+	}
+	assert_int_equal(gauge(st, "entries_static"), 0);
+	rm_stage(st);
+}
+
+static void
+test_update_static_file(void **state)
+{
+	char path[] = "/tmp/l2fib_upd_XXXXXX", line[512];
+	struct pf_errs errs = { 0 };
+	struct pf_topo *t1 = NULL, *t2 = NULL;
+	struct pf_stage *st;
+	char yaml[4096];
+	const char *cut = strstr(topo_head, "  tx:");
+	int fd = mkstemp(path);
+	FILE *f;
+
+	assert_true(fd >= 0);
+	dprintf(fd, A " p1\n" B " p2\n");
+	close(fd);
+	snprintf(line, sizeof(line),
+		 "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx, static: %s }\n", path);
+	st = mk_stage(line);
+	expect_out(st, frame(A, C, P0, 0), P1);
+	/* The file is recorded with its stamp; the YAML will not change. */
+	assert_int_equal(st->conf->n_files, 1);
+	assert_string_equal(st->conf->files[0].path, path);
+	assert_int_equal(st->conf->files[0].size, 2 * 21);
+	snprintf(yaml, sizeof(yaml), "%.*s%s%s", (int)(cut - topo_head), topo_head, line, cut);
+	assert_int_equal(pf_topo_load_string("same.yaml", yaml, &t1, &errs), 0);
+	assert_null(pf_stage_conf_files_changed(st->conf, &t1->stages[pf_topo_stage_index(t1, "l2")]));
+
+	/* Same size, other content: the hash tells (the mtime may not have moved). */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, A " p2\n" B " p1\n");
+	fclose(f);
+	assert_int_equal(pf_topo_load_string("same.yaml", yaml, &t2, &errs), 0);
+	assert_string_equal(pf_stage_conf_files_changed(st->conf,
+							&t2->stages[pf_topo_stage_index(t2, "l2")]),
+			    path);
+	assert_int_equal(st->ops->update(st, &t2->stages[pf_topo_stage_index(t2, "l2")], &errs), 0);
+	expect_out(st, frame(A, C, P0, 0), P2);
+	expect_out(st, frame(B, C, P0, 0), P1);
+	assert_int_equal(gauge(st, "entries_static"), 2);
+	/* No file any more: changed too. */
+	assert_string_equal(pf_stage_conf_files_changed(&t2->stages[pf_topo_stage_index(t2, "l2")],
+							&t1->stages[0]), path);
+	pf_topo_free(t1);
+	pf_topo_free(t2);
+	rm_stage(st);
+	unlink(path);
+}
+
+/* The hand-off as in a running process: update() on a control thread waits
+ * while the "lcore" (this thread) applies the command from its idle hook. */
+struct upd_arg {
+	struct pf_stage *st;
+	const char *line;
+	int rc;
+	int done;
+};
+
+static void *
+upd_thread(void *p)
+{
+	struct upd_arg *a = p;
+	struct pf_errs errs = { 0 };
+
+	a->rc = update_to(a->st, a->line, &errs);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void
+test_update_handoff(void **state)
+{
+	char path[] = "/tmp/l2fib_many_XXXXXX", line[512];
+	struct upd_arg a = { 0 };
+	struct pf_stage *st;
+	uint8_t mac[6], src[6];
+	pthread_t th;
+	int fd = mkstemp(path), idles = 0;
+	uint32_t i;
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(line, sizeof(line),
+		 "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx, static: %s }\n", path);
+	st = mk_stage(line);
+	st->rt = st;   /* pretend a runtime runs it: update() posts and waits */
+	mac_n(src, 0xabcdef);
+	mac_n(mac, 0xfedcba);
+	expect_flood(st, frame_b(mac, src, P0, 0), PORTS(0x6));   /* src learned */
+	/* 10,000 entries: more than one idle slice (4096). */
+	{
+		FILE *f = fopen(path, "w");
+
+		for (i = 1; i <= 10000; i++)
+			fprintf(f, "02:00:00:%02x:%02x:%02x p%u\n", (i >> 16) & 0xff, (i >> 8) & 0xff,
+				i & 0xff, 1 + i % 2);
+		fclose(f);
+	}
+	a.st = st;
+	a.line = line;
+	assert_int_equal(pthread_create(&th, NULL, upd_thread, &a), 0);
+	while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE)) {
+		st->ops->idle(st, pf_now_ns());
+		idles++;
+		usleep(100);
+	}
+	pthread_join(th, NULL);
+	assert_int_equal(a.rc, 0);
+	assert_true(idles >= 3);
+	assert_int_equal(gauge(st, "entries_static"), 10000);
+	assert_int_equal(gauge(st, "entries"), 10001);
+	for (i = 1; i <= 10000; i += 999) {
+		mac_n(mac, i);
+		expect_out(st, frame_b(mac, src, P0, 0), 1 + i % 2);
+	}
+	mac_n(mac, 0xabcdef);
+	expect_out(st, frame_b(mac, mac_n_ret(src, 5), P1, 0), P0);
+	st->rt = NULL;
+	rm_stage(st);
+	unlink(path);
+}
+
+/* reliability.md case 8: a frame with one of our port MACs as source. */
+static void
+test_own_mac(void **state)
+{
+	static const char *const yaml =
+		"ports:\n"
+		"  p0: { device: net_null0, mac: \"02:00:00:00:00:f0\" }\n"
+		"  p1: { device: net_null1, mac: \"02:00:00:00:01:f0\" }\n"
+		"  p2: { device: net_null2 }\n"
+		"stages:\n"
+		"  rx: { type: rx, ports: [p0, p1, p2], next: l2 }\n"
+		"  l2: { type: l2fib, ports: [p0, p1, p2], next: tx }\n"
+		"  tx: { type: tx, ports: [p0, p1, p2] }\n"
+		"lcores:\n"
+		"  1: [rx, l2, tx]\n";
+	struct pf_topo *t2;
+	struct pf_stage *st = pf_test_stage(yaml, "l2", &topo), *rx;
+	struct rte_mbuf *m;
+	uint16_t edge;
+
+	expect_drop(st, frame(BCAST, "02:00:00:00:00:f0", P2, 0), "l2_src_is_own_mac");
+	expect_drop(st, frame(A, "02:00:00:00:01:f0", P0, 0), "l2_src_is_own_mac");
+	/* Same last byte, another MAC: an ordinary station. */
+	expect_flood(st, frame(BCAST, "02:00:00:00:02:f0", P0, 0), PORTS(0x6));
+	assert_int_equal(pf_test_ctr(st, "learned"), 1);
+	expect_flood(st, frame("02:00:00:00:00:f0", A, P1, 0), PORTS(0x5));   /* never learned */
+	rm_stage(st);
+
+	/* rx drops it first, whatever the path behind it. */
+	rx = pf_test_stage(yaml, "rx", &t2);
+	m = frame(BCAST, "02:00:00:00:01:f0", P2, 0);
+	pf_test_process(rx, &m, 1, &edge);
+	assert_int_equal(edge, 0);
+	assert_int_equal(pf_test_ctr(rx, "l2_src_is_own_mac"), 1);
+	pf_test_free(&m, 1);
+	m = frame(BCAST, "02:00:00:00:01:f1", P2, 0);
+	pf_test_process(rx, &m, 1, &edge);
+	assert_int_equal(pf_test_ctr(rx, "l2_src_is_own_mac"), 1);
+	pf_test_free(&m, 1);
+	pf_stage_destroy(rx);
+	pf_topo_free(t2);
+
+	/* A static entry cannot name our own MAC. */
+	{
+		char bad[2048];
+		struct pf_errs errs = { 0 };
+		struct pf_topo *t = NULL;
+		const char *l2 = strstr(yaml, "  l2:");
+
+		snprintf(bad, sizeof(bad), "%.*s  l2: { type: l2fib, ports: [p0, p1, p2], next: tx, "
+			 "static: [ { mac: \"02:00:00:00:01:f0\", port: p2 } ] }\n%s",
+			 (int)(l2 - yaml), yaml, strstr(yaml, "  tx:"));
+		assert_int_not_equal(pf_topo_load_string("bad.yaml", bad, &t, &errs), 0);
+		assert_string_equal(errs.e[0].msg, "stages.l2.static[0]: 02:00:00:00:01:f0 is the "
+				    "MAC of port 'p1' (never a station)");
+	}
+}
+
 static int
 setup(void **state)
 {
@@ -723,6 +1087,13 @@ main(void)
 		cmocka_unit_test(test_bursts_vs_reference),
 		cmocka_unit_test(test_million),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_update_statics),
+		cmocka_unit_test(test_update_full_table),
+		cmocka_unit_test(test_update_age_and_limit),
+		cmocka_unit_test(test_update_refused),
+		cmocka_unit_test(test_update_static_file),
+		cmocka_unit_test(test_update_handoff),
+		cmocka_unit_test(test_own_mac),
 	};
 
 	return cmocka_run_group_tests_name("l2fib", tests, setup, NULL);
