@@ -81,7 +81,31 @@ section(const struct pf_topo *t, const char *key)
 }
 
 /* Stage keys the runtime applies itself (not stage parameters). */
-static const char *const runtime_keys[] = { "type", "next", "burst", NULL };
+static const char *const runtime_keys[] = { "type", "next", "burst", "instances", NULL };
+
+/* A changed instance count: new stages and rings, so a restart. Returns how many. */
+static unsigned int
+instances_changed(const struct pf_topo *old, const struct pf_topo *new, struct pf_errs *errs)
+{
+	unsigned int n = 0;
+	uint16_t i;
+	int o;
+
+	for (i = 0; i < new->n_stages; i++) {
+		const struct pf_stage_conf *sc = &new->stages[i];
+		const struct pf_node *v;
+
+		if (sc->instance != 0 || (o = pf_topo_group_index(old, sc->group)) < 0 ||
+		    old->stages[o].n_instances == sc->n_instances)
+			continue;
+		v = pf_map_get(sc->node, "instances");
+		pf_node_err(errs, v != NULL ? v : sc->node,
+			    "stages.%s.instances: changing the number of instances (%u -> %u) needs a restart",
+			    sc->group, old->stages[o].n_instances, sc->n_instances);
+		n++;
+	}
+	return n;
+}
 
 /* Refuse what the running process cannot apply; fills @p changed. */
 static void
@@ -104,6 +128,8 @@ diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_top
 		    !node_equal(old->ports[i].node, new->ports[i].node, NULL))
 			pf_node_err(errs, new->ports[i].node,
 				    "ports.%s: changing a port needs a restart", new->ports[i].name);
+	if (instances_changed(old, new, errs) != 0)
+		return;   /* the stage lists no longer line up: nothing more to compare */
 	if (old->n_stages != new->n_stages)
 		pf_node_err(errs, section(new, "stages"),
 			    "stages: adding or removing a stage needs a restart");

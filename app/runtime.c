@@ -27,6 +27,7 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include "pf_flowhash.h"
 #include "pf_log.h"
 #include "pf_runtime.h"
 
@@ -105,7 +106,9 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 	uint16_t e, r;
 	int rc;
 
-	rc = pf_stage_create(&rt->stages[s], sc, rt->topo, errs);
+	/* Instances after the first may share its tables (st->first). */
+	rc = pf_stage_create_instance(&rt->stages[s], sc, rt->topo,
+				      sc->instance > 0 ? rt->stages[sc->first] : NULL, errs);
 	if (rc < 0) {
 		if (errs->n == 0)
 			pf_node_err(errs, sc->node, "stage '%s': init failed: %s", sc->name,
@@ -117,12 +120,22 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 	rs->st->rt = rs;
 	rs->owner = sc->lcore;
 	for (e = 1; e < sc->ops->n_edges && e < PF_MAX_EDGES; e++) {
-		int ri;
+		uint16_t to = sc->next[e], k, n_inst;
 
-		if (sc->next[e] == PF_NONE)
+		if (to == PF_NONE)
 			continue;
-		ri = pf_topo_ring_index(rt->topo, s, sc->next[e]);
-		rs->out[e] = &rt->rings[ri];
+		n_inst = rt->topo->stages[to].n_instances;
+		if (n_inst <= 1) {
+			rs->out[e] = &rt->rings[pf_topo_ring_index(rt->topo, s, to)];
+			continue;
+		}
+		rs->fan[e] = rte_zmalloc("pf_fan", sizeof(*rs->fan[e]), RTE_CACHE_LINE_SIZE);
+		if (rs->fan[e] == NULL)
+			return pf_node_err(errs, sc->node, "stage '%s': out of memory", sc->name);
+		rs->fan[e]->n = n_inst;
+		for (k = 0; k < n_inst; k++)
+			rs->fan[e]->ring[k] =
+				&rt->rings[pf_topo_ring_index(rt->topo, s, (uint16_t)(to + k))];
 	}
 	for (r = 0; r < rt->n_rings; r++)
 		if (rt->rings[r].conf->to == s)
@@ -239,6 +252,32 @@ ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 	}
 }
 
+/*
+ * An edge to a stage with instances: the symmetric flow hash picks each
+ * packet's instance ring (a flow always takes the same ring, so it keeps its
+ * order); a stable counting sort keeps the burst order within each ring.
+ */
+static __rte_noinline void
+fan_send(struct pf_rt_stage *rs, const struct pf_rt_fan *f, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *sorted[PF_BURST_MAX];
+	uint16_t cnt[PF_MAX_INSTANCES] = { 0 }, at[PF_MAX_INSTANCES], i, k, sum = 0;
+	uint8_t inst[PF_BURST_MAX];
+
+	pf_flow_pick_burst(pkts, n, f->n, inst);
+	for (i = 0; i < n; i++)
+		cnt[inst[i]]++;
+	for (k = 0; k < f->n; k++) {
+		at[k] = sum;
+		sum += cnt[k];
+	}
+	for (i = 0; i < n; i++)
+		sorted[at[inst[i]]++] = pkts[i];
+	for (k = 0, sum = 0; k < f->n; sum += cnt[k], k++)
+		if (cnt[k] != 0)
+			ring_send(rs, f->ring[k], sorted + sum, cnt[k]);
+}
+
 /* Move a processed burst by verdict. Order within each ring is kept. */
 static __rte_always_inline void
 dispatch(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, const uint16_t *edge)
@@ -260,6 +299,8 @@ dispatch(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, const uint1
 			st->ops->tx(st, pkts, n);
 		else if (likely(rs->out[first] != NULL))
 			ring_send(rs, rs->out[first], pkts, n);
+		else if (rs->fan[first] != NULL)
+			fan_send(rs, rs->fan[first], pkts, n);
 		else {
 			rs->no_edge += n;
 			rte_pktmbuf_free_bulk(pkts, n);
@@ -280,6 +321,8 @@ dispatch(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, const uint1
 			st->ops->tx(st, by_edge[e], cnt[e]);
 		else if (rs->out[e] != NULL)
 			ring_send(rs, rs->out[e], by_edge[e], cnt[e]);
+		else if (rs->fan[e] != NULL)
+			fan_send(rs, rs->fan[e], by_edge[e], cnt[e]);
 		else {
 			rs->no_edge += cnt[e];
 			rte_pktmbuf_free_bulk(by_edge[e], cnt[e]);
@@ -426,6 +469,23 @@ pf_rcu_synchronize(void)
 
 	if (rt != NULL && rt->qsbr != NULL)
 		rte_rcu_qsbr_synchronize(rt->qsbr, RTE_QSBR_THRID_INVALID);
+}
+
+uint64_t
+pf_rcu_start(void)
+{
+	struct pf_runtime *rt = __atomic_load_n(&running, __ATOMIC_ACQUIRE);
+
+	return rt != NULL && rt->qsbr != NULL ? rte_rcu_qsbr_start(rt->qsbr) : 0;
+}
+
+bool
+pf_rcu_done(uint64_t token)
+{
+	struct pf_runtime *rt = __atomic_load_n(&running, __ATOMIC_ACQUIRE);
+
+	return rt == NULL || rt->qsbr == NULL || token == 0 ||
+	       rte_rcu_qsbr_check(rt->qsbr, token, false) == 1;
 }
 
 int
@@ -611,12 +671,15 @@ pf_runtime_stop(struct pf_runtime *rt)
 void
 pf_runtime_destroy(struct pf_runtime *rt)
 {
-	uint16_t i;
+	uint16_t i, j;
 
 	if (rt == NULL)
 		return;
-	for (i = 0; i < rt->n_stages; i++)
+	for (i = 0; i < rt->n_stages; i++) {
 		pf_stage_destroy(rt->stages[i]);
+		for (j = 0; j < PF_MAX_EDGES; j++)
+			rte_free(rt->rts[i].fan[j]);
+	}
 	for (i = 0; i < rt->n_rings; i++) {
 		struct rte_mbuf *m;
 

@@ -84,6 +84,13 @@ int
 pf_stage_create(struct pf_stage **out, struct pf_stage_conf *sc, const struct pf_topo *topo,
 		struct pf_errs *errs)
 {
+	return pf_stage_create_instance(out, sc, topo, NULL, errs);
+}
+
+int
+pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
+			 const struct pf_topo *topo, struct pf_stage *first, struct pf_errs *errs)
+{
 	struct pf_stage *st;
 	uint16_t e;
 	int rc;
@@ -97,6 +104,7 @@ pf_stage_create(struct pf_stage **out, struct pf_stage_conf *sc, const struct pf
 	st->ops = sc->ops;
 	st->conf = sc;
 	st->topo = topo;
+	st->first = first != NULL ? first : st;
 	for (e = 1; e < sc->ops->n_edges; e++)
 		if (sc->next[e] != PF_NONE)
 			st->edge_connected |= 1u << e;

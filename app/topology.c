@@ -57,6 +57,17 @@ pf_topo_stage_index(const struct pf_topo *topo, const char *name)
 }
 
 int
+pf_topo_group_index(const struct pf_topo *topo, const char *group)
+{
+	uint16_t i;
+
+	for (i = 0; i < topo->n_stages; i++)
+		if (topo->stages[i].instance == 0 && strcmp(topo->stages[i].group, group) == 0)
+			return i;
+	return -1;
+}
+
+int
 pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to)
 {
 	uint16_t i;
@@ -304,7 +315,7 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 
 /* ---- stages ------------------------------------------------------------- */
 
-static const char *const common_stage_keys[] = { "type", "next", "burst" };
+static const char *const common_stage_keys[] = { "type", "next", "burst", "instances" };
 
 static int
 check_stage_keys(const struct pf_node *sn, const char *path, const struct pf_stage_ops *ops,
@@ -313,12 +324,72 @@ check_stage_keys(const struct pf_node *sn, const char *path, const struct pf_sta
 	const char *allowed[64];
 	int n = 0, i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < (int)RTE_DIM(common_stage_keys); i++)
 		allowed[n++] = common_stage_keys[i];
 	for (i = 0; ops->param_keys != NULL && ops->param_keys[i] != NULL && n < 63; i++)
 		allowed[n++] = ops->param_keys[i];
 	allowed[n] = NULL;
 	return pf_map_check_keys(sn, path, allowed, errs);
+}
+
+/*
+ * "instances: N": expand @p sc (the last stage loaded) into N confs named
+ * "<name>.0" .. "<name>.<N-1>" that share its YAML node, type and edges.
+ */
+static void
+load_instances(struct pf_topo *t, struct pf_stage_conf *sc, const struct pf_node *v,
+	       const char *path, struct pf_errs *errs)
+{
+	char kp[PF_CONF_PATH_MAX + 16];
+	uint32_t n, k;
+	uint16_t base = (uint16_t)(sc - t->stages);
+
+	if (pf_node_u32(v, key_path(kp, sizeof(kp), path, "instances"), 1, PF_MAX_INSTANCES, &n,
+			errs) < 0 || n == 1)
+		return;
+	if (sc->ops->flags & PF_STAGE_SOURCE) {
+		pf_node_err(errs, v,
+			    "%s.instances: a source stage cannot have instances (it reads port queues; add an rx stage per queue to scale rx)",
+			    path);
+		return;
+	}
+	if (strlen(sc->group) + 1 + (n > 10 ? 2 : 1) >= PF_NAME_MAX) {
+		pf_node_err(errs, v, "%s.instances: instance names '%s.%u' would be longer than %d",
+			    path, sc->group, n - 1, PF_NAME_MAX - 1);
+		return;
+	}
+	if (t->n_stages + n - 1 > PF_MAX_STAGES) {
+		pf_node_err(errs, v, "%s.instances: more than %d stages with the instances", path,
+			    PF_MAX_STAGES);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		struct pf_stage_conf *ic = &t->stages[base + k];
+
+		if (k > 0) {
+			*ic = *sc;
+			t->n_stages++;
+		}
+		ic->instance = (uint16_t)k;
+		ic->n_instances = (uint16_t)n;
+		ic->first = base;
+		snprintf(ic->name, sizeof(ic->name), "%s.%u", ic->group, k);
+	}
+}
+
+/* An instance name must not be the name of another stage ("acl.0" and acl with instances). */
+static void
+check_instance_names(struct pf_topo *t, const struct pf_node *stages, struct pf_errs *errs)
+{
+	uint16_t a, b;
+
+	for (a = 0; a < t->n_stages; a++)
+		for (b = 0; b < t->n_stages; b++)
+			if (t->stages[a].n_instances > 1 && t->stages[b].n_instances == 1 &&
+			    strcmp(t->stages[a].name, t->stages[b].name) == 0)
+				pf_node_err(errs, t->stages[b].node != NULL ? t->stages[b].node : stages,
+					    "stages: '%s' is also the name of an instance of '%s'",
+					    t->stages[b].name, t->stages[a].group);
 }
 
 static void
@@ -351,6 +422,9 @@ load_stages(struct pf_topo *t, const struct pf_node *stages, struct pf_errs *err
 		}
 		sc = &t->stages[t->n_stages++];
 		snprintf(sc->name, sizeof(sc->name), "%s", name);
+		snprintf(sc->group, sizeof(sc->group), "%s", name);
+		sc->n_instances = 1;
+		sc->first = (uint16_t)(t->n_stages - 1);
 		if (strlen(name) >= PF_NAME_MAX)
 			pf_node_err(errs, stages->keys[i], "stages: name '%s' longer than %d", name,
 				    PF_NAME_MAX - 1);
@@ -388,7 +462,10 @@ load_stages(struct pf_topo *t, const struct pf_node *stages, struct pf_errs *err
 				pf_node_u32(v, key_path(kp, sizeof(kp), path, "burst"), 1,
 					    PF_BURST_MAX, &sc->burst, errs);
 		}
+		if ((v = pf_map_get(sn, "instances")) != NULL)
+			load_instances(t, sc, v, path, errs);
 	}
+	check_instance_names(t, stages, errs);
 }
 
 static int
@@ -412,7 +489,13 @@ wire_edge(struct pf_topo *t, struct pf_stage_conf *sc, uint16_t edge, const stru
 		pf_node_err(errs, target, "%s: expected a stage name", path);
 		return;
 	}
-	to = pf_topo_stage_index(t, target->value);
+	to = pf_topo_group_index(t, target->value);
+	if (to < 0 && (to = pf_topo_stage_index(t, target->value)) >= 0) {
+		pf_node_err(errs, target,
+			    "%s: '%s' is an instance of '%s': name the stage, the fan-out picks the instance by flow",
+			    path, target->value, t->stages[to].group);
+		return;
+	}
 	if (to < 0) {
 		pf_node_err(errs, target, "%s: edge to unknown stage '%s'", path, target->value);
 		return;
@@ -422,8 +505,8 @@ wire_edge(struct pf_topo *t, struct pf_stage_conf *sc, uint16_t edge, const stru
 			    target->value);
 		return;
 	}
-	if (&t->stages[to] == sc) {
-		pf_node_err(errs, target, "pipeline has a cycle: %s -> %s", sc->name, sc->name);
+	if (to == sc->first) {
+		pf_node_err(errs, target, "pipeline has a cycle: %s -> %s", sc->group, sc->group);
 		return;
 	}
 	sc->next[edge] = (uint16_t)to;
@@ -442,12 +525,17 @@ wire_stages(struct pf_topo *t, struct pf_errs *errs)
 
 		if (sc->ops == NULL || sc->node->kind != PF_NODE_MAP)
 			continue;
+		if (sc->instance > 0) {
+			/* Instances share the edges of instance 0 (and its errors). */
+			memcpy(sc->next, t->stages[sc->first].next, sizeof(sc->next));
+			continue;
+		}
 		next = pf_map_get(sc->node, "next");
-		snprintf(path, sizeof(path), "stages.%s.next", sc->name);
+		snprintf(path, sizeof(path), "stages.%s.next", sc->group);
 		if (next == NULL) {
 			if (sc->ops->n_edges > 1 && !(sc->ops->flags & PF_STAGE_SINK))
 				pf_node_err(errs, sc->node, "stages.%s: missing required key 'next'",
-					    sc->name);
+					    sc->group);
 			continue;
 		}
 		if (sc->ops->n_edges <= 1) {
@@ -497,9 +585,17 @@ parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
 	for (s = 0; s < t->n_stages; s++) {
 		struct pf_stage_conf *sc = &t->stages[s];
 
+		char inst_name[PF_NAME_MAX];
+		struct pf_errs scratch = { 0 };
+
 		if (sc->ops == NULL || sc->node->kind != PF_NODE_MAP || sc->ops->parse == NULL)
 			continue;
-		sc->ops->parse(sc, t, errs);
+		/* Each instance gets its own config; messages name the YAML stage,
+		 * once (the same node parses the same way for every instance). */
+		memcpy(inst_name, sc->name, sizeof(inst_name));
+		memcpy(sc->name, sc->group, sizeof(sc->name));
+		sc->ops->parse(sc, t, sc->instance == 0 ? errs : &scratch);
+		memcpy(sc->name, inst_name, sizeof(sc->name));
 	}
 }
 
@@ -536,74 +632,114 @@ ring_params(const struct pf_node *rn, const char *path, uint32_t *size, uint32_t
 	}
 }
 
+/* "from->to" with the YAML stage names: the key that covers every instance ring. */
+static const char *
+ring_group_name(const struct pf_topo *t, const struct pf_ring_conf *rc, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s->%s", t->stages[rc->from].group, t->stages[rc->to].group);
+	return buf;
+}
+
 static void
 build_rings(struct pf_topo *t, const struct pf_node *rings, struct pf_errs *errs)
 {
 	const struct pf_node *def = pf_map_get(rings, "default");
 	uint16_t s, e;
 	uint32_t i;
+	int pass;
 
 	if (rings != NULL && pf_node_expect(rings, PF_NODE_MAP, "rings", errs) < 0)
 		rings = NULL;
 	if (def != NULL && rings != NULL)
 		ring_params(def, "rings.default", &t->ring_size_default, &t->burst_default, errs);
 
+	/* One ring per (producer, consumer) conf: an edge to a stage with
+	 * instances gets a ring to each instance (the fan-out). */
 	for (s = 0; s < t->n_stages; s++)
 		for (e = 1; e < PF_MAX_EDGES; e++) {
-			uint16_t to = t->stages[s].next[e];
+			uint16_t to0 = t->stages[s].next[e], to, k;
 			struct pf_ring_conf *rc;
 
-			if (to == PF_NONE || pf_topo_ring_index(t, s, to) >= 0)
-				continue;
-			if (t->n_rings >= PF_MAX_RINGS) {
-				pf_err_add(errs, t->file, 0, 0, "more than %d rings", PF_MAX_RINGS);
-				return;
+			for (k = 0; to0 != PF_NONE && k < t->stages[to0].n_instances; k++) {
+				to = (uint16_t)(to0 + k);
+				if (pf_topo_ring_index(t, s, to) >= 0)
+					continue;
+				if (t->n_rings >= PF_MAX_RINGS) {
+					pf_err_add(errs, t->file, 0, 0, "more than %d rings",
+						   PF_MAX_RINGS);
+					return;
+				}
+				rc = &t->rings[t->n_rings++];
+				rc->from = s;
+				rc->to = to;
+				rc->size = t->ring_size_default;
+				rc->burst = t->burst_default;
+				strcpy(rc->name, t->stages[s].name);   /* names < PF_NAME_MAX */
+				strcat(rc->name, "->");
+				strcat(rc->name, t->stages[to].name);
+				t->stages[to].n_inputs++;
 			}
-			rc = &t->rings[t->n_rings++];
-			rc->from = s;
-			rc->to = to;
-			rc->size = t->ring_size_default;
-			rc->burst = t->burst_default;
-			strcpy(rc->name, t->stages[s].name);   /* names < PF_NAME_MAX */
-			strcat(rc->name, "->");
-			strcat(rc->name, t->stages[to].name);
-			t->stages[to].n_inputs++;
 		}
 	/* Source stages default to the ring default burst unless they set their own. */
 	for (s = 0; s < t->n_stages; s++)
 		if (t->stages[s].node != NULL && pf_map_get(t->stages[s].node, "burst") == NULL)
 			t->stages[s].burst = t->burst_default;
 
-	for (i = 0; rings != NULL && i < rings->n; i++) {
-		const char *key = rings->keys[i]->value;
-		char path[PF_CONF_PATH_MAX];
-		uint16_t r;
+	/* Keys name stages ("a->acl": every instance ring of the edge) or one
+	 * instance ring ("a->acl.1"); the exact ones apply last, so they win. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; rings != NULL && i < rings->n; i++) {
+			const char *key = rings->keys[i]->value;
+			char path[PF_CONF_PATH_MAX], gname[sizeof(t->rings[0].name)];
+			uint32_t size = 0, burst = 0;
+			uint16_t r, hits = 0;
+			bool exact = false;
 
-		if (strcmp(key, "default") == 0)
-			continue;
-		snprintf(path, sizeof(path), "rings.%s", key);
-		for (r = 0; r < t->n_rings; r++)
-			if (strcmp(t->rings[r].name, key) == 0)
-				break;
-		if (r == t->n_rings) {
-			pf_node_err(errs, rings->keys[i],
-				    "rings: no edge '%s' in the pipeline (ring keys are 'from->to' stage names)",
-				    key);
-			continue;
+			if (strcmp(key, "default") == 0)
+				continue;
+			for (r = 0; r < t->n_rings; r++)
+				exact |= strcmp(t->rings[r].name, key) == 0;
+			if (exact != (pass == 1))
+				continue;
+			snprintf(path, sizeof(path), "rings.%s", key);
+			ring_params(rings->items[i], path, &size, &burst, errs);
+			for (r = 0; r < t->n_rings; r++) {
+				struct pf_ring_conf *rc = &t->rings[r];
+
+				ring_group_name(t, rc, gname, sizeof(gname));
+				if (strcmp(exact ? rc->name : gname, key) != 0)
+					continue;
+				hits++;
+				if (size != 0)
+					rc->size = size;
+				if (burst != 0)
+					rc->burst = burst;
+			}
+			if (hits == 0)
+				pf_node_err(errs, rings->keys[i],
+					    "rings: no edge '%s' in the pipeline (ring keys are 'from->to' stage names)",
+					    key);
 		}
-		ring_params(rings->items[i], path, &t->rings[r].size, &t->rings[r].burst, errs);
-	}
 	for (i = 0; i < t->n_rings; i++) {
 		struct pf_ring_conf *rc = &t->rings[i];
-		const struct pf_node *rn = pf_map_get(rings, rc->name);
-		const struct pf_node *at = rn ? pf_map_get(rn, "burst") : NULL;
+		char gname[sizeof(rc->name)];
+		const struct pf_node *rn = pf_map_get(rings, rc->name), *at;
+		const char *key = rc->name;
 
+		if (rn == NULL) {
+			/* Set for the whole group (or by default): say it once, by group. */
+			if (t->stages[rc->from].instance != 0 || t->stages[rc->to].instance != 0)
+				continue;
+			key = ring_group_name(t, rc, gname, sizeof(gname));
+			rn = pf_map_get(rings, key);
+		}
+		at = rn ? pf_map_get(rn, "burst") : NULL;
 		if (at == NULL)
 			at = rn ? rn : (def ? def : rings);
 		if (rc->burst > rc->size - 1)
 			pf_node_err(errs, at,
 				    "rings.%s.burst=%u exceeds usable capacity %u of ring '%s'",
-				    rc->name, rc->burst, rc->size - 1, rc->name);
+				    key, rc->burst, rc->size - 1, key);
 	}
 }
 
@@ -647,8 +783,8 @@ find_cycle(const struct pf_topo *t, uint16_t s, uint8_t *state, uint16_t *stack,
 			out[0] = '\0';
 			for (i = start; i <= depth; i++)
 				snprintf(out + strlen(out), len - strlen(out), "%s -> ",
-					 t->stages[stack[i]].name);
-			snprintf(out + strlen(out), len - strlen(out), "%s", t->stages[to].name);
+					 t->stages[stack[i]].group);
+			snprintf(out + strlen(out), len - strlen(out), "%s", t->stages[to].group);
 			closing[0] = s;
 			closing[1] = to;
 			return true;
@@ -671,7 +807,7 @@ check_graph(struct pf_topo *t, bool edges_known, struct pf_errs *errs)
 	for (s = 0; s < t->n_stages; s++) {
 		if (state[s] == 0 &&
 		    find_cycle(t, s, state, stack, 0, cyc, sizeof(cyc), closing)) {
-			pf_node_err(errs, next_node(&t->stages[closing[0]], t->stages[closing[1]].name),
+			pf_node_err(errs, next_node(&t->stages[closing[0]], t->stages[closing[1]].group),
 				    "pipeline has a cycle: %s", cyc);
 			break;
 		}
@@ -682,9 +818,9 @@ check_graph(struct pf_topo *t, bool edges_known, struct pf_errs *errs)
 	for (s = 0; s < t->n_stages && edges_known; s++) {
 		const struct pf_stage_conf *sc = &t->stages[s];
 
-		if (!(sc->ops->flags & PF_STAGE_SOURCE) && sc->n_inputs == 0)
+		if (!(sc->ops->flags & PF_STAGE_SOURCE) && sc->n_inputs == 0 && sc->instance == 0)
 			pf_node_err(errs, sc->node,
-				    "stage '%s' has no input (no stage's next leads to it)", sc->name);
+				    "stage '%s' has no input (no stage's next leads to it)", sc->group);
 	}
 }
 
@@ -692,17 +828,27 @@ check_graph(struct pf_topo *t, bool edges_known, struct pf_errs *errs)
 
 /* Note the stages named under a refused lcore entry: they are not "unmapped". */
 static void
+mark_name(const struct pf_topo *t, const struct pf_node *it, bool *listed)
+{
+	int si, k;
+
+	if (it->kind != PF_NODE_SCALAR)
+		return;
+	if ((si = pf_topo_stage_index(t, it->value)) >= 0)
+		listed[si] = true;
+	else if ((si = pf_topo_group_index(t, it->value)) >= 0)
+		for (k = 0; k < t->stages[si].n_instances; k++)
+			listed[si + k] = true;   /* already an error: no "not mapped" on top */
+}
+
+static void
 mark_listed(const struct pf_topo *t, const struct pf_node *list, bool *listed)
 {
 	uint32_t j;
-	int si;
 
-	if (list->kind == PF_NODE_SCALAR && (si = pf_topo_stage_index(t, list->value)) >= 0)
-		listed[si] = true;
+	mark_name(t, list, listed);
 	for (j = 0; list->kind == PF_NODE_SEQ && j < list->n; j++)
-		if (list->items[j]->kind == PF_NODE_SCALAR &&
-		    (si = pf_topo_stage_index(t, list->items[j]->value)) >= 0)
-			listed[si] = true;
+		mark_name(t, list->items[j], listed);
 }
 
 static void
@@ -762,6 +908,15 @@ load_lcores(struct pf_topo *t, const struct pf_node *lc, struct pf_errs *errs)
 				continue;
 			}
 			si = pf_topo_stage_index(t, it->value);
+			if (si < 0 && (si = pf_topo_group_index(t, it->value)) >= 0) {
+				const struct pf_stage_conf *g = &t->stages[si];
+
+				pf_node_err(errs, it,
+					    "lcores.%s: stage '%s' runs as %u instances: map each by name (%s.0 .. %s.%u)",
+					    k->value, it->value, g->n_instances, g->group, g->group,
+					    g->n_instances - 1);
+				continue;
+			}
 			if (si < 0) {
 				pf_node_err(errs, it, "lcores.%s: unknown stage '%s'", k->value,
 					    it->value);

@@ -33,12 +33,20 @@ struct pf_rt_ring {
 	uint64_t dequeued __rte_cache_aligned;
 };
 
+/** The instance rings of one edge to a stage with `instances: N`. */
+struct pf_rt_fan {
+	uint16_t n;                                 /**< instances (> 1) */
+	struct pf_rt_ring *ring[PF_MAX_INSTANCES];  /**< ring to instance k */
+};
+
 /** Runtime view of one stage (st->rt). */
 struct pf_rt_stage {
 	struct pf_stage *st;
 	uint16_t n_in;
 	struct pf_rt_ring *in[PF_MAX_STAGES];
 	struct pf_rt_ring *out[PF_MAX_EDGES];       /**< ring per edge, NULL if unconnected */
+	/** Edges to a stage with instances: out[e] is NULL, the flow hash picks the ring. */
+	struct pf_rt_fan *fan[PF_MAX_EDGES];
 	/** lcore allowed to run the stage now (-1: none, mid hand-over). */
 	int owner;
 	/* single writer: the lcore that runs the stage */

@@ -72,6 +72,12 @@ struct pf_gauge {
 #define PF_STAGE_SOURCE 0x1  /**< reads packets from ports (has ops->rx) */
 #define PF_STAGE_SINK   0x2  /**< writes packets to ports (has ops->tx) */
 #define PF_STAGE_NEXT_ALL 0x4 /**< "next: <stage>" wires every edge, not just default_edge */
+/**
+ * With `instances: N`, the instances share one table: instance 0 creates it,
+ * the others reference it through st->first (and must be safe with several
+ * writers). Without this flag every instance keeps its own tables.
+ */
+#define PF_STAGE_SHARED 0x8
 
 struct pf_stage;
 
@@ -148,6 +154,8 @@ struct pf_stage {
 	void *priv;
 	uint64_t *ctrs;                   /**< ops->n_ctrs counters, single writer */
 	uint32_t edge_connected;          /**< bit e set when edge e is wired */
+	/** Instance 0 of this stage's instances (itself when it is instance 0 or plain). */
+	struct pf_stage *first;
 
 	/* Per-port packet counts for sources (rx) and sinks (tx), single writer. */
 	uint64_t port_rx[PF_MAX_PORTS];
@@ -182,11 +190,28 @@ void pf_clock_advance_ns(uint64_t ns);
 void pf_rcu_synchronize(void);
 
 /**
+ * Non-blocking grace periods for the data path (a worker must never wait for
+ * the others): pf_rcu_start() returns a token, pf_rcu_done(token) is true
+ * once every worker has passed a quiescent point since. Without a running
+ * runtime (unit tests) every token is done at once.
+ */
+uint64_t pf_rcu_start(void);
+bool pf_rcu_done(uint64_t token);
+
+/**
  * Stand-alone use of a stage (unit tests, fuzzers): parse @p sc's params,
  * allocate priv and counters, init. Returns 0 or -errno with errors.
  */
 int pf_stage_create(struct pf_stage **out, struct pf_stage_conf *sc, const struct pf_topo *topo,
 		    struct pf_errs *errs);
+/**
+ * The same for instance k > 0 of a stage with `instances: N`: @p first is
+ * the running instance 0 (st->first), whose tables a PF_STAGE_SHARED type
+ * references. @p first NULL is pf_stage_create().
+ */
+int pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
+			     const struct pf_topo *topo, struct pf_stage *first,
+			     struct pf_errs *errs);
 void pf_stage_destroy(struct pf_stage *st);
 
 #endif /* PF_STAGE_H */

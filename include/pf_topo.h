@@ -25,6 +25,7 @@
 #define PF_MAX_RINGS 256
 #define PF_MAX_LCORES 128        /**< RTE_MAX_LCORE of Debian's DPDK */
 #define PF_MAX_EAL_ARGS 64
+#define PF_MAX_INSTANCES 16      /**< most instances of one stage (instances: N) */
 #define PF_NONE 0xffff
 
 #define PF_RING_SIZE_DEFAULT 1024
@@ -61,11 +62,21 @@ struct pf_file_stamp {
 	uint64_t hash;                   /**< 64-bit hash of the content */
 };
 
+/**
+ * One stage as the runtime runs it. A YAML stage with `instances: N` (N > 1)
+ * becomes N consecutive confs named "<name>.0" .. "<name>.<N-1>" that share
+ * the YAML node, the type and the edges; `group` keeps the YAML name.
+ */
 struct pf_stage_conf {
 	char name[PF_NAME_MAX];
+	char group[PF_NAME_MAX];         /**< the YAML stage name (== name without instances) */
+	uint16_t instance;               /**< 0 .. n_instances-1 */
+	uint16_t n_instances;            /**< instances: N (1 for a plain stage) */
+	uint16_t first;                  /**< index of instance 0 of the group */
 	const struct pf_stage_ops *ops;
 	const struct pf_node *node;      /**< the stage's whole mapping */
-	uint16_t next[PF_MAX_EDGES];     /**< target stage per edge, PF_NONE if unconnected */
+	/** Target per edge (instance 0 of the target group), PF_NONE if unconnected. */
+	uint16_t next[PF_MAX_EDGES];
 	uint16_t n_inputs;               /**< rings feeding this stage */
 	uint32_t burst;                  /**< source stages: port rx burst */
 	int lcore;                       /**< from the lcore map, -1 until mapped */
@@ -139,6 +150,8 @@ void pf_topo_free(struct pf_topo *topo);
 
 int pf_topo_port_index(const struct pf_topo *topo, const char *name);
 int pf_topo_stage_index(const struct pf_topo *topo, const char *name);
+/** Index of instance 0 of the YAML stage @p group ("acl" for acl.0 .. acl.N-1), or -1. */
+int pf_topo_group_index(const struct pf_topo *topo, const char *group);
 /** Ring index from stage @p from to stage @p to, or -1. */
 int pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to);
 

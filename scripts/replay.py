@@ -72,15 +72,32 @@ def lookup(stats, key):
                                                                rest.rsplit(".", 1)[1]]:
             node = node[part]
         return node
-    st = stats["stages"].get(head)
-    if st is None:
-        raise KeyError(f"no stage {head}")
+    # Stage names may hold dots (instances: "acl.0"); the longest stage name
+    # wins, and a stage with instances ("acl") sums its instances.
+    parts = key.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        name, rest = ".".join(parts[:i]), ".".join(parts[i:])
+        if name in stats["stages"]:
+            return stage_value(stats["stages"][name], name, rest)
+        members = [s for s in stats["stages"] if group_of(s) == name and s != name]
+        if members:
+            return sum(stage_value(stats["stages"][m], m, rest) for m in members)
+    raise KeyError(f"no stage {head}")
+
+
+def group_of(stage):
+    """"acl" for an instance "acl.1", else the stage name itself."""
+    base, _, k = stage.rpartition(".")
+    return base if base and k.isdigit() else stage
+
+
+def stage_value(st, name, rest):
     for section in ("drops", "counters", "gauges", "edges"):
         if rest in st.get(section, {}):
             return st[section][rest]
     if rest in st:
         return st[rest]
-    raise KeyError(f"stage {head} has no counter {rest}")
+    raise KeyError(f"stage {name} has no counter {rest}")
 
 
 def router_macs(topology_text):
@@ -158,7 +175,8 @@ def run_case(case_dir, pipefwd, keep):
                 errors.append(f"counter {key} = {got}, expected {value}")
         for sname, st in stats["stages"].items():
             for reason, v in st["drops"].items():
-                if v != 0 and f"{sname}.{reason}" not in want_ctrs:
+                if v != 0 and f"{sname}.{reason}" not in want_ctrs and \
+                        f"{group_of(sname)}.{reason}" not in want_ctrs:
                     errors.append(f"counter {sname}.{reason} = {v}, expected 0 (not listed)")
         if stats["totals"]["unaccounted"] != 0:
             errors.append(f"unaccounted packets: {stats['totals']}")

@@ -8,12 +8,16 @@
  * Params: ports | domains, table_size (65536), age_s (300, 0 = never), static
  *   (inline list or file), port_learn_limit (0 = none). See docs/stages/l2fib.md.
  *
- * One writer: the lcore running the stage learns, moves and ages entries.
- * The hash is created lock-free for readers (RW_CONCURRENCY_LF) so that
- * later instances may look it up concurrently; a freed key position is
- * reused at once, which is only safe while the writer is the only reader
- * (with several readers, l2_remove() must defer rte_hash_free_key_with_
- * position() past an rte_rcu_qsbr grace period).
+ * Instances (`instances: N`) share one table (PF_STAGE_SHARED): instance 0
+ * creates it, the others reference it. With one instance the lcore running
+ * the stage is the only writer and reader: entries change with plain stores
+ * and a removed key's position is reused at once. With several, every
+ * instance learns (rte_hash with MULTI_WRITER_ADD; lookups stay lock-free),
+ * each entry is one 8-byte word changed by compare-and-swap (so two
+ * instances learning the same MAC agree on one outcome and the counts stay
+ * exact), only instance 0 ages and removes, and a removed position is freed
+ * only after a QSBR grace period (pf_rcu_start/pf_rcu_done), when no burst
+ * can still hold it from a lookup.
  *
  * Entry state lives in an array indexed by the hash position, so a lookup
  * costs one bucket probe plus one 8-byte entry. Positions stay stable for
@@ -57,6 +61,9 @@
 #define L2_SWEEP_IDLE 4096                /* ... and per idle call */
 #define L2_WARN_INTERVAL_S 10
 #define L2_NS_PER_S 1000000000ull
+#define L2_PEND 4096                      /* removals awaiting a grace period (instances) */
+#define L2_ADD_TRIES 1000                 /* re-adds while the sweeper deletes the old key */
+#define L2_LCORE_CACHE 64                 /* rte_hash's per-lcore free-slot cache (MULTI_WRITER_ADD) */
 #define L2_CMD_BURST 256                  /* update operations applied per burst */
 #define L2_CMD_IDLE 4096                  /* ... and per idle call */
 #define L2_UPDATE_TIMEOUT_MS 5000         /* lcore silent this long: update withdrawn */
@@ -122,6 +129,7 @@ struct l2_cfg {
 #define L2_F_INHASH 0x1               /* the position holds a key */
 #define L2_F_LIVE   0x2               /* ... and forwards (else awaiting removal) */
 #define L2_F_STATIC 0x4               /* never aged, never moved by learning */
+#define L2_F_GONE   0x8               /* key deleted, position awaiting a grace period */
 
 struct l2_entry {
 	uint16_t port;
@@ -154,14 +162,41 @@ struct l2_cmd {
 	struct l2_op ops[];           /* removals first, then adds */
 };
 
-struct l2_priv {
+
+/* One entry is one word, so instances change it with one compare-and-swap. */
+union l2_slot {
+	struct l2_entry e;
+	uint64_t w;
+};
+
+/* The MAC table: one per stage, shared by its instances. */
+struct l2_table {
 	struct rte_hash *h;
-	struct l2_entry *ent;         /* by hash position */
+	union l2_slot *ent;           /* by hash position */
 	uint32_t n_pos;               /* positions in ent[] */
-	uint32_t cap;                 /* table_size */
-	uint32_t n_slots;             /* keys in the hash: live + static + dead */
+	uint32_t refs;                /* instances using the table */
+	bool mt;                      /* several instances: atomics, deferred frees */
+	uint32_t n_slots;             /* keys in the hash: live + static + dead + gone */
 	uint32_t n_dead;              /* keys awaiting removal by the sweep */
 	uint32_t n_static;
+	uint32_t dom_entries[L2_MAX_DOMAINS];
+	uint32_t port_learned[PF_MAX_PORTS];
+	uint64_t mem_bytes;           /* measured at init */
+	uint64_t mem_estimate;
+	/* Removed positions and their grace-period tokens (instance 0 only). */
+	uint32_t pend_head, pend_tail;
+	uint32_t pend_pos[L2_PEND];
+	uint64_t pend_tok[L2_PEND];
+};
+
+struct l2_priv {
+	struct l2_table *tb;
+	struct rte_hash *h;           /* tb->h, tb->ent, tb->n_pos, tb->mt: read per packet */
+	union l2_slot *ent;
+	uint32_t n_pos;
+	bool mt;
+	bool sweeper;                 /* instance 0: ages and removes entries */
+	uint32_t cap;                 /* table_size */
 	uint32_t age_s;               /* 0: no aging */
 	uint32_t port_limit;          /* 0: none */
 	uint32_t sweep_pos;
@@ -173,13 +208,9 @@ struct l2_priv {
 	uint8_t untagged_bd[PF_MAX_PORTS];
 	uint16_t dom_vlan[L2_MAX_DOMAINS];
 	uint32_t dom_mask[L2_MAX_DOMAINS];
-	uint32_t dom_entries[L2_MAX_DOMAINS];
-	uint32_t port_learned[PF_MAX_PORTS];
 	uint64_t dom_full[L2_MAX_DOMAINS];        /* fib_full per domain (for the warning) */
 	uint64_t dom_full_warned[L2_MAX_DOMAINS];
 	uint64_t warn_tsc;
-	uint64_t mem_bytes;                       /* measured at init */
-	uint64_t mem_estimate;
 	struct pf_own_macs own;                   /* never learned as sources */
 	struct l2_cmd *cmd_cur;                   /* lcore: the update being applied */
 
@@ -575,6 +606,7 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 	char name[RTE_HASH_NAMESIZE];
 	struct rte_hash_parameters hp = { 0 };
 	int socket = SOCKET_ID_ANY, lcore = st->conf->lcore;
+	struct l2_table *tb;
 	uint64_t mem0;
 	uint32_t i;
 	uint16_t d, p;
@@ -591,8 +623,45 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 			if (cfg->dom[d].vlan == 0 && (cfg->dom[d].port_mask & (1u << p)))
 				l2->untagged_bd[p] = (uint8_t)d;
 	}
+	l2->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	l2->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+	if (l2->ts_offset >= 0) {
+		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+
+		l2->ts_flag = bit >= 0 ? 1ull << bit : 0;
+	}
+	l2->applied = l2_static_keys(cfg);
+	if (l2->applied == NULL)
+		return pf_node_err(errs, st->conf->node, "stages.%s: out of memory", st->conf->name);
+	l2->n_applied = cfg->n_static;
+	l2->ctl_age_s = cfg->age_s;
+	l2->ctl_port_limit = cfg->port_learn_limit;
+	/* Port MACs are final here: configured, or read from the devices at start. */
+	pf_own_macs_init(&l2->own, st->topo);
+	if (st->first != st) {
+		/* Instance k > 0: use the table instance 0 made (init runs in order). */
+		tb = ((struct l2_priv *)st->first->priv)->tb;
+		if (tb == NULL)
+			return pf_node_err(errs, st->conf->node, "stages.%s: instance 0 has no table",
+					   st->conf->name);
+		tb->refs++;
+		l2->tb = tb;
+		l2->h = tb->h;
+		l2->ent = tb->ent;
+		l2->n_pos = tb->n_pos;
+		l2->mt = tb->mt;
+		return 0;
+	}
 	if (lcore >= 0 && lcore < RTE_MAX_LCORE && rte_lcore_is_enabled((unsigned int)lcore))
 		socket = (int)rte_lcore_to_socket_id((unsigned int)lcore);
+	tb = rte_zmalloc_socket("l2fib_table", sizeof(*tb), RTE_CACHE_LINE_SIZE, socket);
+	if (tb == NULL)
+		return pf_node_err(errs, st->conf->node, "stages.%s: out of memory", st->conf->name);
+	l2->tb = tb;
+	tb->refs = 1;
+	tb->mt = st->conf->n_instances > 1;
+	l2->mt = tb->mt;
+	l2->sweeper = true;
 
 	snprintf(name, sizeof(name), "l2f%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	hp.name = name;
@@ -605,20 +674,29 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 	hp.socket_id = socket;
 	/* Lock-free readers; extendable buckets so table_size keys always fit. */
 	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
-	l2->mem_estimate = l2_mem_estimate(hp.entries);
+	/* Positions run up to entries plus every lcore's free-slot cache with
+	 * several writers (rte_hash keeps up to 63 free slots per lcore). */
+	tb->n_pos = hp.entries + 1;
+	if (tb->mt) {
+		hp.extra_flag |= RTE_HASH_EXTRA_FLAGS_MULTI_WRITER_ADD;
+		tb->n_pos += (RTE_MAX_LCORE - 1) * (L2_LCORE_CACHE - 1);
+	}
+	tb->mem_estimate = l2_mem_estimate(hp.entries);
 	mem0 = l2_heap_used();
-	l2->h = rte_hash_create(&hp);
-	l2->n_pos = hp.entries + 1;
-	if (l2->h != NULL)
-		l2->ent = rte_zmalloc_socket("l2fib_ent", (size_t)l2->n_pos * sizeof(*l2->ent),
+	tb->h = rte_hash_create(&hp);
+	if (tb->h != NULL)
+		tb->ent = rte_zmalloc_socket("l2fib_ent", (size_t)tb->n_pos * sizeof(*tb->ent),
 					     RTE_CACHE_LINE_SIZE, socket);
-	if (l2->h == NULL || l2->ent == NULL)
+	if (tb->h == NULL || tb->ent == NULL)
 		return pf_node_err(errs, st->conf->node,
 				   "stages.%s: cannot allocate a %u-entry MAC table (about %" PRIu64
 				   " MiB): %s; lower table_size or give EAL more memory (-m)",
-				   st->conf->name, cfg->table_size, l2->mem_estimate >> 20,
-				   rte_strerror(l2->h == NULL ? rte_errno : ENOMEM));
-	l2->mem_bytes = l2_heap_used() - mem0;
+				   st->conf->name, cfg->table_size, tb->mem_estimate >> 20,
+				   rte_strerror(tb->h == NULL ? rte_errno : ENOMEM));
+	tb->mem_bytes = l2_heap_used() - mem0;
+	l2->h = tb->h;
+	l2->ent = tb->ent;
+	l2->n_pos = tb->n_pos;
 
 	for (i = 0; i < cfg->n_static; i++) {
 		const struct l2_static_cfg *s = &cfg->statics[i];
@@ -629,31 +707,17 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 			return pf_err_add(errs, s->file, s->line, s->col,
 					  "stages.%s.static: cannot insert entry: %s", st->conf->name,
 					  rte_strerror(-pos));
-		l2->ent[pos] = (struct l2_entry){ .port = s->port, .bd = (uint8_t)s->bd,
+		tb->ent[pos].e = (struct l2_entry){ .port = s->port, .bd = (uint8_t)s->bd,
 			.flags = L2_F_INHASH | L2_F_LIVE | L2_F_STATIC };
-		l2->dom_entries[s->bd]++;
-		l2->n_slots++;
-		l2->n_static++;
-	}
-	l2->applied = l2_static_keys(cfg);
-	if (l2->applied == NULL)
-		return pf_node_err(errs, st->conf->node, "stages.%s: out of memory", st->conf->name);
-	l2->n_applied = cfg->n_static;
-	l2->ctl_age_s = cfg->age_s;
-	l2->ctl_port_limit = cfg->port_learn_limit;
-	/* Port MACs are final here: configured, or read from the devices at start. */
-	pf_own_macs_init(&l2->own, st->topo);
-	l2->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
-	l2->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
-	if (l2->ts_offset >= 0) {
-		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
-
-		l2->ts_flag = bit >= 0 ? 1ull << bit : 0;
+		tb->dom_entries[s->bd]++;
+		tb->n_slots++;
+		tb->n_static++;
 	}
 	PF_LOG(INFO, "l2fib %s: %u domain(s), table_size %u, %u static, age %u s, "
-	       "%.1f MiB (estimated %.1f MiB)", st->conf->name, cfg->n_domains, cfg->table_size,
-	       cfg->n_static, cfg->age_s, (double)l2->mem_bytes / 1048576.0,
-	       (double)l2->mem_estimate / 1048576.0);
+	       "%.1f MiB (estimated %.1f MiB)%s", st->conf->name, cfg->n_domains, cfg->table_size,
+	       cfg->n_static, cfg->age_s, (double)tb->mem_bytes / 1048576.0,
+	       (double)tb->mem_estimate / 1048576.0,
+	       tb->mt ? ", shared by its instances" : "");
 	return 0;
 }
 
@@ -673,7 +737,7 @@ l2_warn_full(struct pf_stage *st, bool force)
 			continue;
 		PF_LOG(WARNING, "l2fib %s: MAC table full (%u entries, table_size %u): %" PRIu64
 		       " source(s) in domain '%s' not learned, flooded instead (fib_full)",
-		       st->conf->name, l2->n_slots, l2->cap,
+		       st->conf->name, __atomic_load_n(&l2->tb->n_slots, __ATOMIC_RELAXED), l2->cap,
 		       l2->dom_full[d] - l2->dom_full_warned[d], cfg->dom[d].name);
 		l2->dom_full_warned[d] = l2->dom_full[d];
 		l2->warn_tsc = now;
@@ -684,17 +748,25 @@ static void
 l2_free(struct pf_stage *st)
 {
 	struct l2_priv *l2 = st->priv;
+	struct l2_table *tb;
 
 	if (l2 == NULL)
 		return;
-	if (l2->h != NULL && l2->ent != NULL)
-		l2_warn_full(st, true);
-	rte_hash_free(l2->h);
-	rte_free(l2->ent);
-	l2->h = NULL;
-	l2->ent = NULL;
 	free(l2->applied);
 	l2->applied = NULL;
+	if ((tb = l2->tb) == NULL)
+		return;
+	if (tb->h != NULL && tb->ent != NULL)
+		l2_warn_full(st, true);
+	l2->tb = NULL;
+	l2->h = NULL;
+	l2->ent = NULL;
+	/* The last instance to go frees the shared table. */
+	if (--tb->refs != 0)
+		return;
+	rte_hash_free(tb->h);
+	rte_free(tb->ent);
+	rte_free(tb);
 }
 
 /* ---- data path ------------------------------------------------------------ */
@@ -707,70 +779,145 @@ l2_expired(const struct l2_priv *l2, const struct l2_entry *e, uint32_t now_s)
 	       (int32_t)(now_s - e->seen_s) >= (int32_t)l2->age_s;
 }
 
-/* Take a live dynamic entry out of service; the sweep removes its key later. */
-static __rte_always_inline void
-l2_kill(struct l2_priv *l2, struct l2_entry *e)
+/* One entry, read whole (another instance may change it at any time). */
+static __rte_always_inline struct l2_entry
+l2_load(const struct l2_priv *l2, uint32_t pos)
 {
-	e->flags &= (uint8_t)~L2_F_LIVE;
-	l2->dom_entries[e->bd]--;
-	l2->port_learned[e->port]--;
-	l2->n_dead++;
+	union l2_slot s;
+
+	s.w = __atomic_load_n(&l2->ent[pos].w, __ATOMIC_RELAXED);
+	return s.e;
 }
 
-/* Give a dead (in the hash, not live) position to a source; false if the port is at its limit. */
+/*
+ * Change entry @p pos from @p old to @p new. One instance: a plain store.
+ * Several: a compare-and-swap that fails if another instance changed the
+ * entry since @p old was read; the caller reads it again and re-decides.
+ */
 static __rte_always_inline bool
-l2_revive(struct l2_priv *l2, uint64_t *ctrs, struct l2_entry *e, uint16_t port, uint32_t now_s)
+l2_commit(struct l2_priv *l2, uint32_t pos, struct l2_entry old, struct l2_entry new)
 {
-	if (unlikely(l2->port_limit != 0 && l2->port_learned[port] >= l2->port_limit)) {
-		ctrs[L2_CTR_PORT_LIMIT]++;
-		return false;
+	union l2_slot o = { .e = old }, n = { .e = new };
+
+	if (!l2->mt) {
+		l2->ent[pos].w = n.w;
+		return true;
 	}
-	e->flags |= L2_F_LIVE;
-	e->port = port;
-	e->seen_s = now_s;
-	l2->dom_entries[e->bd]++;
-	l2->port_learned[port]++;
-	l2->n_dead--;
-	ctrs[L2_CTR_LEARNED]++;
+	return __atomic_compare_exchange_n(&l2->ent[pos].w, &o.w, n.w, false, __ATOMIC_RELEASE,
+					   __ATOMIC_RELAXED);
+}
+
+/* Table-wide counts: one writer, or atomic adds when instances share the table. */
+static __rte_always_inline void
+l2_add(const struct l2_priv *l2, uint32_t *c, int32_t d)
+{
+	if (l2->mt)
+		__atomic_fetch_add(c, (uint32_t)d, __ATOMIC_RELAXED);
+	else
+		*c += (uint32_t)d;
+}
+
+static __rte_always_inline uint32_t
+l2_get(const uint32_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+static __rte_always_inline bool
+l2_port_full(const struct l2_priv *l2, uint16_t port)
+{
+	return unlikely(l2->port_limit != 0) &&
+	       l2_get(&l2->tb->port_learned[port]) >= l2->port_limit;
+}
+
+/* Take a live dynamic entry out of service; the sweep removes its key later. */
+static __rte_always_inline bool
+l2_kill(struct l2_priv *l2, uint32_t pos, struct l2_entry e)
+{
+	struct l2_entry n = e;
+
+	n.flags &= (uint8_t)~L2_F_LIVE;
+	if (!l2_commit(l2, pos, e, n))
+		return false;
+	l2_add(l2, &l2->tb->dom_entries[e.bd], -1);
+	l2_add(l2, &l2->tb->port_learned[e.port], -1);
+	l2_add(l2, &l2->tb->n_dead, 1);
 	return true;
 }
 
-/* Remove the key at @p pos (sweep only: never while a burst holds positions). */
+/*
+ * Remove the dead key at @p pos (instance 0's sweep only: never while a
+ * burst of its own holds positions). One instance: the position is reused at
+ * once. Several: it is marked gone and freed after a grace period, because
+ * another instance may hold it from a lookup made before the delete.
+ */
 static void
-l2_remove(struct l2_priv *l2, uint32_t pos)
+l2_remove(struct l2_priv *l2, uint32_t pos, struct l2_entry e, bool dead)
 {
+	struct l2_table *tb = l2->tb;
+	struct l2_entry gone = { .flags = L2_F_GONE };
 	void *key;
 
-	if (rte_hash_get_key_with_position(l2->h, (int32_t)pos, &key) == 0 &&
-	    rte_hash_del_key(l2->h, key) >= 0)
-		/* Single reader (the writer itself): the position can be reused at once. */
+	if (!l2->mt) {
+		if (rte_hash_get_key_with_position(l2->h, (int32_t)pos, &key) == 0 &&
+		    rte_hash_del_key(l2->h, key) >= 0)
+			rte_hash_free_key_with_position(l2->h, (int32_t)pos);
+		l2->ent[pos].w = 0;
+		tb->n_slots--;
+		tb->n_dead -= dead;
+		return;
+	}
+	if (tb->pend_tail - tb->pend_head == L2_PEND || !l2_commit(l2, pos, e, gone))
+		return;   /* no room to defer (next sweep), or revived meanwhile */
+	l2_add(l2, &tb->n_dead, -(int32_t)dead);
+	if (rte_hash_get_key_with_position(l2->h, (int32_t)pos, &key) == 0)
+		rte_hash_del_key(l2->h, key);
+	tb->pend_pos[tb->pend_tail % L2_PEND] = pos;
+	tb->pend_tok[tb->pend_tail % L2_PEND] = pf_rcu_start();
+	tb->pend_tail++;
+}
+
+/* Free the removed positions whose grace period is over (tokens only grow). */
+static void
+l2_reclaim(struct l2_priv *l2)
+{
+	struct l2_table *tb = l2->tb;
+	uint32_t pos;
+
+	while (tb->pend_head != tb->pend_tail &&
+	       pf_rcu_done(tb->pend_tok[tb->pend_head % L2_PEND])) {
+		pos = tb->pend_pos[tb->pend_head % L2_PEND];
+		/* Empty before free: whoever gets the position next claims it from 0. */
+		__atomic_store_n(&l2->ent[pos].w, 0, __ATOMIC_RELEASE);
 		rte_hash_free_key_with_position(l2->h, (int32_t)pos);
-	l2->ent[pos].flags = 0;
-	l2->n_slots--;
+		l2_add(l2, &tb->n_slots, -1);
+		tb->pend_head++;
+	}
 }
 
 static void
 l2_sweep(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
 {
-	struct l2_entry *e;
+	struct l2_entry e;
 	uint32_t pos;
 
 	budget = RTE_MIN(budget, l2->n_pos);
 	while (budget-- != 0) {
 		pos = l2->sweep_pos;
 		l2->sweep_pos = pos + 1 == l2->n_pos ? 0 : pos + 1;
-		e = &l2->ent[pos];
-		if ((e->flags & (L2_F_INHASH | L2_F_STATIC)) != L2_F_INHASH)
+		e = l2_load(l2, pos);
+		if ((e.flags & (L2_F_INHASH | L2_F_STATIC)) != L2_F_INHASH)
 			continue;
-		if (e->flags & L2_F_LIVE) {
-			if (!l2_expired(l2, e, l2->now_s))
+		if (e.flags & L2_F_LIVE) {
+			if (!l2_expired(l2, &e, l2->now_s) || !l2_kill(l2, pos, e))
 				continue;
-			l2_kill(l2, e);
 			st->ctrs[L2_CTR_AGED]++;
+			e.flags &= (uint8_t)~L2_F_LIVE;
 		}
-		l2->n_dead--;
-		l2_remove(l2, pos);
+		l2_remove(l2, pos, e, true);
 	}
+	if (l2->mt)
+		l2_reclaim(l2);
 }
 
 /* ---- live update: applied by the owning lcore ------------------------------ */
@@ -780,78 +927,83 @@ l2_sweep(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
 static bool
 l2_evict(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
 {
-	struct l2_entry *e;
+	struct l2_entry e;
 	uint32_t n, pos = l2->sweep_pos;
 
 	for (n = 0; n < l2->n_pos; n++, pos = pos + 1 == l2->n_pos ? 0 : pos + 1) {
-		e = &l2->ent[pos];
-		if ((e->flags & (L2_F_INHASH | L2_F_STATIC)) != L2_F_INHASH)
+		e = l2_load(l2, pos);
+		if ((e.flags & (L2_F_INHASH | L2_F_STATIC)) != L2_F_INHASH)
 			continue;
-		if (e->flags & L2_F_LIVE) {
-			l2_kill(l2, e);
+		if (e.flags & L2_F_LIVE) {
+			if (!l2_kill(l2, pos, e))
+				continue;
 			st->ctrs[L2_CTR_STATIC_EVICT]++;
 			c->evicted++;
+			e.flags &= (uint8_t)~L2_F_LIVE;
 		}
-		l2->n_dead--;
-		l2_remove(l2, pos);
+		l2_remove(l2, pos, e, true);
 		return true;
 	}
 	return false;
 }
 
+/* Static entry changes (one instance only: update_check refuses them with
+ * instances, so these plain writes have no concurrent writer). */
 static void
 l2_op_apply(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c, const struct l2_op *op)
 {
+	struct l2_table *tb = l2->tb;
 	uint8_t bd = (uint8_t)(op->key >> 48);
 	int32_t pos = rte_hash_lookup(l2->h, &op->key);
-	struct l2_entry *e;
+	struct l2_entry e, n = { .port = op->port, .bd = bd,
+				 .flags = L2_F_INHASH | L2_F_LIVE | L2_F_STATIC };
 
 	if (op->del) {
-		if (pos < 0 || !(l2->ent[pos].flags & L2_F_STATIC))
+		if (pos < 0 || !(l2_load(l2, (uint32_t)pos).flags & L2_F_STATIC))
 			return;
-		l2->n_static--;
-		l2->dom_entries[bd]--;
+		tb->n_static--;
+		tb->dom_entries[bd]--;
 		/* Between bursts: no position is held, the key can go at once. */
-		l2_remove(l2, pos);
+		l2_remove(l2, (uint32_t)pos, l2_load(l2, (uint32_t)pos), false);
 		c->removed++;
 		return;
 	}
 	if (pos >= 0) {
-		e = &l2->ent[pos];
-		if (e->flags & L2_F_STATIC) {
-			if (e->port != op->port) {
-				e->port = op->port;
+		e = l2_load(l2, (uint32_t)pos);
+		if (e.flags & L2_F_STATIC) {
+			if (e.port != op->port) {
+				n = e;
+				n.port = op->port;
+				l2_commit(l2, (uint32_t)pos, e, n);
 				c->repointed++;
 			}
 			return;
 		}
-		if (e->flags & L2_F_LIVE) {
+		if (e.flags & L2_F_LIVE) {
 			/* A learned entry becomes the static one (it no longer counts for its port). */
-			l2->port_learned[e->port]--;
+			tb->port_learned[e.port]--;
 			c->replaced_learned++;
 		} else {
-			l2->n_dead--;
-			l2->dom_entries[bd]++;
+			tb->n_dead--;
+			tb->dom_entries[bd]++;
 		}
-		*e = (struct l2_entry){ .port = op->port, .bd = bd,
-			.flags = L2_F_INHASH | L2_F_LIVE | L2_F_STATIC };
-		l2->n_static++;
+		l2_commit(l2, (uint32_t)pos, e, n);
+		tb->n_static++;
 		c->added++;
 		return;
 	}
 	/* Static entries win over learned ones for the table_size slots. */
-	if (l2->n_slots >= l2->cap)
+	if (tb->n_slots >= l2->cap)
 		l2_evict(st, l2, c);
-	pos = l2->n_slots < l2->cap ? rte_hash_add_key(l2->h, &op->key) : -ENOSPC;
+	pos = tb->n_slots < l2->cap ? rte_hash_add_key(l2->h, &op->key) : -ENOSPC;
 	if (pos < 0) {
 		c->failed++;        /* not reachable: the parse caps statics at table_size */
 		return;
 	}
-	l2->ent[pos] = (struct l2_entry){ .port = op->port, .bd = bd,
-		.flags = L2_F_INHASH | L2_F_LIVE | L2_F_STATIC };
-	l2->n_slots++;
-	l2->dom_entries[bd]++;
-	l2->n_static++;
+	l2->ent[pos].e = n;
+	tb->n_slots++;
+	tb->dom_entries[bd]++;
+	tb->n_static++;
 	c->added++;
 }
 
@@ -894,73 +1046,131 @@ l2_find_new(const struct l2_new *nl, uint16_t n, uint64_t key)
 	return -ENOENT;
 }
 
+/*
+ * Learn a source at @p pos, which held its key when it was looked up.
+ * Returns false if the position no longer holds it (removed meanwhile).
+ * Each change is decided on one read of the entry and committed whole;
+ * a lost race (another instance changed it) reads again and re-decides.
+ */
+static __rte_always_inline bool
+l2_learn_at(struct l2_priv *l2, uint64_t *ctrs, uint32_t pos, uint16_t in_port, uint32_t now_s)
+{
+	struct l2_table *tb = l2->tb;
+	struct l2_entry e, n;
+
+	for (;;) {
+		e = l2_load(l2, pos);
+		if (unlikely(!(e.flags & L2_F_INHASH)))
+			return false;
+		if (unlikely(e.flags & L2_F_STATIC)) {
+			if (e.port != in_port)
+				ctrs[L2_CTR_STATIC_MISMATCH]++;
+			return true;
+		}
+		n = e;
+		if (likely(e.flags & L2_F_LIVE)) {
+			bool old = l2_expired(l2, &e, now_s);
+
+			if (likely(e.port == in_port) && likely(!old)) {
+				/* Refresh without dirtying the line when nothing changed; a
+				 * lost race means another instance just wrote it: fine. */
+				if ((int32_t)(now_s - e.seen_s) > 0) {
+					n.seen_s = now_s;
+					l2_commit(l2, pos, e, n);
+				}
+				return true;
+			}
+			if (old) {
+				/* Aged out before this packet: count it aged, then learn anew. */
+				if (l2_kill(l2, pos, e))
+					ctrs[L2_CTR_AGED]++;
+				continue;
+			}
+			if (l2_port_full(l2, in_port)) {
+				/* Cannot move: forget it rather than forward to the old port. */
+				if (!l2_kill(l2, pos, e))
+					continue;
+				ctrs[L2_CTR_PORT_LIMIT]++;
+				return true;
+			}
+			n.port = in_port;
+			n.seen_s = now_s;
+			if (!l2_commit(l2, pos, e, n))
+				continue;
+			ctrs[L2_CTR_MOVED]++;
+			l2_add(l2, &tb->port_learned[e.port], -1);
+			l2_add(l2, &tb->port_learned[in_port], 1);
+			return true;
+		}
+		/* In the hash but dead (aged or limited): give it to this source. */
+		if (l2_port_full(l2, in_port)) {
+			ctrs[L2_CTR_PORT_LIMIT]++;
+			return true;
+		}
+		n.flags |= L2_F_LIVE;
+		n.port = in_port;
+		n.seen_s = now_s;
+		if (!l2_commit(l2, pos, e, n))
+			continue;
+		l2_add(l2, &tb->dom_entries[e.bd], 1);
+		l2_add(l2, &tb->port_learned[in_port], 1);
+		l2_add(l2, &tb->n_dead, -1);
+		ctrs[L2_CTR_LEARNED]++;
+		return true;
+	}
+}
+
 /* Learn the source of one packet whose bulk lookup gave @p pos. */
 static __rte_always_inline void
 l2_learn(struct l2_priv *l2, uint64_t *ctrs, uint64_t key, int32_t pos, uint16_t in_port,
 	 uint8_t bd, uint32_t now_s, struct l2_new *nl, uint16_t *n_new)
 {
-	struct l2_entry *e;
+	struct l2_table *tb = l2->tb;
+	struct l2_entry e, n = { .port = in_port, .bd = bd, .seen_s = now_s,
+				 .flags = L2_F_INHASH | L2_F_LIVE };
+	unsigned int tries;
 
 	if (pos < 0 && *n_new != 0)
 		pos = l2_find_new(nl, *n_new, key);     /* learned earlier in this chunk */
-	if (likely(pos >= 0)) {
-		e = &l2->ent[pos];
-		if (unlikely(e->flags & L2_F_STATIC)) {
-			if (e->port != in_port)
-				ctrs[L2_CTR_STATIC_MISMATCH]++;
-			return;
-		}
-		if (likely(e->flags & L2_F_LIVE)) {
-			bool old = l2_expired(l2, e, now_s);
-
-			if (likely(e->port == in_port) && likely(!old)) {
-				/* Refresh without dirtying the line when nothing changed. */
-				if ((int32_t)(now_s - e->seen_s) > 0)
-					e->seen_s = now_s;
-				return;
-			}
-			if (old) {
-				/* Aged out before this packet: count it aged, then learn anew. */
-				ctrs[L2_CTR_AGED]++;
-				l2_kill(l2, e);
-			} else if (unlikely(l2->port_limit != 0 &&
-					    l2->port_learned[in_port] >= l2->port_limit)) {
-				/* Cannot move: forget it rather than forward to the old port. */
-				ctrs[L2_CTR_PORT_LIMIT]++;
-				l2_kill(l2, e);
-				return;
-			} else {
-				ctrs[L2_CTR_MOVED]++;
-				l2->port_learned[e->port]--;
-				l2->port_learned[in_port]++;
-				e->port = in_port;
-				e->seen_s = now_s;
-				return;
-			}
-		}
-		l2_revive(l2, ctrs, e, in_port, now_s);
+	if (likely(pos >= 0) && likely(l2_learn_at(l2, ctrs, (uint32_t)pos, in_port, now_s)))
 		return;
-	}
-	if (unlikely(l2->n_slots >= l2->cap)) {
+	if (unlikely(l2_get(&tb->n_slots) >= l2->cap)) {
 		ctrs[L2_CTR_FIB_FULL]++;
 		l2->dom_full[bd]++;
 		return;
 	}
-	if (unlikely(l2->port_limit != 0 && l2->port_learned[in_port] >= l2->port_limit)) {
+	if (l2_port_full(l2, in_port)) {
 		ctrs[L2_CTR_PORT_LIMIT]++;
 		return;
 	}
-	pos = rte_hash_add_key(l2->h, &key);
-	if (unlikely(pos < 0)) {
-		ctrs[L2_CTR_NOSPACE]++;
-		return;
+	for (tries = 0;; tries++) {
+		pos = rte_hash_add_key(l2->h, &key);
+		if (unlikely(pos < 0 || (uint32_t)pos >= l2->n_pos)) {
+			ctrs[L2_CTR_NOSPACE]++;
+			return;
+		}
+		e = l2_load(l2, (uint32_t)pos);
+		if (likely(e.flags == 0)) {
+			/* A fresh position: the instance whose commit lands claims it. */
+			if (!l2_commit(l2, (uint32_t)pos, e, n))
+				continue;
+			l2_add(l2, &tb->n_slots, 1);
+			l2_add(l2, &tb->dom_entries[bd], 1);
+			l2_add(l2, &tb->port_learned[in_port], 1);
+			ctrs[L2_CTR_LEARNED]++;
+			break;
+		}
+		/* Another instance added the key first: learn on its entry. */
+		if (l2_learn_at(l2, ctrs, (uint32_t)pos, in_port, now_s))
+			break;
+		/* The old position of a key being removed (instance 0 deletes it
+		 * right after marking it gone): add again until the delete lands. */
+		if (unlikely(tries == L2_ADD_TRIES)) {
+			ctrs[L2_CTR_NOSPACE]++;
+			return;
+		}
+		rte_pause();
 	}
-	l2->ent[pos] = (struct l2_entry){ .port = in_port, .bd = bd, .seen_s = now_s,
-		.flags = L2_F_INHASH | L2_F_LIVE };
-	l2->n_slots++;
-	l2->dom_entries[bd]++;
-	l2->port_learned[in_port]++;
-	ctrs[L2_CTR_LEARNED]++;
 	nl[*n_new].key = key;
 	nl[*n_new].pos = pos;
 	(*n_new)++;
@@ -1068,7 +1278,7 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct pf_meta *md;
-		const struct l2_entry *e;
+		struct l2_entry e;
 		uint32_t now_s, mask;
 		int32_t dp;
 
@@ -1084,13 +1294,13 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 			if (dp < 0 && n_new != 0)
 				dp = l2_find_new(nl, n_new, key[dk[i]]);
 			if (likely(dp >= 0)) {
-				e = &l2->ent[dp];
-				if (likely(e->flags & L2_F_LIVE) && likely(!l2_expired(l2, e, now_s))) {
-					if (unlikely(e->port == md->in_port)) {
+				e = l2_load(l2, (uint32_t)dp);
+				if (likely(e.flags & L2_F_LIVE) && likely(!l2_expired(l2, &e, now_s))) {
+					if (unlikely(e.port == md->in_port)) {
 						PF_DROP(edge, i, ctrs, L2_CTR_SAME_PORT);
 						continue;
 					}
-					md->out_port = e->port;
+					md->out_port = e.port;
 					ctrs[L2_CTR_HIT]++;
 					continue;
 				}
@@ -1128,7 +1338,8 @@ l2_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 		l2_chunk(st, l2, pkts + off, (uint16_t)RTE_MIN(L2_CHUNK, n - off), edge + off,
 			 burst_s);
 	/* Bounded aging work, so a loaded lcore that never idles still ages. */
-	if (l2->age_s != 0 || l2->n_dead != 0)
+	if (l2->sweeper && (l2->age_s != 0 || l2->tb->n_dead != 0 ||
+			    l2->tb->pend_head != l2->tb->pend_tail))
 		l2_sweep(st, l2, L2_SWEEP_BURST);
 }
 
@@ -1144,7 +1355,8 @@ l2_idle(struct pf_stage *st, uint64_t now_ns)
 	if (unlikely(l2->cmd_cur != NULL ||
 		     __atomic_load_n(&l2->cmd_post, __ATOMIC_RELAXED) != NULL))
 		l2_cmd_run(st, l2, L2_CMD_IDLE);
-	if (l2->age_s != 0 || l2->n_dead != 0)
+	if (l2->sweeper && (l2->age_s != 0 || l2->tb->n_dead != 0 ||
+			    l2->tb->pend_head != l2->tb->pend_tail))
 		l2_sweep(st, l2, L2_SWEEP_IDLE);
 	for (d = 0; d < l2->n_domains; d++)
 		if (l2->dom_full[d] != l2->dom_full_warned[d]) {
@@ -1184,6 +1396,28 @@ l2_update_check(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
 		rc = pf_node_err(errs, pf_map_get(new_sc->node, key),
 				 "stages.%s.%s: changing bridge domains (their names, ports or VLANs) "
 				 "needs a restart", new_sc->name, key);
+	}
+	if (l2->mt) {
+		/* The shared table takes learning from every instance at once; the
+		 * static-entry applier is single-writer code, so not live here. */
+		struct l2_static_key *k = l2_static_keys(cfg);
+		uint32_t i = 0;
+
+		if (k != NULL && cfg->n_static == l2->n_applied)
+			for (i = 0; i < cfg->n_static; i++)
+				if (k[i].key != l2->applied[i].key || k[i].port != l2->applied[i].port)
+					break;
+		if ((k == NULL || cfg->n_static != l2->n_applied || i != cfg->n_static) &&
+		    new_sc->instance != 0) {
+			rc = -EINVAL;   /* instance 0 says why, once */
+		} else if (k == NULL || cfg->n_static != l2->n_applied || i != cfg->n_static) {
+			v = pf_map_get(new_sc->node, "static");
+			rc = pf_node_err(errs, v != NULL ? v : new_sc->node,
+					 "stages.%s.static: changing static entries of a stage with "
+					 "instances needs a restart", new_sc->group[0] != '\0' ?
+					 new_sc->group : new_sc->name);
+		}
+		free(k);
 	}
 	return rc;
 }
@@ -1296,11 +1530,12 @@ l2_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 {
 	const struct l2_cfg *cfg = st->conf->cfg;
 	const struct l2_priv *l2 = st->priv;
+	const struct l2_table *tb = l2->tb;
 	uint32_t live = 0;
 	uint16_t n = 0, d;
 
 	for (d = 0; d < l2->n_domains; d++)
-		live += l2->dom_entries[d];
+		live += l2_get(&tb->dom_entries[d]);
 #define L2_GAUGE(nm, val) do {						\
 	if (n < max) {							\
 		snprintf(out[n].name, sizeof(out[n].name), "%s", nm);	\
@@ -1308,13 +1543,13 @@ l2_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 	}								\
 } while (0)
 	L2_GAUGE("entries", live);
-	L2_GAUGE("entries_static", l2->n_static);
+	L2_GAUGE("entries_static", tb->n_static);
 	L2_GAUGE("table_size", l2->cap);
-	L2_GAUGE("memory_bytes", l2->mem_bytes);
+	L2_GAUGE("memory_bytes", tb->mem_bytes);
 	L2_GAUGE("updates", __atomic_load_n(&l2->updates, __ATOMIC_RELAXED));
 	for (d = 0; d < l2->n_domains && n < max; d++) {
 		snprintf(out[n].name, sizeof(out[n].name), "entries.%s", cfg->dom[d].name);
-		out[n++].value = l2->dom_entries[d];
+		out[n++].value = l2_get(&tb->dom_entries[d]);
 	}
 #undef L2_GAUGE
 	return n;
@@ -1323,6 +1558,7 @@ l2_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 const struct pf_stage_ops pf_l2fib_ops = {
 	.type = "l2fib",
 	.summary = "MAC-learning bridge: bridge domains, learning, flooding, aging",
+	.flags = PF_STAGE_SHARED,
 	.priv_size = sizeof(struct l2_priv),
 	.n_edges = L2_EDGE_MAX,
 	.edge_names = l2_edges,

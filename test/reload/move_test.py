@@ -12,6 +12,11 @@ drops (the documented bound with 8192-entry rings at the paced rate), every
 flow's sequence complete and in order at the output, no mbuf leaked; it
 prints the reload times and the worst gap seen by a flow.
 
+With --instances 2, xc runs as two instances (xc.0, xc.1) fed by rx's flow-hash
+fan-out, and the layouts move the instances apart, together and across each
+other; each flow still comes out complete and in order, and both instances
+carry traffic.
+
 Baseline without moves (the gap the machine itself causes):
     MOVE_TEST_LAYOUT=1 /usr/bin/python3 test/reload/move_test.py --moves 0
 (fails its reload-count check by design; read the printed gap).
@@ -44,6 +49,17 @@ LAYOUTS = [
     {1: [], 2: [], 3: ["rx", "xc", "tx"]},          # fused elsewhere
 ]
 
+# xc as two instances: split, fused, swapped with each other, rotated.
+LAYOUTS_INST = [
+    {1: ["rx", "xc.0", "xc.1", "tx"], 2: [], 3: []},
+    {1: ["rx"], 2: ["xc.0"], 3: ["xc.1", "tx"]},
+    {1: ["xc.1"], 2: ["rx", "xc.0"], 3: ["tx"]},
+    {1: ["tx"], 2: ["xc.1"], 3: ["rx", "xc.0"]},    # the instances swap lcores
+    {1: ["xc.0", "xc.1"], 2: ["tx"], 3: ["rx"]},
+    {1: ["rx", "tx"], 2: ["xc.0", "xc.1"], 3: []},
+    {1: [], 2: ["xc.1", "rx"], 3: ["xc.0", "tx"]},
+]
+
 TOPOLOGY = """# move test (generated)
 eal: [--no-huge, -m, "512", --no-pci, --log-level=lib.eal:warning, --no-telemetry]
 ports:
@@ -51,7 +67,7 @@ ports:
   p1: {{ device: "net_pcap1,rx_pcap={empty},tx_pcap={out1}" }}
 stages:
   rx: {{ type: rx, ports: [p0], pace_pps: {pps}, next: xc }}
-  xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: tx }}
+  xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: tx{inst} }}
   tx: {{ type: tx, ports: [p1] }}
 rings:
   default: {{ size: 8192, burst: {burst} }}
@@ -94,9 +110,10 @@ def pcap_records(path):
             yield sec + frac * scale, f.read(incl)
 
 
-def topology(paths, layout, burst):
+def topology(paths, layout, burst, instances=1):
     lines = "\n".join(f"  {lc}: [{', '.join(st)}]" for lc, st in sorted(layout.items()))
-    return TOPOLOGY.format(lcores=lines, pps=PACE_PPS, burst=burst, **paths)
+    inst = f", instances: {instances}" if instances > 1 else ""
+    return TOPOLOGY.format(lcores=lines, pps=PACE_PPS, burst=burst, inst=inst, **paths)
 
 
 def write_atomic(path, text):
@@ -112,7 +129,10 @@ def main():
     ap.add_argument("--moves", type=int, default=60, help="reloads to send")
     ap.add_argument("--interval", type=float, default=0.03, help="pause after each applied reload")
     ap.add_argument("--seconds", type=float, default=8.0, help="length of the paced replay")
+    ap.add_argument("--instances", type=int, default=1, choices=(1, 2),
+                    help="run xc as this many instances")
     args = ap.parse_args()
+    layouts = LAYOUTS_INST if args.instances == 2 else LAYOUTS
 
     total = int(PACE_PPS * args.seconds)
     total -= total % FLOWS
@@ -122,7 +142,8 @@ def main():
     write_input(paths["inp"], total)
     replaylib.write_pcap(paths["empty"], [])
     topo = f"{d}/topology.yaml"
-    write_atomic(topo, topology(paths, LAYOUTS[int(os.environ.get("MOVE_TEST_LAYOUT", "0"))], 32))
+    write_atomic(topo, topology(paths, layouts[int(os.environ.get("MOVE_TEST_LAYOUT", "0"))], 32,
+                                args.instances))
     stats = f"{d}/stats.json"
     proc = subprocess.Popen([args.pipefwd, "-q", "-i", "1500", "-j", stats, topo, "--",
                              f"--file-prefix=move_{os.getpid()}"],
@@ -142,19 +163,31 @@ def main():
     time.sleep(0.5)
     acked_at = []
     stage_moves = 0
-    prev = LAYOUTS[0]
+    prev = layouts[0]
     for i in range(args.moves):
-        layout = LAYOUTS[(i + 1) % len(LAYOUTS)]
+        layout = layouts[(i + 1) % len(layouts)]
         burst = (16, 32, 64)[i % 3]
         owner = {s: lc for lc, sts in prev.items() for s in sts}
         stage_moves += sum(1 for lc, sts in layout.items() for s in sts if owner[s] != lc)
         prev = layout
-        write_atomic(topo, topology(paths, layout, burst))
+        write_atomic(topo, topology(paths, layout, burst, args.instances))
         proc.send_signal(signal.SIGHUP)
         if not applied.acquire(timeout=10):
             break
         acked_at.append(time.time())
         time.sleep(args.interval)
+    refused_ok = True
+    if args.instances > 1:
+        # Changing the instance count needs a restart: refused, naming the key.
+        grown = {lc: list(sts) for lc, sts in prev.items()}
+        grown[3] = grown[3] + ["xc.2"]
+        write_atomic(topo, topology(paths, grown, 32, 3))
+        n_log = len(log)
+        proc.send_signal(signal.SIGHUP)
+        refused_ok = applied.acquire(timeout=10) and any(
+            "stages.xc.instances: changing the number of instances (2 -> 3) needs a restart"
+            in line for line in log[n_log:])
+        write_atomic(topo, topology(paths, prev, 32, args.instances))
     proc.wait(timeout=60)
     follower.join(timeout=5)
     err = "".join(log)
@@ -175,7 +208,13 @@ def main():
     reloads = st["reload"]["generation"]
     if reloads < 50:
         errors.append(f"only {reloads} reloads applied (want >= 50): {err[-1000:]}")
-    if st["reload"]["failures"] != 0:
+    if args.instances > 1:
+        per = {k: st["stages"][f"xc.{k}"]["packets"] for k in range(args.instances)}
+        if min(per.values()) == 0:
+            errors.append(f"an instance carried no traffic: {per}")
+    if not refused_ok:
+        errors.append("changing the instance count was not refused by name")
+    if st["reload"]["failures"] != (1 if args.instances > 1 else 0):
         errors.append(f"{st['reload']['failures']} reloads refused: {err[-1000:]}")
 
     last_out = 0.0
@@ -204,7 +243,8 @@ def main():
         errors.append("traffic ended before the 50th reload: raise --seconds")
     gaps.sort()
     median = gaps[len(gaps) // 2] if gaps else 0
-    print(f"move test: {total} frames, {reloads} reloads, {stage_moves} stage moves, "
+    print(f"move test{' (xc as 2 instances)' if args.instances > 1 else ''}: "
+          f"{total} frames, {reloads} reloads, {stage_moves} stage moves, "
           f"reload max {st['reload']['max_ms']:.2f} ms, per-flow gap median "
           f"{median * 1e6:.0f} us, worst {worst[0] * 1e3:.2f} ms (flow {worst[1]})")
     for e in errors[:20]:

@@ -32,6 +32,11 @@ static const char *const bad_fixtures[] = {
 	"bad_edge_unknown_stage.yaml",
 	"bad_empty.yaml",
 	"bad_empty_doc.yaml",
+	"bad_instances_edge.yaml",
+	"bad_instances_lcore.yaml",
+	"bad_instances_name.yaml",
+	"bad_instances_range.yaml",
+	"bad_instances_source.yaml",
 	"bad_int_range.yaml",
 	"bad_lcore_main.yaml",
 	"bad_lcore_main0.yaml",
@@ -61,6 +66,7 @@ static const char *const bad_fixtures[] = {
 
 static const char *const ok_fixtures[] = {
 	"ok_full.yaml",
+	"ok_instances.yaml",
 	"ok_minimal.yaml",
 	"ok_yaml_names.yaml",
 };
@@ -282,6 +288,76 @@ test_ok_full_values(void **state)
 	pf_topo_free(t);
 }
 
+static int
+ring_of(const struct pf_topo *t, const char *from, const char *to)
+{
+	int f = pf_topo_stage_index(t, from), d = pf_topo_stage_index(t, to);
+
+	assert_true(f >= 0 && d >= 0);
+	return pf_topo_ring_index(t, (uint16_t)f, (uint16_t)d);
+}
+
+/* instances: N expands into N confs "<name>.k", with a ring per instance pair. */
+static void
+test_ok_instances(void **state)
+{
+	struct pf_topo *t = load_ok("ok_instances.yaml");
+	static const char *const xc[] = { "xc.0", "xc.1", "xc.2" };
+	int x0, one, r, k, j;
+
+	assert_int_equal(t->n_stages, 8);
+	assert_int_equal(pf_topo_stage_index(t, "xc"), -1);
+	x0 = pf_topo_group_index(t, "xc");
+	assert_int_equal(x0, pf_topo_stage_index(t, "xc.0"));
+	for (k = 0; k < 3; k++) {
+		const struct pf_stage_conf *sc = &t->stages[x0 + k];
+
+		assert_string_equal(sc->name, xc[k]);
+		assert_string_equal(sc->group, "xc");
+		assert_int_equal(sc->instance, k);
+		assert_int_equal(sc->n_instances, 3);
+		assert_int_equal(sc->first, x0);
+		assert_ptr_equal(sc->node, t->stages[x0].node);
+		/* Edges lead to instance 0 of the target; each instance has its own config. */
+		assert_int_equal(sc->next[1], pf_topo_stage_index(t, "tx.0"));
+		assert_non_null(sc->cfg);
+		assert_true(k == 0 || sc->cfg != t->stages[x0].cfg);
+		assert_int_equal(sc->n_inputs, 1);
+	}
+	/* instances: 1 is a plain stage. */
+	one = pf_topo_stage_index(t, "one");
+	assert_true(one >= 0);
+	assert_int_equal(t->stages[one].n_instances, 1);
+	assert_string_equal(t->stages[one].group, "one");
+	assert_true(pf_topo_stage_index(t, "rx2") >= 0);
+	/* rx->xc.k (3), xc.k->tx.j (6), one->tx.j (2), rx2->one (1). */
+	assert_int_equal(t->n_rings, 12);
+	r = ring_of(t, "rx", "xc.0");
+	assert_string_equal(t->rings[r].name, "rx->xc.0");
+	assert_int_equal(t->rings[r].size, 4096);                       /* group key */
+	assert_int_equal(t->rings[ring_of(t, "rx", "xc.1")].size, 256); /* exact key wins */
+	assert_int_equal(t->rings[ring_of(t, "rx", "xc.2")].size, 4096);
+	for (k = 0; k < 3; k++)
+		for (j = 0; j < 2; j++) {
+			char from[8], to[8];
+
+			snprintf(from, sizeof(from), "xc.%d", k);
+			snprintf(to, sizeof(to), "tx.%d", j);
+			r = ring_of(t, from, to);
+			assert_true(r >= 0);
+			assert_int_equal(t->rings[r].burst, 16);
+			assert_int_equal(t->rings[r].size, PF_RING_SIZE_DEFAULT);
+		}
+	assert_true(ring_of(t, "one", "tx.1") >= 0);
+	assert_int_equal(t->stages[pf_topo_stage_index(t, "tx.0")].n_inputs, 4);
+	/* Every tx instance has its own tx queue on each port. */
+	assert_int_equal(t->ports[0].n_txq, 2);
+	assert_int_equal(t->ports[1].n_txq, 2);
+	assert_int_equal(t->stages[pf_topo_stage_index(t, "tx.1")].tx_queue[0], 1);
+	assert_int_equal(t->stages[pf_topo_stage_index(t, "xc.2")].lcore, 3);
+	pf_topo_free(t);
+}
+
 /* Defaults: ring 1024/32, main lcore 0, derived mempool with headroom. */
 static void
 test_ok_minimal_defaults(void **state)
@@ -473,6 +549,7 @@ main(void)
 		cmocka_unit_test(test_ok_fixtures),
 		cmocka_unit_test(test_ok_full_values),
 		cmocka_unit_test(test_ok_minimal_defaults),
+		cmocka_unit_test(test_ok_instances),
 		cmocka_unit_test(test_ok_yaml_names),
 		cmocka_unit_test(test_file_size_limit),
 		cmocka_unit_test(test_unreadable_file),
