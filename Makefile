@@ -19,7 +19,7 @@ run: build
 	@scripts/run-default.sh $(BUILD)
 
 $(BUILD)-asan/build.ninja:
-	meson setup $(BUILD)-asan $(MESON_OPTS) -Dsanitizers=true -Dbuildtype=debugoptimized
+	meson setup $(BUILD)-asan $(MESON_OPTS) -Dwerror=false -Dsanitizers=true -Dbuildtype=debugoptimized
 
 test: build $(BUILD)-asan/build.ninja
 	ninja -C $(BUILD)-asan && ASAN_BUILD=$(BUILD)-asan scripts/run-tests.sh $(BUILD)
