@@ -95,6 +95,7 @@ def main():
     err = proc.stderr.read()
     rc = proc.wait()
     wall = time.time() - t0
+    subprocess.run(["rm", "-rf", f"/var/run/dpdk/robust_soak_{os.getpid()}"])
     errors = []
     if rc != 0:
         errors.append(f"pipefwd exited {rc}: {err[-2000:]}")

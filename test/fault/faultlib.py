@@ -154,6 +154,7 @@ class Pipefwd:
             self.log.append(f"(killed after {timeout} s)\n")
         self.follower.join(timeout=5)
         self.proc.stdout.close()
+        self.cleanup_runtime_dir()
         return rc
 
     def stderr(self):
