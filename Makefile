@@ -3,7 +3,7 @@ BUILD ?= build
 MESON_OPTS ?= -Dwerror=true
 PY := /usr/bin/python3
 
-.PHONY: all deps build run test bench bench-compare clean
+.PHONY: all deps build run test bench bench-compare fuzz soak clean
 all: build
 
 deps:
@@ -18,8 +18,11 @@ build: deps $(BUILD)/build.ninja
 run: build
 	@scripts/run-default.sh $(BUILD)
 
-test: build
-	@scripts/run-tests.sh $(BUILD)
+$(BUILD)-asan/build.ninja:
+	meson setup $(BUILD)-asan $(MESON_OPTS) -Dwerror=false -Dsanitizers=true -Dbuildtype=debugoptimized
+
+test: build $(BUILD)-asan/build.ninja
+	ninja -C $(BUILD)-asan && ASAN_BUILD=$(BUILD)-asan scripts/run-tests.sh $(BUILD)
 
 bench: build
 	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick)
@@ -27,5 +30,11 @@ bench: build
 bench-compare: build
 	@scripts/bench.sh $(BUILD) --compare $(or $(BASE),main)
 
+fuzz: deps
+	@scripts/fuzz.sh $(BUILD)-fuzz
+
+soak: build
+	@$(PY) scripts/soak.py --pipefwd $(BUILD)/app/pipefwd
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz

@@ -121,7 +121,9 @@ load_collection(struct loader *ld, struct pf_node *n)
 				ld->failed = true;
 			} else {
 				for (i = 0; i < n->n; i++) {
-					if (strcmp(n->keys[i]->value, key->value) != 0)
+					/* Earlier non-scalar keys (already reported) have no value. */
+					if (n->keys[i]->kind != PF_NODE_SCALAR ||
+					    strcmp(n->keys[i]->value, key->value) != 0)
 						continue;
 					pf_err_add(ld->errs, ld->file, key->line, key->col,
 						   "duplicate key '%s' (first defined at %d:%d)",

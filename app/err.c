@@ -10,6 +10,7 @@ pf_err_add(struct pf_errs *errs, const char *file, int line, int col, const char
 {
 	struct pf_err *e;
 	va_list ap;
+	char *c;
 
 	if (errs == NULL)
 		return -EINVAL;
@@ -22,6 +23,10 @@ pf_err_add(struct pf_errs *errs, const char *file, int line, int col, const char
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
+	/* One line per error, whatever bytes the file had in a quoted key or value. */
+	for (c = e->msg; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -EINVAL;
 }
 

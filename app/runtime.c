@@ -148,6 +148,8 @@ int
 pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs *errs)
 {
 	struct pf_runtime *rt;
+	const char *fault;
+	uint32_t n_mbufs;
 	uint16_t i, j;
 	int rc;
 
@@ -161,11 +163,17 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		pf_err_add(errs, topo->file, 0, 0, "cannot register the mbuf metadata field");
 		goto fail;
 	}
-	rt->pool = rte_pktmbuf_pool_create("pf_mbufs", topo->mbufs, MBUF_CACHE, 0,
+	/* Fault injection for tests only: a pool smaller than the topology needs. */
+	fault = getenv("PIPEFWD_FAULT_MBUFS");
+	n_mbufs = fault != NULL && atoi(fault) >= 512 ? (uint32_t)atoi(fault) : topo->mbufs;
+	if (n_mbufs != topo->mbufs)
+		PF_LOG(WARNING, "PIPEFWD_FAULT_MBUFS: pool of %u mbufs instead of %u", n_mbufs,
+		       topo->mbufs);
+	rt->pool = rte_pktmbuf_pool_create("pf_mbufs", n_mbufs, MBUF_CACHE, 0,
 					   topo->mbuf_data_size, rte_socket_id());
 	if (rt->pool == NULL) {
 		pf_err_add(errs, topo->file, 0, 0,
-			   "cannot create a pool of %u mbufs: %s (raise EAL -m)", topo->mbufs,
+			   "cannot create a pool of %u mbufs: %s (raise EAL -m)", n_mbufs,
 			   rte_strerror(rte_errno));
 		goto fail;
 	}

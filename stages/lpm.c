@@ -637,7 +637,9 @@ lpm_burst(struct pf_stage *st, const struct lpm_fib *fib, struct rte_mbuf **pkts
 			rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)&dst[i]), &hop[i],
 					 fib->dflt);
 	} else if (mode == LPM_LOOKUP_BULK) {
-		rte_lpm_lookup_bulk(fib->lpm, dst, hop, n);
+		/* rte_lpm_lookup_bulk sizes a VLA by n: n == 0 is undefined (UBSan). */
+		if (n != 0)
+			rte_lpm_lookup_bulk(fib->lpm, dst, hop, n);
 		for (i = 0; i < n; i++)
 			hop[i] = (hop[i] & RTE_LPM_LOOKUP_SUCCESS) ? hop[i] & 0x00ffffff : fib->dflt;
 	} else {

@@ -8,6 +8,7 @@
 
 #include "pf_stage.h"
 
+extern const struct pf_stage_ops pf_delay_ops;
 extern const struct pf_stage_ops pf_rx_ops;
 extern const struct pf_stage_ops pf_tx_ops;
 extern const struct pf_stage_ops pf_xconnect_ops;
@@ -22,5 +23,6 @@ const struct pf_stage_ops *const pf_stage_types[] = {
 	&pf_l2fib_ops,
 	&pf_acl_ops,
 	&pf_lpm_ops,
+	&pf_delay_ops,
 	NULL,
 };

@@ -170,8 +170,10 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 		n += got;
 	}
 	rx->next_port = (uint16_t)((rx->next_port + 1) % rx->n_ports);
+	/* Pacing spends what was asked, not what came back: a frame the PMD read
+	 * but could not deliver (rx_nombuf) still used its slot, as on a wire. */
 	if (rx->pace_pps != 0)
-		rx->credit -= (uint64_t)n * rx->hz;
+		rx->credit -= (uint64_t)max * rx->hz;
 	if (rx->pcap_clock && rx->ts_offset >= 0) {
 		/* net_pcap stamps each packet with its capture time in microseconds. */
 		for (i = 0; i < n; i++)

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * delay: a test and demo stage that models a slow stage. It busy-waits `us`
+ * microseconds per burst and passes every packet on unchanged, so a topology
+ * can stall a consumer (ring-full fault tests) or show a bottleneck.
+ * Edges: drop (never used), out.
+ * Counters: info: delayed_bursts (bursts that waited).
+ * Params: us (0..1000000, default 0): busy-wait per burst; changes live on reload.
+ *
+ * Not for production pipelines: a busy-wait holds its lcore for the whole delay.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_cycles.h>
+
+#include "pf_stage.h"
+
+#define foreach_delay_ctr(_) \
+	_(DELAY_CTR_BURSTS, delayed_bursts, INFO, "bursts that waited `us` microseconds")
+
+PF_CTR_ENUM(delay, foreach_delay_ctr);
+PF_CTR_DESCS(delay, foreach_delay_ctr);
+
+enum { DELAY_EDGE_DROP, DELAY_EDGE_OUT, DELAY_EDGE_MAX };
+static const char *const delay_edges[] = { "drop", "out" };
+static const char *const delay_keys[] = { "us", NULL };
+
+struct delay_cfg {
+	uint32_t us;
+};
+
+struct delay_priv {
+	uint32_t us;                      /* read every burst; written by update */
+};
+
+static int
+delay_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	const struct pf_node *v = pf_map_get(sc->node, "us");
+	char path[PF_CONF_PATH_MAX];
+	struct delay_cfg *cfg = calloc(1, sizeof(*cfg));
+
+	if (cfg == NULL)
+		return -ENOMEM;
+	sc->cfg = cfg;
+	snprintf(path, sizeof(path), "stages.%s.us", sc->name);
+	if (v != NULL && pf_node_u32(v, path, 0, 1000000, &cfg->us, errs) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+static void
+delay_cfg_free(void *cfg)
+{
+	free(cfg);
+}
+
+static int
+delay_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	struct delay_priv *d = st->priv;
+
+	d->us = ((const struct delay_cfg *)st->conf->cfg)->us;
+	return 0;
+}
+
+static void
+delay_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	const struct delay_priv *d = st->priv;
+	uint32_t us = __atomic_load_n(&d->us, __ATOMIC_RELAXED);
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		edge[i] = DELAY_EDGE_OUT;
+	if (us != 0 && n != 0) {
+		rte_delay_us_block(us);
+		st->ctrs[DELAY_CTR_BURSTS]++;
+	}
+}
+
+/* A plain value: the new delay applies from the next burst. */
+static int
+delay_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
+{
+	struct delay_priv *d = st->priv;
+
+	__atomic_store_n(&d->us, ((const struct delay_cfg *)new_sc->cfg)->us, __ATOMIC_RELAXED);
+	return 0;
+}
+
+const struct pf_stage_ops pf_delay_ops = {
+	.type = "delay",
+	.summary = "test/demo stage: busy-wait `us` per burst, pass packets on unchanged",
+	.priv_size = sizeof(struct delay_priv),
+	.n_edges = DELAY_EDGE_MAX,
+	.edge_names = delay_edges,
+	.default_edge = DELAY_EDGE_OUT,
+	.n_ctrs = delay_ctr_max,
+	.ctrs = delay_ctrs,
+	.param_keys = delay_keys,
+	.parse = delay_parse,
+	.cfg_free = delay_cfg_free,
+	.init = delay_init,
+	.process_burst = delay_process_burst,
+	.update = delay_update,
+};

@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Helpers for the fault tests (test/fault/*.py): frames with per-flow sequence
+numbers, pcap files, running pipefwd in the background, reading its stats.
+
+Every fault test builds its own topology in a scratch directory, starts
+pipefwd with a unique --file-prefix, injects the fault, and then checks the
+counters exactly (what can be predicted) or for consistency (rx, rings and
+totals adding up), that forwarding went on, that nothing is unaccounted and
+that the mempool is back to zero after stop.
+"""
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_PIPEFWD = os.path.join(ROOT, "build", "app", "pipefwd")
+EAL = '[--no-huge, -m, "512", --no-pci, --no-telemetry, --log-level=lib.eal:warning]'
+
+HDR = struct.Struct("!II")      # flow, seq at UDP payload offset 0 (frame offset 42)
+
+
+def frame(flow, seq, size=64):
+    """Ethernet/IPv4/UDP frame of @flow carrying @seq (valid checksum), @size bytes."""
+    payload = HDR.pack(flow, seq) + b"f" * max(0, size - 42 - HDR.size)
+    udp = struct.pack("!HHHH", 20000 + flow, 7, 8 + len(payload), 0) + payload
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), seq & 0xFFFF, 0, 64, 17,
+                               0, bytes([10, 0, flow >> 8 & 0xFF, flow & 0xFF]),
+                               bytes([10, 9, 9, 9])))
+    s = sum(struct.unpack("!10H", ip))
+    s = (s & 0xFFFF) + (s >> 16)
+    s = (s & 0xFFFF) + (s >> 16)
+    ip[10:12] = struct.pack("!H", ~s & 0xFFFF)
+    return bytes.fromhex("02000000000b02000000000a0800") + bytes(ip) + udp
+
+
+def flow_seq(data):
+    return HDR.unpack(data[42:50])
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, data in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000 + i // 1000000, i % 1000000, len(data),
+                                len(data)) + data)
+
+
+def flows_input(path, total, flows=8, size=64):
+    """Write @total frames round-robin over @flows; returns the list of (flow, seq)."""
+    keys = [(i % flows, i // flows) for i in range(total)]
+    write_pcap(path, (frame(fl, sq, size) for fl, sq in keys))
+    return keys
+
+
+def read_pcap(path):
+    """Frames of a pcap; raises ValueError if any record is cut short (incomplete file)."""
+    out = []
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24:
+        raise ValueError(f"{path}: {len(data)} bytes, no pcap header")
+    off = 24
+    while off < len(data):
+        if off + 16 > len(data):
+            raise ValueError(f"{path}: record header cut at byte {off}")
+        incl, orig = struct.unpack("<II", data[off + 8:off + 16])
+        off += 16
+        if off + incl > len(data) or incl > orig:
+            raise ValueError(f"{path}: record data cut at byte {off}")
+        out.append(data[off:off + incl])
+        off += incl
+    return out
+
+
+def check_flow_order(frames, errors, label="output"):
+    """Per-flow sequence numbers strictly increase; returns {flow: [seq...]}."""
+    seqs = {}
+    for d in frames:
+        fl, sq = flow_seq(d)
+        prev = seqs.setdefault(fl, [])
+        if prev and sq <= prev[-1]:
+            errors.append(f"{label}: flow {fl} seq {sq} after {prev[-1]} (reordered/duplicated)")
+            break
+        prev.append(sq)
+    return seqs
+
+
+class Scratch:
+    """A temp dir, removed unless the test failed."""
+
+    def __init__(self, name):
+        self.name = name
+        self.dir = tempfile.mkdtemp(prefix=f"fault-{name}-")
+
+    def path(self, *p):
+        return os.path.join(self.dir, *p)
+
+    def done(self, ok):
+        if ok:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        else:
+            print(f"kept {self.dir}")
+
+
+class Pipefwd:
+    """pipefwd running in the background; stderr is followed line by line."""
+
+    def __init__(self, pipefwd, topo, stats, args=(), env=None, prefix="fault"):
+        self.prefix = f"robust_{prefix}_{os.getpid()}"
+        cmd = [pipefwd, "-q", "-j", stats, *args, topo, "--", f"--file-prefix={self.prefix}"]
+        self.t0 = time.time()
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env={**os.environ, **(env or {})})
+        self.log = []
+        self.cond = threading.Condition()
+        self.follower = threading.Thread(target=self._follow, daemon=True)
+        self.follower.start()
+
+    def _follow(self):
+        for line in self.proc.stderr:
+            with self.cond:
+                self.log.append(line)
+                self.cond.notify_all()
+
+    def wait_log(self, text, timeout=10.0, start=0):
+        """Wait for a stderr line containing @text (from line @start); returns it or None."""
+        end = time.time() + timeout
+        with self.cond:
+            while True:
+                for line in self.log[start:]:
+                    if text in line:
+                        return line
+                left = end - time.time()
+                if left <= 0 or self.proc.poll() is not None and not self.follower.is_alive():
+                    return None
+                self.cond.wait(min(left, 0.05))
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def wait(self, timeout=60):
+        try:
+            rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+            self.log.append(f"(killed after {timeout} s)\n")
+        self.follower.join(timeout=5)
+        self.proc.stdout.close()
+        self.cleanup_runtime_dir()
+        return rc
+
+    def stderr(self):
+        return "".join(self.log)
+
+    def cleanup_runtime_dir(self):
+        shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
+
+
+def load_stats(path, errors):
+    if not os.path.exists(path):
+        errors.append("no stats JSON written")
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def check_common(st, errors, extra_drops=None):
+    """Nothing unaccounted, nothing in flight, mempool back to zero."""
+    tot = st["totals"]
+    if tot["unaccounted"] != 0:
+        errors.append(f"unaccounted packets: {tot}")
+    if tot["in_flight"] != 0:
+        errors.append(f"packets still in flight after stop: {tot}")
+    if st["mbufs_in_use_after_stop"] != 0:
+        errors.append(f"mbufs in use after stop: {st['mbufs_in_use_after_stop']}")
+
+
+def expect_eq(errors, what, got, want):
+    if got != want:
+        errors.append(f"{what} = {got}, expected {want}")
+
+
+def finish(name, scratch, errors, summary):
+    for e in errors[:20]:
+        print("FAIL:", e)
+    print(f"{name}: {'PASS' if not errors else 'FAIL'}: {summary}")
+    scratch.done(not errors)
+    sys.exit(1 if errors else 0)
+
+
+def args_parser(doc):
+    import argparse
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--pipefwd", default=DEFAULT_PIPEFWD)
+    return ap
+
+
+__all__ = ["frame", "flow_seq", "write_pcap", "flows_input", "read_pcap", "check_flow_order",
+           "Scratch", "Pipefwd", "load_stats", "check_common", "expect_eq", "finish",
+           "args_parser", "EAL", "signal"]

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Fault: inter-stage ring full behind a stalled consumer; the producer never blocks.
+
+    /usr/bin/python3 test/fault/ring_full.py [--pipefwd build/app/pipefwd]
+
+rx (paced, 50 kpps) -> xc -> [ring of 4096] -> slow (delay stage) -> tx -> p1.
+`slow` busy-waits 20 ms per burst (about 1.6 kpps), so the ring fills and xc
+drops the overflow as ring_full. Mid-stream a reload sets `us: 0` (the stall
+ends) and the rest of the stream must flow without a drop: recovery without
+restart. Checks, all exact:
+  - rx read every frame of the file (the producer kept running: the run took
+    well under the time the stalled consumer would have needed);
+  - ring enqueued + ring_full == what xc sent on that edge; ring_full on the
+    ring == ring_full on xc == totals.dropped == input - output;
+  - the output is exactly the enqueued frames, per-flow in order, and every
+    frame of the second half of the input got through (recovery);
+  - nothing unaccounted or in flight, mempool back to zero, exit 0.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from faultlib import (EAL, Pipefwd, Scratch, args_parser, check_common, check_flow_order,  # noqa: E402
+                      expect_eq, finish, flows_input, flow_seq, load_stats, read_pcap, signal,
+                      write_pcap)
+
+N = 80000
+PPS = 50000
+STALL_US = 20000
+
+TOPO = """# ring_full fault test (generated)
+eal: {eal}
+ports:
+  p0: {{ device: "net_pcap0,rx_pcap={d}/in.pcap,tx_pcap={d}/p0.pcap" }}
+  p1: {{ device: "net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap={d}/out.pcap" }}
+stages:
+  rx: {{ type: rx, ports: [p0], pace_pps: {pps}, next: xc }}
+  xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: slow }}
+  slow: {{ type: delay, us: {us}, next: tx }}
+  tx: {{ type: tx, ports: [p1] }}
+rings:
+  default: {{ size: 1024, burst: 32 }}
+  xc->slow: {{ size: 4096 }}
+lcores:
+  1: [rx, xc]
+  2: [slow, tx]
+"""
+
+
+def main():
+    args = args_parser(__doc__).parse_args()
+    sc = Scratch("ring_full")
+    errors = []
+    keys = flows_input(sc.path("in.pcap"), N)
+    write_pcap(sc.path("empty.pcap"), [])
+    topo = sc.path("topology.yaml")
+    with open(topo, "w") as f:
+        f.write(TOPO.format(eal=EAL, d=sc.dir, pps=PPS, us=STALL_US))
+    stats = sc.path("stats.json")
+    pf = Pipefwd(args.pipefwd, topo, stats, args=["-i", "300"], prefix="ring_full")
+    if pf.wait_log("running", timeout=30) is None:
+        errors.append("pipefwd did not start")
+    else:
+        pf.wait_log("no such line", timeout=0.5)           # the stall phase
+        with open(topo + ".tmp", "w") as f:
+            f.write(TOPO.format(eal=EAL, d=sc.dir, pps=PPS, us=0))
+        os.replace(topo + ".tmp", topo)
+        pf.signal(signal.SIGHUP)
+        if pf.wait_log(" applied in ", timeout=10) is None:
+            errors.append("reload (us: 0) not applied")
+    rc = pf.wait(timeout=60)
+    if rc != 0:
+        errors.append(f"pipefwd exited {rc}: {pf.stderr()[-2000:]}")
+    st = load_stats(stats, errors)
+    if st is None:
+        finish("ring_full", sc, errors, "no stats")
+    out = read_pcap(sc.path("out.pcap"))
+    ring = st["rings"]["xc->slow"]
+    xc = st["stages"]["xc"]
+    tot = st["totals"]
+    expect_eq(errors, "totals.rx (producer read the whole file)", tot["rx"], N)
+    expect_eq(errors, "xc.packets", xc["packets"], N)
+    expect_eq(errors, "ring enqueued + ring_full", ring["enqueued"] + ring["ring_full"],
+              xc["edges"]["out"])
+    expect_eq(errors, "xc.drops.ring_full", xc["drops"]["ring_full"], ring["ring_full"])
+    expect_eq(errors, "totals.dropped", tot["dropped"], ring["ring_full"])
+    expect_eq(errors, "output frames", len(out), ring["enqueued"])
+    expect_eq(errors, "ports.p1.tx", st["ports"]["p1"]["tx"], len(out))
+    expect_eq(errors, "overflow: input - output", N - len(out), ring["ring_full"])
+    if ring["ring_full"] == 0:
+        errors.append("no ring_full: the stall did not fill the ring")
+    # The producer never waited for the consumer: at 1.6 kpps the stalled
+    # consumer alone would have needed N / 1600 s to take every frame.
+    if st["seconds"] > 10:
+        errors.append(f"run took {st['seconds']:.1f} s: did the producer block?")
+    check_flow_order(out, errors)
+    delivered = {flow_seq(d) for d in out}
+    dropped_at = [i for i, k in enumerate(keys) if k not in delivered]
+    last_drop = dropped_at[-1] if dropped_at else -1
+    if last_drop >= N // 2:
+        errors.append(f"last drop at frame {last_drop} of {N}: no recovery after the stall ended")
+    expect_eq(errors, "reload.generation", st["reload"]["generation"], 1)
+    check_common(st, errors)
+    finish("ring_full", sc, errors,
+           f"{N} frames, ring_full {ring['ring_full']} (= input - output), hwm {ring['hwm']}, "
+           f"last drop at frame {last_drop}, recovered after the reload, {st['seconds']:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
