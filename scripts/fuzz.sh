@@ -8,7 +8,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-$ROOT/build-fuzz}
 SECS=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-fuzz_rx fuzz_topology}
+TARGETS=${FUZZ_TARGETS:-fuzz_l2fib fuzz_rx fuzz_tables fuzz_topology}
 
 # clang and its libFuzzer runtime are only needed here, not for the default build.
 missing=()

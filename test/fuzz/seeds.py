@@ -6,6 +6,8 @@
 
 fuzz_rx: every frame of every replay case pcap (test/replay/*/{in,expected}/*.pcap).
 fuzz_topology: conf/*.yaml, test/replay/*/topology.yaml, test/unit/fixtures/*.yaml.
+fuzz_tables: conf/tables/*, conf/examples/*.rules and the replay cases' table files.
+fuzz_l2fib: test/fuzz/seeds/fuzz_l2fib/* (hand-written operation sequences).
 """
 import glob
 import hashlib
@@ -51,7 +53,20 @@ def main():
         for p in sorted(glob.glob(os.path.join(ROOT, pat))):
             put(topo, open(p, "rb").read())
             n_topo += 1
-    print(f"seeds: fuzz_rx {n_rx} frames, fuzz_topology {n_topo} files -> {out}")
+    tables = os.path.join(out, "fuzz_tables")
+    l2 = os.path.join(out, "fuzz_l2fib")
+    os.makedirs(tables, exist_ok=True)
+    os.makedirs(l2, exist_ok=True)
+    n_tab = 0
+    for pat in ("conf/tables/*", "conf/examples/*.rules", "test/replay/*/*.rules",
+                "test/replay/*/*.routes", "test/replay/*/*.macs", "test/replay/*/*.txt"):
+        for p in sorted(glob.glob(os.path.join(ROOT, pat))):
+            put(tables, open(p, "rb").read())
+            n_tab += 1
+    for p in sorted(glob.glob(os.path.join(ROOT, "test/fuzz/seeds/fuzz_l2fib/*"))):
+        put(l2, open(p, "rb").read())
+    print(f"seeds: fuzz_rx {n_rx} frames, fuzz_topology {n_topo} files, fuzz_tables {n_tab} "
+          f"files -> {out}")
 
 
 if __name__ == "__main__":
