@@ -47,6 +47,16 @@
 	_(LPM_CTR_L2BCAST_UNICAST, l3_l2bcast_ip_unicast, DROP,					\
 	  "unicast IPv4 to forward arrived in an L2 broadcast/multicast frame")			\
 	_(LPM_CTR_TTL_EXPIRED, ip4_ttl_expired, DROP, "TTL <= 1 on a packet to forward")		\
+	_(LPM_CTR_SRCROUTE, ip4_srcroute, DROP, "IPv4 option LSRR (131) or SSRR (137): never forwarded") \
+	_(LPM_CTR_BAD_OPTION, ip4_bad_option, DROP,						\
+	  "IPv4 option with a length under 2 or running past the header")			\
+	_(LPM_CTR_FRAG_OFFSET_ONE, ip4_frag_offset_one, DROP, "fragment offset 1 (RFC 1858 overlap attack)") \
+	_(LPM_CTR_TINY_FRAGMENT, ip4_tiny_fragment, DROP,					\
+	  "first fragment without the whole TCP (20 B) or UDP (8 B) header (RFC 1858)")	\
+	_(LPM_CTR_MTU_DF, ip4_mtu_exceeded_df, DROP,						\
+	  "longer than the egress port's max_frame with DF set (no ICMP 3/4 is sent)")		\
+	_(LPM_CTR_MTU_NOFRAG, ip4_frag_needed_unsupported, DROP,				\
+	  "longer than the egress port's max_frame, DF clear (no fragmentation here)")		\
 	_(LPM_CTR_LOCAL_UNSUPPORTED, ip4_local_unsupported, DROP,				\
 	  "addressed to the router but not an ICMP echo request it answers")			\
 	_(LPM_CTR_ICMP_BAD_CKSUM, icmp_bad_checksum, DROP, "ICMP echo request with a wrong checksum") \
@@ -100,6 +110,7 @@ struct lpm_priv {
 	struct rte_ether_addr port_mac[PF_MAX_PORTS];
 	uint32_t port_ip[PF_MAX_PORTS];           /* host order */
 	uint32_t port_has_ip;                     /* bit per port */
+	uint16_t max_frame[PF_MAX_PORTS];         /* egress limit, untagged frame */
 	/* control path */
 	uint64_t updates;
 	uint64_t g_routes, g_nh, g_tbl8, g_mem;   /* gauges: never read through fib */
@@ -349,6 +360,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 
 		if (pc->has_mac)
 			memcpy(lp->port_mac[i].addr_bytes, pc->mac, 6);
+		lp->max_frame[i] = pc->max_frame;
 		if (pc->has_ipv4) {
 			lp->port_ip[i] = pc->ipv4;
 			lp->port_has_ip |= 1u << i;
@@ -545,6 +557,64 @@ lpm_arp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf *m)
 	return LPM_EDGE_OUT;
 }
 
+/*
+ * Options and fragments (slow path: IHL > 5 or a fragment). Options are
+ * walked as RFC 791 lays them out: EOL ends the list, NOP is one byte, any
+ * other option has a length byte >= 2 that must stay within the header.
+ * Source routes (LSRR, SSRR) are dropped (RFC 1812 4.2.2.1 allows it, RFC
+ * 7126 recommends it); other well-formed options are forwarded unchanged.
+ * Fragments: offset 1 and a first fragment too short for the TCP or UDP
+ * header are the RFC 1858 overlap attacks on filters: dropped.
+ */
+static bool __rte_noinline
+lpm_ip4_slow(uint64_t *ctrs, const struct pf_meta *md, const struct rte_ipv4_hdr *ip)
+{
+	const uint8_t *o = (const uint8_t *)(ip + 1);
+	uint32_t n = md->l3_len - sizeof(*ip), i = 0, l4;
+	uint16_t fo = rte_be_to_cpu_16(ip->fragment_offset);
+
+	while (i < n && o[i] != RTE_IPV4_HDR_OPT_EOL) {
+		if (o[i] == RTE_IPV4_HDR_OPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= n || o[i + 1] < 2 || o[i + 1] > n - i) {
+			ctrs[LPM_CTR_BAD_OPTION]++;
+			return false;
+		}
+		if (o[i] == 131 || o[i] == 137) {
+			ctrs[LPM_CTR_SRCROUTE]++;
+			return false;
+		}
+		i += o[i + 1];
+	}
+	if (!(md->flags & PF_META_IP_FRAG))
+		return true;
+	if ((fo & RTE_IPV4_HDR_OFFSET_MASK) == 1) {
+		ctrs[LPM_CTR_FRAG_OFFSET_ONE]++;
+		return false;
+	}
+	l4 = rte_be_to_cpu_16(ip->total_length) - md->l3_len;
+	if (!(md->flags & PF_META_IP_NONFIRST) &&
+	    ((ip->next_proto_id == IPPROTO_TCP && l4 < 20) ||
+	     (ip->next_proto_id == IPPROTO_UDP && l4 < 8))) {
+		ctrs[LPM_CTR_TINY_FRAGMENT]++;
+		return false;
+	}
+	return true;
+}
+
+/* Too long for the egress port: no fragmentation and no ICMP here, so a drop either way. */
+static uint16_t __rte_noinline
+lpm_too_big(uint64_t *ctrs, const struct rte_ipv4_hdr *ip)
+{
+	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
+		ctrs[LPM_CTR_MTU_DF]++;
+	else
+		ctrs[LPM_CTR_MTU_NOFRAG]++;
+	return LPM_EDGE_DROP;
+}
+
 /* The RFC 1812 decision for one IPv4 packet whose lookup gave @p hop. */
 static __rte_always_inline uint16_t
 lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
@@ -577,10 +647,16 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 		ctrs[LPM_CTR_L2BCAST_UNICAST]++;
 		return LPM_EDGE_DROP;
 	}
+	if (unlikely((md->flags & (PF_META_IP_OPTIONS | PF_META_IP_FRAG)) &&
+		     !lpm_ip4_slow(ctrs, md, ip)))
+		return LPM_EDGE_DROP;
 	if (unlikely(ip->time_to_live <= 1)) {
 		ctrs[LPM_CTR_TTL_EXPIRED]++;
 		return LPM_EDGE_DROP;
 	}
+	if (unlikely(rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN >
+		     lp->max_frame[nh->port]))
+		return lpm_too_big(ctrs, ip);
 	lpm_ttl_dec(ip);
 	/* A priority tag (VID 0) is not carried to another link: drop it. */
 	if (unlikely(md->l2_len != RTE_ETHER_HDR_LEN)) {

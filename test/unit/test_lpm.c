@@ -366,6 +366,129 @@ test_drops(void **state)
 	destroy(st, topo);
 }
 
+/* Ethernet + IPv4 with @olen option bytes, @l4 bytes of payload, fragment field @fo. */
+static struct rte_mbuf *
+mk_opt(const uint8_t *opts, uint8_t olen, uint16_t fo, uint8_t proto, uint16_t l4, uint32_t dst)
+{
+	uint8_t buf[256] = { 0 };
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	uint16_t hl = (uint16_t)(20 + olen), len = (uint16_t)(14 + hl + l4);
+	struct rte_mbuf *m;
+	struct pf_meta *md;
+
+	memcpy(eth->dst_addr.addr_bytes, mac_p0, 6);
+	memcpy(eth->src_addr.addr_bytes, mac_host, 6);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip->version_ihl = (uint8_t)(0x40 | hl / 4);
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(hl + l4));
+	ip->fragment_offset = rte_cpu_to_be_16(fo);
+	ip->time_to_live = 64;
+	ip->next_proto_id = proto;
+	ip->src_addr = rte_cpu_to_be_32(ip4(192, 168, 0, 9));
+	ip->dst_addr = rte_cpu_to_be_32(dst);
+	memcpy(ip + 1, opts, olen);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	m = pf_test_mbuf(buf, len < 60 ? 60 : len, 0);
+	md = pf_meta(m);
+	md->cls = PF_CLASS_IPV4;
+	md->l2_len = RTE_ETHER_HDR_LEN;
+	md->l3_len = (uint8_t)hl;
+	if (olen)
+		md->flags |= PF_META_IP_OPTIONS;
+	if (fo & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
+		md->flags |= PF_META_IP_FRAG;
+	if (fo & RTE_IPV4_HDR_OFFSET_MASK)
+		md->flags |= PF_META_IP_NONFIRST;
+	return m;
+}
+
+static void
+expect_fwd(struct pf_stage *st, struct rte_mbuf *m)
+{
+	assert_int_equal(run1(st, m), 1);
+	assert_int_equal(pf_meta(m)->out_port, 1);
+	rte_pktmbuf_free(m);
+}
+
+static void
+test_options_fragments(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = pf_test_stage(topo_noroute, "lpm", &topo);
+	uint32_t dst = ip4(10, 1, 2, 3);
+	const uint8_t nop_eol[4] = { 1, 1, 1, 0 }, ra[4] = { 148, 4, 0, 0 };
+	const uint8_t rr[8] = { 7, 7, 4, 0, 0, 0, 0, 1 }, eol_junk[4] = { 0, 0xff, 0, 0 };
+	const uint8_t lsrr[8] = { 131, 7, 4, 10, 1, 2, 3, 0 }, ssrr[8] = { 1, 137, 6, 4, 1, 2, 3, 4 };
+	const uint8_t len0[4] = { 68, 0, 0, 0 }, len1[4] = { 1, 7, 1, 0 };
+	const uint8_t past[4] = { 1, 7, 4, 0 }, lenbyte[4] = { 1, 1, 1, 148 };
+	const uint16_t MF = RTE_IPV4_HDR_MF_FLAG;
+
+	/* well-formed options are forwarded untouched */
+	expect_fwd(st, mk_opt(nop_eol, 4, 0, 17, 8, dst));
+	expect_fwd(st, mk_opt(ra, 4, 0, 17, 8, dst));
+	expect_fwd(st, mk_opt(rr, 8, 0, 17, 8, dst));
+	expect_fwd(st, mk_opt(eol_junk, 4, 0, 17, 8, dst)); /* nothing is read after EOL */
+	expect_drop(st, mk_opt(lsrr, 8, 0, 17, 8, dst), "ip4_srcroute");
+	expect_drop(st, mk_opt(ssrr, 8, 0, 17, 8, dst), "ip4_srcroute");
+	expect_drop(st, mk_opt(len0, 4, 0, 17, 8, dst), "ip4_bad_option");
+	expect_drop(st, mk_opt(len1, 4, 0, 17, 8, dst), "ip4_bad_option");
+	expect_drop(st, mk_opt(past, 4, 0, 17, 8, dst), "ip4_bad_option");
+	expect_drop(st, mk_opt(lenbyte, 4, 0, 17, 8, dst), "ip4_bad_option"); /* no length byte */
+	/* fragments */
+	expect_fwd(st, mk_opt(NULL, 0, MF, 17, 8, dst));
+	expect_fwd(st, mk_opt(NULL, 0, MF, 6, 20, dst));
+	expect_fwd(st, mk_opt(NULL, 0, 2, 6, 4, dst));      /* last, offset 16 B */
+	expect_fwd(st, mk_opt(NULL, 0, MF, 1, 4, dst));     /* ICMP: not checked */
+	expect_drop(st, mk_opt(NULL, 0, 1, 6, 12, dst), "ip4_frag_offset_one");
+	expect_drop(st, mk_opt(NULL, 0, MF | 1, 17, 12, dst), "ip4_frag_offset_one");
+	expect_drop(st, mk_opt(NULL, 0, MF, 6, 8, dst), "ip4_tiny_fragment");
+	expect_drop(st, mk_opt(NULL, 0, MF, 6, 19, dst), "ip4_tiny_fragment");
+	expect_drop(st, mk_opt(NULL, 0, MF, 17, 7, dst), "ip4_tiny_fragment");
+	expect_drop(st, mk_opt(nop_eol, 4, MF, 6, 8, dst), "ip4_tiny_fragment");
+	/* DF alone is not a fragment */
+	expect_fwd(st, mk_opt(NULL, 0, RTE_IPV4_HDR_DF_FLAG, 6, 4, dst));
+	assert_int_equal(pf_test_ctr(st, "ip4_srcroute"), 2);
+	assert_int_equal(pf_test_ctr(st, "ip4_bad_option"), 4);
+	assert_int_equal(pf_test_ctr(st, "ip4_frag_offset_one"), 2);
+	assert_int_equal(pf_test_ctr(st, "ip4_tiny_fragment"), 4);
+	assert_int_equal(pf_test_ctr(st, "ip4_ttl_expired"), 0);
+	destroy(st, topo);
+}
+
+static const char *topo_mtu =
+	"ports:\n"
+	"  p0: { device: net_null0, mac: \"" MAC_P0 "\", max_frame: 9018 }\n"
+	"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", max_frame: 100 }\n"
+	"  p2: { device: net_null2, mac: \"02:00:00:00:00:12\" }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0, p1, p2], next: { ipv4: lpm, arp: lpm } }\n"
+	"  tx: { type: tx, ports: [p0, p1, p2] }\n"
+	"  lpm:\n"
+	"      type: lpm\n"
+	"      next: tx\n"
+	NEXTHOPS
+	"      routes:\n"
+	"        - { prefix: 10.0.0.0/8, via: nh1 }\n"
+	TOPO_TAIL;
+
+static void
+test_mtu(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = pf_test_stage(topo_mtu, "lpm", &topo);
+	uint32_t dst = ip4(10, 1, 2, 3);
+	const uint16_t DF = RTE_IPV4_HDR_DF_FLAG;
+
+	/* p1's max_frame is 100: 14 + 20 + 66 fits, one more byte does not */
+	expect_fwd(st, mk_opt(NULL, 0, DF, 17, 66, dst));
+	expect_fwd(st, mk_opt(NULL, 0, 0, 17, 66, dst));
+	expect_drop(st, mk_opt(NULL, 0, DF, 17, 67, dst), "ip4_mtu_exceeded_df");
+	expect_drop(st, mk_opt(NULL, 0, 0, 17, 67, dst), "ip4_frag_needed_unsupported");
+	assert_int_equal(pf_test_ctr(st, "ip4_mtu_exceeded_df"), 1);
+	destroy(st, topo);
+}
+
 static void
 test_priority_tag_stripped(void **state)
 {
@@ -734,6 +857,8 @@ main(void)
 		cmocka_unit_test(test_inline_errors),
 		cmocka_unit_test(test_longest_prefix),
 		cmocka_unit_test(test_drops),
+		cmocka_unit_test(test_options_fragments),
+		cmocka_unit_test(test_mtu),
 		cmocka_unit_test(test_priority_tag_stripped),
 		cmocka_unit_test(test_arp),
 		cmocka_unit_test(test_icmp_echo),
