@@ -77,3 +77,10 @@ def pcap_records(path):
                 return
             sec, frac, incl, _ = struct.unpack("<IIII", rec)
             yield sec + frac * scale, f.read(incl)
+
+
+def numbered_udp(i, payload=bytes(18)):
+    """The i-th of a set of distinct 64-byte IPv4/UDP frames 10.0.0.1 ->
+    10.0.1.(i % 250 + 1): IP id i, source port 1000 + i % 100, port 2000."""
+    return ipv4_udp(bytes.fromhex("020000000002020000000001") + b"\x08\x00", [10, 0, 0, 1],
+                    [10, 0, 1, i % 250 + 1], i, 1000 + i % 100, 2000, payload)
