@@ -16,12 +16,10 @@
  * its ingress; a flood set is within the bridge and excludes the ingress
  * port; the table never holds more than table_size entries.
  */
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_mbuf.h>
@@ -30,15 +28,9 @@
 #include "pf_stage.h"
 #include "pf_topo.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond) do {								\
-	if (!(cond)) {									\
-		fprintf(stderr, "fuzz_l2fib: invariant broken: %s (%s:%d)\n", #cond,	\
-			__FILE__, __LINE__);						\
-		abort();								\
-	}										\
-} while (0)
+#define FUZZ_TARGET "fuzz_l2fib"
+#define FUZZ_USE_EAL
+#include "fuzz_common.h"
 
 #define N_STATIONS 48
 #define TABLE_SIZE 32
@@ -60,29 +52,11 @@ static struct rte_mempool *pool;
 static uint8_t macs[N_STATIONS][6];
 
 static void
-teardown(void)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	rmdir(dir);
-}
-
-static void
 setup(void)
 {
-	char prefix[64];
-	char *argv[] = { (char *)"fuzz_l2fib", (char *)"--no-huge", (char *)"-m", (char *)"128",
-			 (char *)"--no-pci", (char *)"--no-shconf", (char *)"--no-telemetry",
-			 (char *)"--log-level=lib.eal:error",
-			 (char *)"--lcores=0@0", prefix, NULL };
 	int i;
 
-	snprintf(prefix, sizeof(prefix), "--file-prefix=fuzz_l2fib_%d", (int)getpid());
-	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0 || pf_meta_register() < 0)
-		abort();
-	atexit(teardown);
+	fuzz_eal_setup("128");
 	pf_log_init();
 	rte_log_set_level(pf_logtype, RTE_LOG_ERR);   /* one init line per input otherwise */
 	pool = rte_pktmbuf_pool_create("fuzz_l2fib", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
