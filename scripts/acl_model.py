@@ -216,3 +216,16 @@ def counters(acl, n_in, n_out, stage="acl"):
          f"{stage}.session_full": 0, f"{stage}.acl_not_ipv4": 0}
     c.update(acl.stage_counters(stage))
     return c
+
+
+def single_stage_case(case_dir, inputs, src="p0", dst="p1", stage="acl"):
+    """(expected, COUNTERS) for a replay case whose one acl stage @stage takes
+    @inputs()[src] and forwards to @dst: the model configured from the case's
+    topology.yaml decides both."""
+    def expected(inp):
+        return {dst: run(from_topology(case_dir, stage), inp[src])}
+
+    acl = from_topology(case_dir, stage)
+    pkts = inputs()[src]
+    out = run(acl, pkts)
+    return expected, counters(acl, len(pkts), len(out), stage)

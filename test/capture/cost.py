@@ -20,13 +20,14 @@ import argparse
 import json
 import os
 import signal
-import socket
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from pftest import numbered_udp, telemetry, write_pcap  # noqa: E402
 
 TOPO = """\
 eal: [--no-huge, -m, "512", --no-pci]
@@ -40,30 +41,6 @@ stages:
 lcores:
   1: [rx, xc, tx]
 """
-
-
-def frames(n):
-    out = []
-    for i in range(n):
-        ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, i, 0, 64, 17, 0,
-                                   bytes([10, 0, 0, 1]), bytes([10, 0, 1, i % 250 + 1])))
-        s = sum(struct.unpack("!10H", bytes(ip)))
-        while s >> 16:
-            s = (s & 0xffff) + (s >> 16)
-        ip[10:12] = struct.pack("!H", (~s) & 0xffff)
-        out.append(bytes.fromhex("020000000002020000000001") + b"\x08\x00" + bytes(ip) +
-                   struct.pack("!HHHH", 1000 + i % 100, 2000, 26, 0) + bytes(18))
-    return out
-
-
-def tel(path, cmd):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.connect(path)
-    s.recv(4096)
-    s.send(cmd.encode())
-    r = json.loads(s.recv(65536).decode())
-    s.close()
-    return r[cmd.split(",")[0]]
 
 
 def worker_tid(pid):
@@ -98,17 +75,17 @@ def one_run(binary, tmp, tag, secs, capture):
         tid = worker_tid(p.pid)
         if capture:
             for _ in range(200):
-                if tel(sock, "/pipefwd/capture_status") is not None:
+                if telemetry(sock, "/pipefwd/capture_status") is not None:
                     break
                 time.sleep(0.05)
             cap = os.path.join(tmp, "cost_%s.pcapng" % tag)
-            r = tel(sock, "/pipefwd/capture,%s,1000000000,overwrite,%s" % (capture, cap))
+            r = telemetry(sock, "/pipefwd/capture,%s,1000000000,overwrite,%s" % (capture, cap))
             assert r.get("state") == "running", r
         time.sleep(1.0)
-        c0, t0 = cpu_ns(p.pid, tid), tel(sock, "/pipefwd/totals")["tx"]
+        c0, t0 = cpu_ns(p.pid, tid), telemetry(sock, "/pipefwd/totals")["tx"]
         time.sleep(secs)
-        c1, t1 = cpu_ns(p.pid, tid), tel(sock, "/pipefwd/totals")["tx"]
-        hz = tel(sock, "/pipefwd/config")["tsc_hz"]
+        c1, t1 = cpu_ns(p.pid, tid), telemetry(sock, "/pipefwd/totals")["tx"]
+        hz = telemetry(sock, "/pipefwd/config")["tsc_hz"]
         p.send_signal(signal.SIGINT)
         p.wait(30)
     finally:
@@ -130,10 +107,7 @@ def main():
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="pipefwd_cost_")
     pcap = os.path.join(tmp, "in.pcap")
-    with open(pcap, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames(1024)):
-            f.write(struct.pack("<IIII", 1, i, len(fr), len(fr)) + fr)
+    write_pcap(pcap, [numbered_udp(i) for i in range(1024)], stamp=lambda i: (1, i))
     with open(os.path.join(tmp, "topo.yaml"), "w") as f:
         f.write(TOPO.format(pcap=pcap))
     builds = [b.split("=", 1) for b in a.builds]

@@ -25,6 +25,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcapng  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from pftest import numbered_udp, write_pcap as pftest_write_pcap  # noqa: E402
 
 PIPEFWD, CTL = sys.argv[1], sys.argv[2]
 TAG = "cap_t%d" % os.getpid()
@@ -41,22 +43,11 @@ def check(cond, msg):
 
 def frame(i):
     """A distinct IPv4/UDP frame per i (IP id and ports carry i)."""
-    payload = struct.pack("!I", i) + bytes(14)
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, i & 0xffff, 0, 64, 17, 0,
-                               bytes([10, 0, 0, 1]), bytes([10, 0, 1, i % 250 + 1])))
-    s = sum(struct.unpack("!10H", bytes(ip)))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    ip[10:12] = struct.pack("!H", (~s) & 0xffff)
-    udp = struct.pack("!HHHH", 1000 + i % 100, 2000, 26, 0)
-    return bytes.fromhex("020000000002020000000001") + b"\x08\x00" + bytes(ip) + udp + payload
+    return numbered_udp(i, struct.pack("!I", i) + bytes(14))
 
 
 def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for i, p in enumerate(frames):
-            f.write(struct.pack("<IIII", 1, i, len(p), len(p)) + p)
+    pftest_write_pcap(path, frames, stamp=lambda i: (1, i))
 
 
 TOPO = """\

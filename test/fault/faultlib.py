@@ -196,6 +196,65 @@ def finish(name, scratch, errors, summary):
     sys.exit(1 if errors else 0)
 
 
+STALL_TOPO = """# {name} fault test (generated)
+eal: {eal}
+ports:
+  p0: {{ device: "net_pcap0,rx_pcap={d}/in.pcap,tx_pcap={d}/p0.pcap" }}
+  p1: {{ device: "net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap={d}/out.pcap" }}
+stages:
+  rx: {{ type: rx, ports: [p0], pace_pps: {pps}, next: xc }}
+  xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: slow }}
+  slow: {{ type: delay, us: {us}, next: tx }}
+  tx: {{ type: tx, ports: [p1] }}
+rings:
+  default: {{ size: 1024, burst: 32 }}
+  xc->slow: {{ size: {ring} }}
+lcores:
+  1: [rx, xc]
+  2: [slow, tx]
+"""
+
+
+def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None):
+    """rx (paced @pps) -> xc -> [ring of @ring] -> slow (delay stage, @stall_us
+    per burst) -> tx -> p1, on @n frames of flows_input(). Half a second in,
+    a reload sets `us: 0` (the stall ends). Returns (scratch, errors, keys of
+    the input frames, the stopped Pipefwd, its stats or None)."""
+    sc = Scratch(name)
+    errors = []
+    keys = flows_input(sc.path("in.pcap"), n)
+    write_pcap(sc.path("empty.pcap"), [])
+    topo = sc.path("topology.yaml")
+
+    def write_topo(us):
+        with open(topo + ".tmp", "w") as f:
+            f.write(STALL_TOPO.format(name=name, eal=EAL, d=sc.dir, pps=pps, us=us, ring=ring))
+        os.replace(topo + ".tmp", topo)
+
+    write_topo(stall_us)
+    stats = sc.path("stats.json")
+    pf = Pipefwd(pipefwd, topo, stats, args=["-i", "300"], prefix=name, env=env)
+    if pf.wait_log("running", timeout=30) is None:
+        errors.append("pipefwd did not start")
+    else:
+        pf.wait_log("no such line", timeout=0.5)           # the stall phase
+        write_topo(0)
+        pf.signal(signal.SIGHUP)
+        if pf.wait_log(" applied in ", timeout=10) is None:
+            errors.append("reload (us: 0) not applied")
+    rc = pf.wait(timeout=60)
+    if rc != 0:
+        errors.append(f"pipefwd exited {rc}: {pf.stderr()[-2000:]}")
+    return sc, errors, keys, pf, load_stats(stats, errors)
+
+
+def last_lost(keys, out):
+    """Index in the input of the last frame (by key) missing from @out, or -1."""
+    delivered = {flow_seq(d) for d in out}
+    lost = [i for i, k in enumerate(keys) if k not in delivered]
+    return lost[-1] if lost else -1
+
+
 def args_parser(doc):
     import argparse
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
@@ -205,4 +264,4 @@ def args_parser(doc):
 
 __all__ = ["frame", "flow_seq", "write_pcap", "flows_input", "read_pcap", "check_flow_order",
            "Scratch", "Pipefwd", "load_stats", "check_common", "expect_eq", "finish",
-           "args_parser", "EAL", "signal"]
+           "args_parser", "EAL", "signal", "run_stall", "last_lost"]

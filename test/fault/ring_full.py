@@ -21,58 +21,16 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from faultlib import (EAL, Pipefwd, Scratch, args_parser, check_common, check_flow_order,  # noqa: E402
-                      expect_eq, finish, flows_input, flow_seq, load_stats, read_pcap, signal,
-                      write_pcap)
+from faultlib import (args_parser, check_common, check_flow_order, expect_eq, finish,  # noqa: E402
+                      last_lost, read_pcap, run_stall)
 
 N = 80000
 PPS = 50000
 STALL_US = 20000
 
-TOPO = """# ring_full fault test (generated)
-eal: {eal}
-ports:
-  p0: {{ device: "net_pcap0,rx_pcap={d}/in.pcap,tx_pcap={d}/p0.pcap" }}
-  p1: {{ device: "net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap={d}/out.pcap" }}
-stages:
-  rx: {{ type: rx, ports: [p0], pace_pps: {pps}, next: xc }}
-  xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: slow }}
-  slow: {{ type: delay, us: {us}, next: tx }}
-  tx: {{ type: tx, ports: [p1] }}
-rings:
-  default: {{ size: 1024, burst: 32 }}
-  xc->slow: {{ size: 4096 }}
-lcores:
-  1: [rx, xc]
-  2: [slow, tx]
-"""
-
-
 def main():
     args = args_parser(__doc__).parse_args()
-    sc = Scratch("ring_full")
-    errors = []
-    keys = flows_input(sc.path("in.pcap"), N)
-    write_pcap(sc.path("empty.pcap"), [])
-    topo = sc.path("topology.yaml")
-    with open(topo, "w") as f:
-        f.write(TOPO.format(eal=EAL, d=sc.dir, pps=PPS, us=STALL_US))
-    stats = sc.path("stats.json")
-    pf = Pipefwd(args.pipefwd, topo, stats, args=["-i", "300"], prefix="ring_full")
-    if pf.wait_log("running", timeout=30) is None:
-        errors.append("pipefwd did not start")
-    else:
-        pf.wait_log("no such line", timeout=0.5)           # the stall phase
-        with open(topo + ".tmp", "w") as f:
-            f.write(TOPO.format(eal=EAL, d=sc.dir, pps=PPS, us=0))
-        os.replace(topo + ".tmp", topo)
-        pf.signal(signal.SIGHUP)
-        if pf.wait_log(" applied in ", timeout=10) is None:
-            errors.append("reload (us: 0) not applied")
-    rc = pf.wait(timeout=60)
-    if rc != 0:
-        errors.append(f"pipefwd exited {rc}: {pf.stderr()[-2000:]}")
-    st = load_stats(stats, errors)
+    sc, errors, keys, pf, st = run_stall(args.pipefwd, "ring_full", N, 4096, PPS, STALL_US)
     if st is None:
         finish("ring_full", sc, errors, "no stats")
     out = read_pcap(sc.path("out.pcap"))
@@ -95,9 +53,7 @@ def main():
     if st["seconds"] > 10:
         errors.append(f"run took {st['seconds']:.1f} s: did the producer block?")
     check_flow_order(out, errors)
-    delivered = {flow_seq(d) for d in out}
-    dropped_at = [i for i, k in enumerate(keys) if k not in delivered]
-    last_drop = dropped_at[-1] if dropped_at else -1
+    last_drop = last_lost(keys, out)
     if last_drop >= N // 2:
         errors.append(f"last drop at frame {last_drop} of {N}: no recovery after the stall ended")
     expect_eq(errors, "reload.generation", st["reload"]["generation"], 1)

@@ -16,12 +16,10 @@
  * its ingress; a flood set is within the bridge and excludes the ingress
  * port; the table never holds more than table_size entries.
  */
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_mbuf.h>
@@ -30,15 +28,9 @@
 #include "pf_stage.h"
 #include "pf_topo.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond) do {								\
-	if (!(cond)) {									\
-		fprintf(stderr, "fuzz_l2fib: invariant broken: %s (%s:%d)\n", #cond,	\
-			__FILE__, __LINE__);						\
-		abort();								\
-	}										\
-} while (0)
+#define FUZZ_TARGET "fuzz_l2fib"
+#define FUZZ_USE_EAL
+#include "fuzz_common.h"
 
 #define N_STATIONS 48
 #define TABLE_SIZE 32
@@ -62,36 +54,24 @@ static struct pf_stage *st;
 static struct pf_topo *topo;
 
 static void
-teardown(void)
+free_last_stage(void)
 {
-	char dir[PATH_MAX];
-
 	/* The stage's own allocations hang off DPDK memory, which LeakSanitizer
-	 * does not scan: free the last stage before EAL goes. */
+	 * does not scan: free the last stage before EAL goes (atexit handlers
+	 * run in reverse order, so this one runs before the EAL teardown). */
 	pf_stage_destroy(st);
 	pf_topo_free(topo);
 	st = NULL;
 	topo = NULL;
-
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	rmdir(dir);
 }
 
 static void
 setup(void)
 {
-	char prefix[64];
-	char *argv[] = { (char *)"fuzz_l2fib", (char *)"--no-huge", (char *)"-m", (char *)"128",
-			 (char *)"--no-pci", (char *)"--no-shconf", (char *)"--no-telemetry",
-			 (char *)"--log-level=lib.eal:error",
-			 (char *)"--lcores=0@0", prefix, NULL };
 	int i;
 
-	snprintf(prefix, sizeof(prefix), "--file-prefix=fuzz_l2fib_%d", (int)getpid());
-	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0 || pf_meta_register() < 0)
-		abort();
-	atexit(teardown);
+	fuzz_eal_setup("128");
+	atexit(free_last_stage);
 	pf_log_init();
 	rte_log_set_level(pf_logtype, RTE_LOG_ERR);   /* one init line per input otherwise */
 	pool = rte_pktmbuf_pool_create("fuzz_l2fib", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,

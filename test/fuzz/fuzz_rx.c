@@ -18,12 +18,10 @@
  *     a trimmed frame only got shorter.
  * A violation aborts (a crash for libFuzzer, a failure for the driver).
  */
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_lcore.h>
@@ -32,7 +30,9 @@
 #include "pf_stage.h"
 #include "pf_topo.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define FUZZ_TARGET "fuzz_rx"
+#define FUZZ_USE_EAL
+#include "fuzz_common.h"
 
 static const char topo_all[] =
 	"ports:\n"
@@ -63,14 +63,6 @@ static struct target targets[2];
 static struct rte_mempool *pool;
 static struct rte_mbuf_ext_shared_info shinfo;
 
-#define CHECK(cond) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "fuzz_rx: invariant broken: %s (%s:%d)\n", #cond,	\
-			__FILE__, __LINE__);					\
-		abort();							\
-	}									\
-} while (0)
-
 static void
 ext_free(void *addr, void *opaque)
 {
@@ -96,30 +88,10 @@ target_make(struct target *t, const char *yaml)
 	}
 }
 
-/* No runtime directory left behind, however many runs. */
-static void
-teardown(void)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	rmdir(dir);
-}
-
 static void
 setup(void)
 {
-	char prefix[64];
-	char *argv[] = { (char *)"fuzz_rx", (char *)"--no-huge", (char *)"-m", (char *)"64",
-			 (char *)"--no-pci", (char *)"--no-shconf", (char *)"--no-telemetry",
-			 (char *)"--log-level=lib.eal:error", (char *)"--lcores=0@0", prefix, NULL };
-
-	/* Unique prefix, no shared config: parallel fuzzers never collide. */
-	snprintf(prefix, sizeof(prefix), "--file-prefix=fuzz_rx_%d", (int)getpid());
-	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0 || pf_meta_register() < 0)
-		abort();
-	atexit(teardown);
+	fuzz_eal_setup("64");
 	pool = rte_pktmbuf_pool_create("fuzz_rx", 63, 0, 0, 0, SOCKET_ID_ANY);
 	CHECK(pool != NULL);
 	target_make(&targets[0], topo_all);

@@ -19,15 +19,8 @@
 #include "pf_err.h"
 #include "pf_topo.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond) do {								\
-	if (!(cond)) {									\
-		fprintf(stderr, "fuzz_tables: invariant broken: %s (%s:%d)\n", #cond,	\
-			__FILE__, __LINE__);						\
-		abort();								\
-	}										\
-} while (0)
+#define FUZZ_TARGET "fuzz_tables"
+#include "fuzz_common.h"
 
 static const char *const topologies[] = {
 	"ports:\n"
@@ -64,22 +57,6 @@ static const char *const topologies[] = {
 	"lcores: { 1: [rx, t, tx] }\n",
 };
 
-static void
-check_errors(const struct pf_errs *errs)
-{
-	unsigned int i, n = errs->n < PF_ERRS_MAX ? errs->n : PF_ERRS_MAX;
-	const char *c;
-
-	for (i = 0; i < n; i++) {
-		const struct pf_err *e = &errs->e[i];
-
-		CHECK(e->msg[0] != '\0');
-		for (c = e->msg; *c != '\0'; c++)
-			CHECK((unsigned char)*c >= 0x20 && *c != 0x7f);
-		CHECK(e->line >= 0 && e->col >= 0);
-	}
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -105,7 +82,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = pf_topo_load_string("fuzz.yaml", yaml, &topo, errs);
 		CHECK((rc == 0) == (errs->n == 0));
 		CHECK((rc == 0) == (topo != NULL));
-		check_errors(errs);
+		fuzz_check_errors(errs, 0);
 		pf_topo_free(topo);
 	}
 	unlink(path);

@@ -21,34 +21,10 @@
 #include "pf_err.h"
 #include "pf_topo.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define FUZZ_TARGET "fuzz_topology"
+#include "fuzz_common.h"
 
 #define NAME "fuzz.yaml"
-
-#define CHECK(cond) do {								\
-	if (!(cond)) {									\
-		fprintf(stderr, "fuzz_topology: invariant broken: %s (%s:%d)\n", #cond,	\
-			__FILE__, __LINE__);						\
-		abort();								\
-	}										\
-} while (0)
-
-static void
-check_errors(const struct pf_errs *errs)
-{
-	unsigned int i, n = errs->n < PF_ERRS_MAX ? errs->n : PF_ERRS_MAX;
-	const char *c;
-
-	for (i = 0; i < n; i++) {
-		const struct pf_err *e = &errs->e[i];
-
-		CHECK(e->msg[0] != '\0');
-		for (c = e->msg; *c != '\0'; c++)
-			CHECK((unsigned char)*c >= 0x20 && *c != 0x7f);
-		CHECK(e->line >= 0 && e->col >= 0);
-		CHECK((e->line == 0) == (e->col == 0));
-	}
-}
 
 static void
 check_topo(const struct pf_topo *t)
@@ -93,7 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(topo == NULL);
 		CHECK(errs->n > 0);
 	}
-	check_errors(errs);
+	fuzz_check_errors(errs, 1);
 	pf_topo_free(topo);
 	free(text);
 	free(errs);

@@ -30,7 +30,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 import replaylib  # noqa: E402
+from pftest import finish, write_atomic, write_pcap  # noqa: E402
 
 FLOWS = 16
 PACE_PPS = 50000
@@ -70,12 +72,6 @@ def frame(flow, seq):
     return dst + src + b"\x88\xb5" + payload   # local experimental EtherType, 60 bytes
 
 
-def write_atomic(path, text):
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(path + ".tmp", path)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pipefwd", default=os.path.join(ROOT, "build", "app", "pipefwd"))
@@ -88,11 +84,7 @@ def main():
     d = tempfile.mkdtemp(prefix="l2fib-update-")
     paths = {k: f"{d}/{k}.pcap" for k in ("inp", "empty", "out0", "out1", "out2")}
     macs = f"{d}/static.macs"
-    with open(paths["inp"], "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i in range(total):
-            data = frame(i % FLOWS, i // FLOWS)
-            f.write(struct.pack("<IIII", 1700000000, 0, len(data), len(data)) + data)
+    write_pcap(paths["inp"], (frame(i % FLOWS, i // FLOWS) for i in range(total)))
     replaylib.write_pcap(paths["empty"], [])
     topo = f"{d}/topology.yaml"
     port = {"x": "p1", "y": "p1"}
@@ -181,13 +173,7 @@ def main():
     print(f"l2fib update test: {total} frames, {st['reload']['generation']} reloads "
           f"({file_only} static-file-only), {updates} l2 updates, port changes per flow "
           f"{min(switches)}-{max(switches)}, reload max {st['reload']['max_ms']:.1f} ms")
-    for e in errors[:20]:
-        print("FAIL:", e)
-    if not errors:
-        subprocess.run(["rm", "-rf", d])
-    else:
-        print(f"kept {d}")
-    sys.exit(1 if errors else 0)
+    finish(errors, d)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 import replaylib  # noqa: E402
+from pftest import finish, ipv4_udp, write_atomic, write_pcap  # noqa: E402
 
 FLOWS = 16
 PACE_PPS = 50000
@@ -61,15 +63,8 @@ lcores:
 
 
 def frame(flow, seq):
-    payload = struct.pack("!II", flow, seq) + b"u" * 14
-    udp = struct.pack("!HHHH", 10000 + flow, 7, 8 + len(payload), 0) + payload
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), seq & 0xFFFF, 0, 64, 17, 0,
-                               bytes([192, 168, 0, flow + 10]), bytes([10, 9, flow, 1])))
-    s = sum(struct.unpack("!10H", ip))
-    s = (s & 0xFFFF) + (s >> 16)
-    s = (s & 0xFFFF) + (s >> 16)
-    ip[10:12] = struct.pack("!H", ~s & 0xFFFF)
-    return bytes.fromhex("02000000001002000000000a0800") + bytes(ip) + udp
+    return ipv4_udp(bytes.fromhex("02000000001002000000000a0800"), [192, 168, 0, flow + 10],
+                    [10, 9, flow, 1], seq, 10000 + flow, 7, struct.pack("!II", flow, seq) + b"u" * 14)
 
 
 def topology(paths, via, in_file):
@@ -80,12 +75,6 @@ def topology(paths, via, in_file):
 def write_routes(paths, base, via, in_file):
     if in_file:
         write_atomic(paths["routes"], base + f"10.9.0.0/16 {via}   # flipped by the test\n")
-
-
-def write_atomic(path, text):
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(path + ".tmp", path)
 
 
 def main():
@@ -107,11 +96,7 @@ def main():
     with open(paths["routes"]) as f:
         base = f.read()
     write_routes(paths, base, "a", args.in_file)
-    with open(paths["inp"], "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i in range(total):
-            data = frame(i % FLOWS, i // FLOWS)
-            f.write(struct.pack("<IIII", 1700000000, 0, len(data), len(data)) + data)
+    write_pcap(paths["inp"], (frame(i % FLOWS, i // FLOWS) for i in range(total)))
     replaylib.write_pcap(paths["empty"], [])
     topo = f"{d}/topology.yaml"
     write_atomic(topo, topology(paths, "a", args.in_file))
@@ -166,13 +151,7 @@ def main():
     print(f"lpm update test{' (routes file only)' if args.in_file else ''}: {total} frames, "
           f"{updates} table swaps with "
           f"20000 routes, reload max {st['reload']['max_ms']:.1f} ms")
-    for e in errors[:20]:
-        print("FAIL:", e)
-    if not errors:
-        subprocess.run(["rm", "-rf", d])
-    else:
-        print(f"kept {d}")
-    sys.exit(1 if errors else 0)
+    finish(errors, d)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 import replaylib  # noqa: E402
+from pftest import finish, ipv4_udp, pcap_records, write_atomic, write_pcap  # noqa: E402
 
 FLOWS = 16
 PACE_PPS = 50000
@@ -80,49 +82,14 @@ lcores:
 
 def frame(flow, seq):
     """Ethernet/IPv4/UDP frame of @flow carrying @seq, built without scapy for speed."""
-    payload = struct.pack("!II", flow, seq) + b"m" * 14
-    udp = struct.pack("!HHHH", 10000 + flow, 7, 8 + len(payload), 0) + payload
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), seq & 0xFFFF, 0, 64, 17, 0,
-                               bytes([10, 0, 0, flow + 1]), bytes([10, 9, 9, 9])))
-    s = sum(struct.unpack("!10H", ip))
-    s = (s & 0xFFFF) + (s >> 16)
-    s = (s & 0xFFFF) + (s >> 16)
-    ip[10:12] = struct.pack("!H", ~s & 0xFFFF)
-    return bytes.fromhex("02000000000b02000000000a0800") + bytes(ip) + udp
-
-
-def write_input(path, total):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i in range(total):
-            data = frame(i % FLOWS, i // FLOWS)
-            f.write(struct.pack("<IIII", 1700000000, 0, len(data), len(data)) + data)
-
-
-def pcap_records(path):
-    """(time, frame) of each record; net_pcap writes nanosecond pcaps."""
-    with open(path, "rb") as f:
-        magic = struct.unpack("<I", f.read(24)[:4])[0]
-        scale = 1e-9 if magic == 0xA1B23C4D else 1e-6
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            sec, frac, incl, _ = struct.unpack("<IIII", rec)
-            yield sec + frac * scale, f.read(incl)
+    return ipv4_udp(bytes.fromhex("02000000000b02000000000a0800"), [10, 0, 0, flow + 1],
+                    [10, 9, 9, 9], seq, 10000 + flow, 7, struct.pack("!II", flow, seq) + b"m" * 14)
 
 
 def topology(paths, layout, burst, instances=1):
     lines = "\n".join(f"  {lc}: [{', '.join(st)}]" for lc, st in sorted(layout.items()))
     inst = f", instances: {instances}" if instances > 1 else ""
     return TOPOLOGY.format(lcores=lines, pps=PACE_PPS, burst=burst, inst=inst, **paths)
-
-
-def write_atomic(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def main():
@@ -141,7 +108,7 @@ def main():
     d = tempfile.mkdtemp(prefix="move-test-")
     paths = {"inp": f"{d}/in.pcap", "empty": f"{d}/empty.pcap", "out0": f"{d}/out0.pcap",
              "out1": f"{d}/out1.pcap"}
-    write_input(paths["inp"], total)
+    write_pcap(paths["inp"], (frame(i % FLOWS, i // FLOWS) for i in range(total)))
     replaylib.write_pcap(paths["empty"], [])
     topo = f"{d}/topology.yaml"
     write_atomic(topo, topology(paths, layouts[int(os.environ.get("MOVE_TEST_LAYOUT", "0"))], 32,
@@ -249,13 +216,7 @@ def main():
           f"{total} frames, {reloads} reloads, {stage_moves} stage moves, "
           f"reload max {st['reload']['max_ms']:.2f} ms, per-flow gap median "
           f"{median * 1e6:.0f} us, worst {worst[0] * 1e3:.2f} ms (flow {worst[1]})")
-    for e in errors[:20]:
-        print("FAIL:", e)
-    if not errors:
-        subprocess.run(["rm", "-rf", d])
-    else:
-        print(f"kept {d}")
-    sys.exit(1 if errors else 0)
+    finish(errors, d)
 
 
 if __name__ == "__main__":

@@ -17,13 +17,15 @@ import shutil
 import signal
 import socket
 import stat
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from pftest import numbered_udp, write_pcap as pftest_write_pcap  # noqa: E402
 
 PIPEFWD, CTL = sys.argv[1], sys.argv[2]
 TAG = "stats_t%d" % os.getpid()
@@ -38,23 +40,14 @@ def check(cond, msg):
 
 
 def ipv4_udp(i, bad_csum=False):
-    payload = bytes(18)
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, i & 0xffff, 0, 64, 17, 0,
-                               bytes([10, 0, 0, 1]), bytes([10, 0, 1, i % 250 + 1])))
-    s = sum(struct.unpack("!10H", bytes(ip)))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    ip[10:12] = struct.pack("!H", (~s) & 0xffff ^ (1 if bad_csum else 0))
-    udp = struct.pack("!HHHH", 1000 + i % 100, 2000, 26, 0)
-    eth = bytes.fromhex("020000000002020000000001") + b"\x08\x00"
-    return eth + bytes(ip) + udp + payload
+    f = bytearray(numbered_udp(i))
+    if bad_csum:
+        f[14 + 11] ^= 1             # low byte of the IPv4 header checksum
+    return bytes(f)
 
 
 def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for i, p in enumerate(frames):
-            f.write(struct.pack("<IIII", 1 + i // 1000, i % 1000, len(p), len(p)) + p)
+    pftest_write_pcap(path, frames, stamp=lambda i: (1 + i // 1000, i % 1000))
 
 
 TOPO = """\

@@ -52,10 +52,6 @@ def inputs():
     return {"p0": interleave(flows())}
 
 
-def expected(inp):
-    return {"p1": acl_model.run(acl_model.from_topology(HERE), inp["p0"])}
-
-
 # ---- the documented flow hash (include/pf_flowhash.h), for per-instance counts
 M64 = (1 << 64) - 1
 
@@ -86,10 +82,8 @@ def instance(pkt, n):
     return ((_pair(a, b, x) >> 32) * n) >> 32
 
 
-_acl = acl_model.from_topology(HERE)
+expected, COUNTERS = acl_model.single_stage_case(HERE, inputs)
 _in = inputs()["p0"]
-_out = acl_model.run(_acl, _in)
-COUNTERS = acl_model.counters(_acl, len(_in), len(_out))
 COUNTERS["acl.sessions"] = 72
 for _k in range(N_INST):
     COUNTERS[f"acl.{_k}.packets"] = sum(1 for p in _in if instance(p, N_INST) == _k)

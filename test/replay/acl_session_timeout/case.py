@@ -26,10 +26,4 @@ def inputs():
     return {"p0": p0}
 
 
-def expected(inp):
-    return {"p1": acl_model.run(acl_model.from_topology(HERE), inp["p0"])}
-
-
-_acl = acl_model.from_topology(HERE)
-_out = acl_model.run(_acl, inputs()["p0"])
-COUNTERS = acl_model.counters(_acl, len(inputs()["p0"]), len(_out))
+expected, COUNTERS = acl_model.single_stage_case(HERE, inputs)

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Small helpers shared by the Python test scripts (test/reload, test/stats,
+test/capture): raw frames built without scapy (for speed), classic pcap
+files, atomic config rewrites, the telemetry socket and the end-of-run
+report. Import with
+    sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
+"""
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+
+
+def ipv4_udp(eth, src, dst, ip_id, sport, dport, payload):
+    """@eth (14 bytes) + IPv4 (valid checksum, TTL 64) + UDP (no checksum) + @payload.
+    @src and @dst are 4-byte addresses."""
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), ip_id & 0xFFFF, 0, 64,
+                               17, 0, bytes(src), bytes(dst)))
+    s = sum(struct.unpack("!10H", bytes(ip)))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    ip[10:12] = struct.pack("!H", ~s & 0xFFFF)
+    return eth + bytes(ip) + udp
+
+
+def write_pcap(path, frames, stamp=lambda i: (1700000000, 0)):
+    """A microsecond pcap of @frames; stamp(i) gives record i's (seconds, microseconds)."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, p in enumerate(frames):
+            sec, usec = stamp(i)
+            f.write(struct.pack("<IIII", sec, usec, len(p), len(p)) + p)
+
+
+def write_atomic(path, text):
+    """Replace @path with @text so a reload never reads a half-written file."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def telemetry(path, cmd):
+    """One command on the DPDK telemetry socket @path; the value under its name."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(path)
+    s.recv(4096)
+    s.send(cmd.encode())
+    r = json.loads(s.recv(65536).decode())
+    s.close()
+    return r[cmd.split(",")[0]]
+
+
+def finish(errors, scratch_dir):
+    """Print the failures, remove @scratch_dir on success (keep it otherwise), exit."""
+    for e in errors[:20]:
+        print("FAIL:", e)
+    if not errors:
+        subprocess.run(["rm", "-rf", scratch_dir])
+    else:
+        print(f"kept {scratch_dir}")
+    sys.exit(1 if errors else 0)
+
+
+def pcap_records(path):
+    """(time, frame) of each record of a classic pcap (micro- or nanosecond:
+    net_pcap writes nanosecond files)."""
+    with open(path, "rb") as f:
+        magic = struct.unpack("<I", f.read(24)[:4])[0]
+        scale = 1e-9 if magic == 0xA1B23C4D else 1e-6
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                return
+            sec, frac, incl, _ = struct.unpack("<IIII", rec)
+            yield sec + frac * scale, f.read(incl)
+
+
+def numbered_udp(i, payload=bytes(18)):
+    """The i-th of a set of distinct 64-byte IPv4/UDP frames 10.0.0.1 ->
+    10.0.1.(i % 250 + 1): IP id i, source port 1000 + i % 100, port 2000."""
+    return ipv4_udp(bytes.fromhex("020000000002020000000001") + b"\x08\x00", [10, 0, 0, 1],
+                    [10, 0, 1, i % 250 + 1], i, 1000 + i % 100, 2000, payload)
