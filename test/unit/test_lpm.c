@@ -387,7 +387,8 @@ mk_opt(const uint8_t *opts, uint8_t olen, uint16_t fo, uint8_t proto, uint16_t l
 	ip->next_proto_id = proto;
 	ip->src_addr = rte_cpu_to_be_32(ip4(192, 168, 0, 9));
 	ip->dst_addr = rte_cpu_to_be_32(dst);
-	memcpy(ip + 1, opts, olen);
+	if (olen != 0)
+		memcpy(ip + 1, opts, olen);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	m = pf_test_mbuf(buf, len < 60 ? 60 : len, 0);
 	md = pf_meta(m);
