@@ -46,6 +46,19 @@ pf_stage_type_find(const char *type)
 	return NULL;
 }
 
+uint64_t
+pf_heap_used(void)
+{
+	struct rte_malloc_socket_stats s;
+	uint64_t used = 0;
+	unsigned int i;
+
+	for (i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &s) == 0)
+			used += s.heap_allocsz_bytes;
+	return used;
+}
+
 /* ---- clock -------------------------------------------------------------- */
 
 static enum pf_clock_mode clock_mode;

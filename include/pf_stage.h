@@ -198,6 +198,9 @@ void pf_rcu_synchronize(void);
 uint64_t pf_rcu_start(void);
 bool pf_rcu_done(uint64_t token);
 
+/** Bytes allocated on every DPDK heap now (stages report table memory as a delta). */
+uint64_t pf_heap_used(void);
+
 /**
  * Stand-alone use of a stage (unit tests, fuzzers): parse @p sc's params,
  * allocate priv and counters, init. Returns 0 or -errno with errors.

@@ -187,19 +187,6 @@ alg_name(uint8_t alg)
 
 /* ---- rule table (control path) ------------------------------------------ */
 
-static uint64_t
-heap_used(void)
-{
-	struct rte_malloc_socket_stats s;
-	uint64_t used = 0;
-	unsigned int i;
-
-	for (i = 0; i < rte_socket_count(); i++)
-		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &s) == 0)
-			used += s.heap_allocsz_bytes;
-	return used;
-}
-
 static void
 acl_tbl_free(struct acl_tbl *t)
 {
@@ -343,7 +330,7 @@ acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct 
 	      struct pf_errs *errs)
 {
 	const struct acl_cfg *cfg = sc->cfg;
-	uint64_t t0 = rte_rdtsc(), mem0 = heap_used();
+	uint64_t t0 = rte_rdtsc(), mem0 = pf_heap_used();
 	struct acl_tbl *t;
 	int32_t *prio = NULL;
 	uint32_t i, k, per;
@@ -409,7 +396,7 @@ acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct 
 	}
 done:
 	t->build_ns = (rte_rdtsc() - t0) * 1000000000ull / rte_get_tsc_hz();
-	t->mem_bytes = heap_used() - mem0;
+	t->mem_bytes = pf_heap_used() - mem0;
 	*out = t;
 	return 0;
 fail:
@@ -433,7 +420,7 @@ acl_sess_create_table(struct acl_priv *pv, const struct pf_stage *st, uint32_t e
 		/* Extendable buckets: full means "entries" sessions, not a cuckoo miss. */
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 	};
-	uint64_t mem0 = heap_used();
+	uint64_t mem0 = pf_heap_used();
 
 	snprintf(name, sizeof(name), "pf_acls%u_%u", st->id,
 		 __atomic_fetch_add(&gen, 1, __ATOMIC_RELAXED));
@@ -447,7 +434,7 @@ acl_sess_create_table(struct acl_priv *pv, const struct pf_stage *st, uint32_t e
 				   "stages.%s: cannot create a session table of %u entries: %s",
 				   st->conf->name, entries, rte_strerror(rte_errno));
 	pv->sess_max = entries;
-	pv->sess_mem = heap_used() - mem0;
+	pv->sess_mem = pf_heap_used() - mem0;
 	return 0;
 }
 

@@ -550,19 +550,6 @@ l2_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 
 /* ---- init and teardown --------------------------------------------------- */
 
-static uint64_t
-l2_heap_used(void)
-{
-	struct rte_malloc_socket_stats s;
-	uint64_t used = 0;
-	unsigned int i;
-
-	for (i = 0; i < rte_socket_count(); i++)
-		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &s) == 0)
-			used += s.heap_allocsz_bytes;
-	return used;
-}
-
 static __rte_always_inline uint64_t
 l2_key(const uint8_t *mac, uint16_t bd)
 {
@@ -682,7 +669,7 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 		tb->n_pos += (RTE_MAX_LCORE - 1) * (L2_LCORE_CACHE - 1);
 	}
 	tb->mem_estimate = l2_mem_estimate(hp.entries);
-	mem0 = l2_heap_used();
+	mem0 = pf_heap_used();
 	tb->h = rte_hash_create(&hp);
 	if (tb->h != NULL)
 		tb->ent = rte_zmalloc_socket("l2fib_ent", (size_t)tb->n_pos * sizeof(*tb->ent),
@@ -693,7 +680,7 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 				   " MiB): %s; lower table_size or give EAL more memory (-m)",
 				   st->conf->name, cfg->table_size, tb->mem_estimate >> 20,
 				   rte_strerror(tb->h == NULL ? rte_errno : ENOMEM));
-	tb->mem_bytes = l2_heap_used() - mem0;
+	tb->mem_bytes = pf_heap_used() - mem0;
 	l2->h = tb->h;
 	l2->ent = tb->ent;
 	l2->n_pos = tb->n_pos;

@@ -27,20 +27,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from pftest import numbered_udp, telemetry, write_pcap  # noqa: E402
+from pftest import XC_TOPOLOGY, numbered_udp, telemetry, write_pcap  # noqa: E402
 
-TOPO = """\
-eal: [--no-huge, -m, "512", --no-pci]
-ports:
-  p0: {{ device: "net_pcap0,rx_pcap={pcap},infinite_rx=1" }}
-  p1: {{ device: "net_null0" }}
-stages:
-  rx: {{ type: rx, ports: [p0], next: {{ ipv4: xc }} }}
-  xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: tx }}
-  tx: {{ type: tx, ports: [p1] }}
-lcores:
-  1: [rx, xc, tx]
-"""
+TOPO = XC_TOPOLOGY.replace("{infinite}", ",infinite_rx=1")
 
 
 def worker_tid(pid):

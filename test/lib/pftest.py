@@ -13,6 +13,44 @@ import subprocess
 import sys
 
 
+
+# rx -> xconnect -> tx from a pcap into net_null, fused on lcore 1: the
+# pipeline the stats and capture tests drive. Format with pcap= and
+# infinite= (",infinite_rx=1" to loop the file, "" to read it once).
+XC_TOPOLOGY = """\
+eal: [--no-huge, -m, "512", --no-pci]
+ports:
+  p0: {{ device: "net_pcap0,rx_pcap={pcap}{infinite}" }}
+  p1: {{ device: "net_null0" }}
+stages:
+  rx: {{ type: rx, ports: [p0], next: {{ ipv4: xc }} }}
+  xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: tx }}
+  tx: {{ type: tx, ports: [p1] }}
+lcores:
+  1: [rx, xc, tx]
+"""
+
+
+def check_run(returncode, log, stats_path, total):
+    """The end-of-run checks every reload test shares: a clean exit, exact
+    totals, no mbuf leaked, every input frame received and none dropped,
+    and at least 3 reloads applied with none refused. Returns (stats, errors)."""
+    errors = []
+    if returncode != 0:
+        errors.append(f"pipefwd exited {returncode}: {log[-2000:]}")
+    st = json.load(open(stats_path))
+    tot = st["totals"]
+    if tot["unaccounted"] != 0:
+        errors.append(f"unaccounted packets: {tot}")
+    if st["mbufs_in_use_after_stop"] != 0:
+        errors.append(f"mbufs leaked: {st['mbufs_in_use_after_stop']}")
+    if tot["rx"] != total or tot["dropped"] != 0:
+        errors.append(f"rx {tot['rx']} of {total} frames, {tot['dropped']} dropped")
+    # SIGHUPs sent while a reload runs coalesce on a busy machine: ask for a few.
+    if st["reload"]["failures"] != 0 or st["reload"]["generation"] < 3:
+        errors.append(f"reloads: {st['reload']} (want >= 3 applied): {log[-1000:]}")
+    return st, errors
+
 def ipv4_udp(eth, src, dst, ip_id, sport, dport, payload):
     """@eth (14 bytes) + IPv4 (valid checksum, TTL 64) + UDP (no checksum) + @payload.
     @src and @dst are 4-byte addresses."""

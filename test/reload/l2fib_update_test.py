@@ -19,7 +19,6 @@ flow's traffic changed ports at least twice, and its last frames left by
 the port of the final configuration. No mbuf leaked.
 """
 import argparse
-import json
 import os
 import signal
 import struct
@@ -32,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 import replaylib  # noqa: E402
-from pftest import finish, write_atomic, write_pcap  # noqa: E402
+from pftest import check_run, finish, write_atomic, write_pcap  # noqa: E402
 
 FLOWS = 16
 PACE_PPS = 50000
@@ -117,20 +116,7 @@ def main():
         time.sleep(args.interval)
     out, err = proc.communicate(timeout=60)
 
-    errors = []
-    if proc.returncode != 0:
-        errors.append(f"pipefwd exited {proc.returncode}: {err[-2000:]}")
-    st = json.load(open(stats))
-    tot = st["totals"]
-    if tot["unaccounted"] != 0:
-        errors.append(f"unaccounted packets: {tot}")
-    if st["mbufs_in_use_after_stop"] != 0:
-        errors.append(f"mbufs leaked: {st['mbufs_in_use_after_stop']}")
-    if tot["rx"] != total or tot["dropped"] != 0:
-        errors.append(f"rx {tot['rx']} of {total} frames, {tot['dropped']} dropped")
-    # SIGHUPs sent while a reload runs coalesce on a busy machine: ask for a few.
-    if st["reload"]["failures"] != 0 or st["reload"]["generation"] < 3:
-        errors.append(f"reloads: {st['reload']} (want >= 3 applied): {err[-1000:]}")
+    st, errors = check_run(proc.returncode, err, stats, total)
     l2 = st["stages"]["l2"]
     ctr = l2["counters"]
     updates = l2["gauges"].get("updates", 0)

@@ -18,7 +18,6 @@ topology file is written once and never changes, each update rewrites only
 the routes file, and reload must notice it from the file's stamp.
 """
 import argparse
-import json
 import os
 import signal
 import struct
@@ -31,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 import replaylib  # noqa: E402
-from pftest import finish, ipv4_udp, write_atomic, write_pcap  # noqa: E402
+from pftest import check_run, finish, ipv4_udp, write_atomic, write_pcap  # noqa: E402
 
 FLOWS = 16
 PACE_PPS = 50000
@@ -114,20 +113,7 @@ def main():
         proc.send_signal(signal.SIGHUP)
         time.sleep(args.interval)
     out, err = proc.communicate(timeout=60)
-    errors = []
-    if proc.returncode != 0:
-        errors.append(f"pipefwd exited {proc.returncode}: {err[-2000:]}")
-    st = json.load(open(stats))
-    tot = st["totals"]
-    if tot["unaccounted"] != 0:
-        errors.append(f"unaccounted packets: {tot}")
-    if st["mbufs_in_use_after_stop"] != 0:
-        errors.append(f"mbufs leaked: {st['mbufs_in_use_after_stop']}")
-    if tot["rx"] != total or tot["dropped"] != 0:
-        errors.append(f"rx {tot['rx']} of {total} frames, {tot['dropped']} dropped")
-    # SIGHUPs sent while a reload runs coalesce on a busy machine: ask for a few.
-    if st["reload"]["failures"] != 0 or st["reload"]["generation"] < 3:
-        errors.append(f"reloads: {st['reload']} (want >= 3 applied): {err[-1000:]}")
+    st, errors = check_run(proc.returncode, err, stats, total)
     updates = st["stages"]["lpm"]["gauges"].get("route_updates", 0)
     if updates < 2:
         errors.append(f"lpm route_updates gauge {updates}, want >= 2")

@@ -25,7 +25,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from pftest import numbered_udp, write_pcap as pftest_write_pcap  # noqa: E402
+from pftest import XC_TOPOLOGY, numbered_udp, write_pcap as pftest_write_pcap  # noqa: E402
 
 PIPEFWD, CTL = sys.argv[1], sys.argv[2]
 TAG = "stats_t%d" % os.getpid()
@@ -50,18 +50,7 @@ def write_pcap(path, frames):
     pftest_write_pcap(path, frames, stamp=lambda i: (1 + i // 1000, i % 1000))
 
 
-TOPO = """\
-eal: [--no-huge, -m, "512", --no-pci]
-ports:
-  p0: {{ device: "net_pcap0,rx_pcap={pcap}{infinite}" }}
-  p1: {{ device: "net_null0" }}
-stages:
-  rx: {{ type: rx, ports: [p0], next: {{ ipv4: xc }} }}
-  xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: tx }}
-  tx: {{ type: tx, ports: [p1] }}
-lcores:
-  1: [rx, xc, tx]
-"""
+TOPO = XC_TOPOLOGY
 
 
 class Run:
