@@ -281,16 +281,20 @@ fan_send(struct pf_rt_stage *rs, const struct pf_rt_fan *f, struct rte_mbuf **pk
 
 /* Move a processed burst by verdict. Order within each ring is kept. */
 static __rte_always_inline void
-dispatch(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, const uint16_t *edge)
+dispatch(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, const uint16_t *edge,
+	 uint16_t all)
 {
 	struct pf_stage *st = rs->st;
 	struct rte_mbuf *by_edge[PF_MAX_EDGES][PF_BURST_MAX];
 	uint16_t cnt[PF_MAX_EDGES] = { 0 };
-	uint16_t i, e, first = edge[0], diff = 0;
+	uint16_t i, e, first = all, diff = 0;
 
-	/* XOR-OR instead of a compare chain: the compiler vectorises it. */
-	for (i = 1; i < n; i++)
-		diff |= edge[i] ^ first;
+	if (first == PF_EDGE_MIXED) {
+		/* The stage did not say: find out (XOR-OR vectorises). */
+		first = edge[0];
+		for (i = 1; i < n; i++)
+			diff |= edge[i] ^ first;
+	}
 	if (diff == 0) {
 		/* The common case: the whole burst takes one edge. */
 		rs->edge_pkts[first] += n;
@@ -350,13 +354,17 @@ drop_ctr_sum(const struct pf_stage *st)
 
 static void
 check_drop_discipline(const struct pf_stage *st, uint64_t before, uint16_t n,
-		      const uint16_t *edge)
+		      const uint16_t *edge, uint16_t all)
 {
 	uint64_t dropped = 0, moved = drop_ctr_sum(st) - before;
 	uint16_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		dropped += edge[i] == PF_EDGE_DROP;
+		if (all != PF_EDGE_MIXED && edge[i] != all)
+			rte_panic("stage %s: said the burst took edge %u, packet %u took %u\n",
+				  st->conf->name, all, i, edge[i]);
+	}
 	if (moved != dropped)
 		rte_panic("stage %s: %" PRIu64 " packets on edge 0 but drop counters moved by %" PRIu64 "\n",
 			  st->conf->name, dropped, moved);
@@ -372,11 +380,11 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t drops_before = drop_ctr_sum(rs->st);
 #endif
 
-	rs->st->ops->process_burst(rs->st, pkts, n, edge);
+	uint16_t all = rs->st->ops->process_burst(rs->st, pkts, n, edge);
 #ifndef NDEBUG
-	check_drop_discipline(rs->st, drops_before, n, edge);
+	check_drop_discipline(rs->st, drops_before, n, edge, all);
 #endif
-	dispatch(rs, pkts, n, edge);
+	dispatch(rs, pkts, n, edge, all);
 	rs->cycles += rte_rdtsc() - t0;
 	rs->packets += n;
 	rs->bursts++;

@@ -30,6 +30,11 @@
 #include "pf_topo.h"
 
 #define PF_EDGE_DROP 0
+/**
+ * process_burst's answer when the packets of a burst took different edges
+ * (always a correct answer: the runtime then sorts the burst by edge).
+ */
+#define PF_EDGE_MIXED UINT16_MAX
 
 /** Counter kinds: a DROP counter is a drop reason, an INFO counter is not. */
 enum pf_ctr_kind {
@@ -107,9 +112,14 @@ struct pf_stage_ops {
 	/** Source stages: fill @p pkts from the stage's ports; returns how many. */
 	uint16_t (*rx)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max);
 
-	/** Decide each packet's edge; must set edge[i] for every i < n. */
-	void (*process_burst)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n,
-			      uint16_t *edge);
+	/**
+	 * Decide each packet's edge; must set edge[i] for every i < n. Returns
+	 * the edge every packet took when the stage knows they all took one
+	 * (the runtime then moves the burst whole, without scanning edge[]),
+	 * else PF_EDGE_MIXED.
+	 */
+	uint16_t (*process_burst)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n,
+				  uint16_t *edge);
 
 	/**
 	 * Sink stages: take ownership of the packets that process_burst did not

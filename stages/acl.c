@@ -639,7 +639,7 @@ malformed:
 	p->flags = PK_MALFORMED;
 }
 
-static void
+static uint16_t
 acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	struct acl_priv *pv = st->priv;
@@ -734,6 +734,7 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	/* Pass 4: a bounded expiry sweep, so the data path never stalls. */
 	if (stateful && pv->sess_live != 0)
 		acl_sweep(pv, pv->sweep, now, ctrs);
+	return PF_EDGE_MIXED;
 }
 
 static void

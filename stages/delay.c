@@ -65,7 +65,7 @@ delay_init(struct pf_stage *st, struct pf_errs *errs)
 	return 0;
 }
 
-static void
+static uint16_t
 delay_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct delay_priv *d = st->priv;
@@ -78,6 +78,7 @@ delay_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uin
 		rte_delay_us_block(us);
 		st->ctrs[DELAY_CTR_BURSTS]++;
 	}
+	return DELAY_EDGE_OUT;
 }
 
 /* A plain value: the new delay applies from the next burst. */

@@ -1306,7 +1306,7 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 	}
 }
 
-static void
+static uint16_t
 l2_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	struct l2_priv *l2 = st->priv;
@@ -1328,6 +1328,7 @@ l2_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 	if (l2->sweeper && (l2->age_s != 0 || l2->tb->n_dead != 0 ||
 			    l2->tb->pend_head != l2->tb->pend_tail))
 		l2_sweep(st, l2, L2_SWEEP_BURST);
+	return PF_EDGE_MIXED;
 }
 
 static void

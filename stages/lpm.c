@@ -727,7 +727,7 @@ lpm_burst(struct pf_stage *st, const struct lpm_fib *fib, struct rte_mbuf **pkts
 		edge[i] = lpm_ip4(lp, fib, ctrs, pkts[i], dst[i], hop[i]);
 }
 
-static void
+static uint16_t
 lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	struct lpm_priv *lp = st->priv;
@@ -741,6 +741,7 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_BULK);
 	else
 		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_SCALAR);
+	return PF_EDGE_MIXED;
 }
 
 static int

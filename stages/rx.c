@@ -363,7 +363,7 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 	return RX_EDGE_OTHER;
 }
 
-static void
+static uint16_t
 rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct rx_priv *rx = st->priv;
@@ -387,6 +387,7 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 			ctrs[RX_CTR_RX_RUNT]++;
 		edge[i] = e;
 	}
+	return PF_EDGE_MIXED;
 }
 
 const struct pf_stage_ops pf_rx_ops = {

@@ -80,7 +80,7 @@ tx_init(struct pf_stage *st, struct pf_errs *errs)
 	return 0;
 }
 
-static void
+static uint16_t
 tx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct tx_priv *tx = st->priv;
@@ -97,6 +97,7 @@ tx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 		if (unlikely(!ok))
 			PF_DROP(edge, i, st->ctrs, TX_CTR_NO_TX_PORT);
 	}
+	return PF_EDGE_MIXED;
 }
 
 static void

@@ -66,7 +66,7 @@ xc_cfg_free(void *cfg)
 	free(cfg);
 }
 
-static void
+static uint16_t
 xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct xc_cfg *cfg = st->conf->cfg;
@@ -80,6 +80,7 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 		if (unlikely(md->out_port == PF_PORT_NONE))
 			PF_DROP(edge, i, st->ctrs, XC_CTR_NO_XCONNECT);
 	}
+	return PF_EDGE_MIXED;
 }
 
 const struct pf_stage_ops pf_xconnect_ops = {

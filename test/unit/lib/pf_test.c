@@ -83,13 +83,17 @@ pf_test_stage(const char *yaml, const char *stage, struct pf_topo **topo)
 void
 pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
-	uint16_t i;
+	uint16_t i, all;
 
 	for (i = 0; i < n; i++)
 		edge[i] = 0xdead;
-	st->ops->process_burst(st, pkts, n, edge);
-	for (i = 0; i < n; i++)
+	all = st->ops->process_burst(st, pkts, n, edge);
+	for (i = 0; i < n; i++) {
 		assert_int_not_equal(edge[i], 0xdead);
+		/* A stage that says the burst took one edge must mean it. */
+		if (all != PF_EDGE_MIXED)
+			assert_int_equal(edge[i], all);
+	}
 }
 
 uint64_t
