@@ -458,6 +458,17 @@ worker_main(void *arg)
 			if (likely(__atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) == me))
 				moved += run_stage(rt, map->stages[i]);
 		t1 = rte_rdtsc();
+		if (unlikely(t1 >= lc->housekeep_tsc)) {
+			/* Upkeep runs loaded or idle, about once a millisecond. */
+			for (i = 0; i < map->n; i++) {
+				struct pf_stage *st = map->stages[i]->st;
+
+				if (st->ops->housekeep != NULL &&
+				    __atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) == me)
+					st->ops->housekeep(st, pf_now_ns());
+			}
+			lc->housekeep_tsc = t1 + rte_get_tsc_hz() / 1000;
+		}
 		if (moved != 0)
 			lc->busy_cycles += t1 - t0;
 		lc->total_cycles += t1 - t0;

@@ -38,6 +38,7 @@ enum pf_class {
 #define PF_META_IP_FRAG     0x08  /**< IPv4 MF set or offset != 0 */
 #define PF_META_IP_NONFIRST 0x10  /**< IPv4 fragment offset != 0: no L4 header */
 #define PF_META_IP_OPTIONS  0x20  /**< IPv4 IHL > 5 */
+#define PF_META_L2_LOCAL    0x40  /**< destination MAC is the ingress port's own MAC */
 
 struct pf_meta {
 	uint16_t in_port;     /**< pipefwd port index the packet came in on */

@@ -76,6 +76,7 @@ struct pf_rt_lcore {
 	uint64_t loops __rte_cache_aligned;         /**< passes over its stages */
 	uint64_t busy_cycles;                       /**< cycles in passes that moved packets */
 	uint64_t total_cycles;
+	uint64_t housekeep_tsc;                     /**< next stage upkeep (ops->housekeep) */
 };
 
 struct pf_runtime {

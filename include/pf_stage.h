@@ -130,6 +130,13 @@ struct pf_stage_ops {
 	/** Called when a loop pass found no input: flush buffers, age tables. */
 	void (*idle)(struct pf_stage *st, uint64_t now_ns);
 
+	/**
+	 * Table upkeep that must not wait for an idle lcore (aging, posted
+	 * control commands): the owning lcore calls it between bursts, about
+	 * once a millisecond, loaded or not. Bounded work per call; optional.
+	 */
+	void (*housekeep)(struct pf_stage *st, uint64_t now_ns);
+
 	/** Sink stages: is anything still buffered? (shutdown drains until not) */
 	bool (*busy)(const struct pf_stage *st);
 
