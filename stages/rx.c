@@ -73,6 +73,7 @@ struct rx_priv {
 	uint64_t ts_flag;
 	bool pcap_clock;
 	struct pf_own_macs own;             /* the ports' MACs: never a valid source */
+	uint64_t port_mac[PF_MAX_PORTS];    /* by port index, pf_mac_u64; ~0 when none */
 	/* Pacing: a token bucket in units of packets * tsc_hz. */
 	uint64_t pace_pps;
 	uint64_t hz;
@@ -134,6 +135,9 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
 	/* Port MACs are final here: configured, or read from the devices at start. */
 	pf_own_macs_init(&rx->own, st->topo);
+	for (i = 0; i < PF_MAX_PORTS; i++)
+		rx->port_mac[i] = i < st->topo->n_ports && st->topo->ports[i].has_mac ?
+				  pf_mac_u64(st->topo->ports[i].mac) : UINT64_MAX;
 	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
 	rx->hz = rte_get_tsc_hz();
 	rx->last_tsc = rte_rdtsc();
@@ -239,6 +243,8 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 		md->flags |= PF_META_L2_MCAST;
 		if ((d[0] & d[1] & d[2] & d[3] & d[4] & d[5]) == 0xff)
 			md->flags |= PF_META_L2_BCAST;
+	} else if (pf_mac_u64(d) == rx->port_mac[md->in_port]) {
+		md->flags |= PF_META_L2_LOCAL;
 	}
 	et = (uint16_t)(d[12] << 8 | d[13]);
 	max_frame = rx->max_frame[md->in_port];
