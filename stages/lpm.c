@@ -87,8 +87,9 @@ enum lpm_nh_kind {
 struct lpm_nh {
 	uint8_t macs[12];   /* destination then source: the frame's first 12 bytes */
 	uint16_t port;
+	uint16_t max_len;   /* longest IPv4 total length the port takes; 0 unless LPM_NH_FWD */
 	uint8_t kind;
-	uint8_t pad;
+	uint8_t pad[3];
 };
 
 /* One complete routing table: what an update replaces as a whole. */
@@ -279,6 +280,8 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		memcpy(fib->nh[i].macs + 6, pc->mac, 6);
 		fib->nh[i].port = cfg->nh[i].port;
 		fib->nh[i].kind = LPM_NH_FWD;
+		fib->nh[i].max_len = pc->max_frame > RTE_ETHER_HDR_LEN ?
+				     (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN) : 0;
 	}
 	for (i = 0; i < nports; i++) {
 		fib->nh[cfg->n_nh + i].kind = LPM_NH_LOCAL;
@@ -435,31 +438,29 @@ lpm_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 
 /* ---- data path ---------------------------------------------------------- */
 
-/* Frames must be addressed to the router: its MAC on the port, or a group address. */
+/*
+ * Frames must be addressed to the router: its MAC on the ingress port (rx
+ * compared it and set PF_META_L2_LOCAL), or a group address.
+ */
 static __rte_always_inline bool
-lpm_l2_ok(const struct lpm_priv *lp, uint64_t *ctrs, const struct pf_meta *md,
-	  const struct rte_ether_hdr *eth)
+lpm_l2_ok(uint64_t *ctrs, const struct pf_meta *md)
 {
 	if (unlikely(md->flags & PF_META_VLAN)) {
 		ctrs[LPM_CTR_VLAN_UNKNOWN]++;
 		return false;
 	}
-	if (unlikely(!(md->flags & PF_META_L2_MCAST) &&
-		     !rte_is_same_ether_addr(&eth->dst_addr, &lp->port_mac[md->in_port]))) {
+	if (unlikely(!(md->flags & (PF_META_L2_MCAST | PF_META_L2_LOCAL)))) {
 		ctrs[LPM_CTR_L3_MAC_MISMATCH]++;
 		return false;
 	}
 	return true;
 }
 
-/* 0/8, 127/8 and 224/4 + 240/4 (RFC 1812 5.3.7, 4.2.2.11): never routed. */
-static __rte_always_inline bool
-lpm_special(uint32_t a)
-{
-	uint32_t top = a >> 24;
-
-	return top == 0 || top == 127 || top >= 224;
-}
+/*
+ * First octets never routed as source or destination (RFC 1812 5.3.7,
+ * 4.2.2.11): 0/8, 127/8, 224/4 and 240/4. One load answers both tests.
+ */
+static const uint8_t lpm_martian[256] = { [0] = 1, [127] = 1, [224 ... 255] = 1 };
 
 static uint16_t __rte_noinline
 lpm_dst_special(uint64_t *ctrs, uint32_t dst)
@@ -529,7 +530,7 @@ lpm_arp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf *m)
 		ctrs[LPM_CTR_L3_PROTO]++;
 		return LPM_EDGE_DROP;
 	}
-	if (!lpm_l2_ok(lp, ctrs, md, eth))
+	if (!lpm_l2_ok(ctrs, md))
 		return LPM_EDGE_DROP;
 	if (arp->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
 	    arp->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || arp->arp_hlen != 6 ||
@@ -615,8 +616,12 @@ lpm_too_big(uint64_t *ctrs, const struct rte_ipv4_hdr *ip)
 	return LPM_EDGE_DROP;
 }
 
-/* The RFC 1812 decision for one IPv4 packet whose lookup gave @p hop. */
-static __rte_always_inline uint16_t
+/*
+ * The RFC 1812 decision for one packet whose lookup gave @p hop, every check
+ * in the documented order: the reference, and where the fast path sends
+ * whatever it does not forward itself.
+ */
+static uint16_t __rte_noinline
 lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	struct rte_mbuf *m, uint32_t dst, uint32_t hop)
 {
@@ -625,41 +630,39 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)((uint8_t *)eth + md->l2_len);
 	const struct lpm_nh *nh;
 
-	if (unlikely(md->cls != PF_CLASS_IPV4))
+	if (md->cls != PF_CLASS_IPV4)
 		return lpm_arp(lp, ctrs, m);
-	if (!lpm_l2_ok(lp, ctrs, md, eth))
+	if (!lpm_l2_ok(ctrs, md))
 		return LPM_EDGE_DROP;
-	if (unlikely(lpm_special(rte_be_to_cpu_32(ip->src_addr)))) {
+	if (lpm_martian[rte_be_to_cpu_32(ip->src_addr) >> 24]) {
 		ctrs[LPM_CTR_MARTIAN_SRC]++;
 		return LPM_EDGE_DROP;
 	}
-	if (unlikely(lpm_special(dst)))
+	if (lpm_martian[dst >> 24])
 		return lpm_dst_special(ctrs, dst);
-	if (unlikely(hop == LPM_NH_MISS)) {
+	if (hop == LPM_NH_MISS) {
 		ctrs[LPM_CTR_NO_ROUTE]++;
 		return LPM_EDGE_DROP;
 	}
 	nh = &fib->nh[hop];
-	if (unlikely(nh->kind != LPM_NH_FWD))
+	if (nh->kind != LPM_NH_FWD)
 		return lpm_local(lp, ctrs, md, eth, ip, nh);
 	/* RFC 1812 5.3.4: a link-layer broadcast is not forwarded as unicast. */
-	if (unlikely(md->flags & PF_META_L2_MCAST)) {
+	if (md->flags & PF_META_L2_MCAST) {
 		ctrs[LPM_CTR_L2BCAST_UNICAST]++;
 		return LPM_EDGE_DROP;
 	}
-	if (unlikely((md->flags & (PF_META_IP_OPTIONS | PF_META_IP_FRAG)) &&
-		     !lpm_ip4_slow(ctrs, md, ip)))
+	if ((md->flags & (PF_META_IP_OPTIONS | PF_META_IP_FRAG)) && !lpm_ip4_slow(ctrs, md, ip))
 		return LPM_EDGE_DROP;
-	if (unlikely(ip->time_to_live <= 1)) {
+	if (ip->time_to_live <= 1) {
 		ctrs[LPM_CTR_TTL_EXPIRED]++;
 		return LPM_EDGE_DROP;
 	}
-	if (unlikely(rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN >
-		     lp->max_frame[nh->port]))
+	if (rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN > lp->max_frame[nh->port])
 		return lpm_too_big(ctrs, ip);
 	lpm_ttl_dec(ip);
 	/* A priority tag (VID 0) is not carried to another link: drop it. */
-	if (unlikely(md->l2_len != RTE_ETHER_HDR_LEN)) {
+	if (md->l2_len != RTE_ETHER_HDR_LEN) {
 		rte_pktmbuf_adj(m, md->l2_len - RTE_ETHER_HDR_LEN);
 		md->l2_len = RTE_ETHER_HDR_LEN;
 		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
@@ -670,49 +673,128 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	return LPM_EDGE_OUT;
 }
 
+/* pf_meta.flags bits that leave the fast path; PF_META_L2_LOCAL must be set. */
+#define LPM_FAST_FLAGS (PF_META_VLAN | PF_META_L2_MCAST | PF_META_L2_LOCAL |	\
+			PF_META_IP_OPTIONS | PF_META_IP_FRAG)
+
 /*
- * One worker, three lookups (const @p mode, folded by the compiler):
- * pass 1 gathers destinations (prefetching mbufs 8 ahead, headers 4 ahead),
- * pass 2 looks them all up, pass 3 decides per packet. The three rte_lpm
- * calls report a miss three different ways; all become LPM_NH_MISS or the
- * default route here.
+ * The common case in a few tests: untagged IPv4 to the ingress port's MAC,
+ * no options, not a fragment, no martian address, a route to a next hop
+ * (nh->max_len is 0 for local and broadcast entries, so they fail the
+ * length test), TTL > 1, short enough for the egress port. Exactly the
+ * packets lpm_ip4 would forward without a tag to strip; everything else goes
+ * to lpm_ip4, which decides and counts it.
  */
-static __rte_always_inline void
-lpm_burst(struct pf_stage *st, const struct lpm_fib *fib, struct rte_mbuf **pkts, uint16_t n,
-	  uint16_t *edge, const enum lpm_lookup_mode mode)
+static __rte_always_inline uint16_t
+lpm_decide(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
+	   struct rte_mbuf *m, struct pf_meta *md, uint32_t dst, uint32_t hop)
 {
-	const struct lpm_priv *lp = st->priv;
-	uint32_t dst[PF_BURST_MAX + 4] __rte_aligned(16);
-	uint32_t hop[PF_BURST_MAX + 4] __rte_aligned(16);
-	uint64_t *ctrs = st->ctrs;
-	uint16_t i;
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
+	const struct lpm_nh *nh;
+
+	if (likely((((md->flags & LPM_FAST_FLAGS) ^ PF_META_L2_LOCAL) |
+		    (md->cls ^ PF_CLASS_IPV4) | (md->l2_len ^ RTE_ETHER_HDR_LEN)) == 0 &&
+		   (lpm_martian[eth[RTE_ETHER_HDR_LEN + 12]] |
+		    lpm_martian[eth[RTE_ETHER_HDR_LEN + 16]]) == 0 && hop != LPM_NH_MISS)) {
+		nh = &fib->nh[hop];
+		if (likely(ip->time_to_live > 1 &&
+			   rte_be_to_cpu_16(ip->total_length) <= nh->max_len)) {
+			lpm_ttl_dec(ip);
+			memcpy(eth, nh->macs, sizeof(nh->macs));
+			md->out_port = nh->port;
+			md->nexthop = hop;
+			return LPM_EDGE_OUT;
+		}
+	}
+	return lpm_ip4(lp, fib, ctrs, m, dst, hop);
+}
+
+/* The destination address as stored (network order), 0 for ARP. */
+static __rte_always_inline uint32_t
+lpm_dst_raw(struct rte_mbuf *m, const struct pf_meta *md)
+{
+	if (unlikely(md->cls != PF_CLASS_IPV4))
+		return 0;
+	return rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, md->l2_len)->dst_addr;
+}
+
+/* Both cache lines of the mbuf: the second holds the pf_meta dynfield. */
+static __rte_always_inline void
+lpm_prefetch_mbuf(struct rte_mbuf *m)
+{
+	rte_prefetch0(m);
+	rte_mbuf_prefetch_part2(m);
+}
+
+/*
+ * The default loop, after DPDK's ip4_lookup_sse.h: four packets at a time,
+ * one rte_lpm_lookupx4 per four, mbufs prefetched 8 ahead and packet data
+ * 4 ahead; the 0-3 left over take rte_lpm_lookup. Returns how many packets
+ * took edge out.
+ */
+static __rte_always_inline uint16_t
+lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
+	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+	const int off = pf_meta_offset;
+	struct pf_meta *md[4];
+	uint32_t hop[4] __rte_aligned(16), dst[4] __rte_aligned(16);
+	uint16_t i, k, nout = 0, e;
 
 	for (i = 0; i < n && i < 8; i++)
-		rte_mbuf_prefetch_part2(pkts[i]);
+		lpm_prefetch_mbuf(pkts[i]);
 	for (i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const struct pf_meta *md = pf_meta(m);
-
-		if (i + 8 < n) {
-			rte_prefetch0(pkts[i + 8]);
-			rte_mbuf_prefetch_part2(pkts[i + 8]);
+	for (i = 0; i + 4 <= n; i += 4) {
+		if (likely(i + 12 <= n))
+			for (k = 8; k < 12; k++)
+				lpm_prefetch_mbuf(pkts[i + k]);
+		if (likely(i + 8 <= n))
+			for (k = 4; k < 8; k++)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + k], void *));
+		for (k = 0; k < 4; k++) {
+			md[k] = RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *);
+			dst[k] = lpm_dst_raw(pkts[i + k], md[k]);
 		}
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		dst[i] = likely(md->cls == PF_CLASS_IPV4) ?
-				 rte_be_to_cpu_32(rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
-									  md->l2_len)->dst_addr) :
-				 0;
+		_mm_store_si128((__m128i *)dst,
+				_mm_shuffle_epi8(_mm_load_si128((const __m128i *)dst), bswap));
+		rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)dst), hop, fib->dflt);
+		for (k = 0; k < 4; k++) {
+			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], dst[k], hop[k]);
+			edge[i + k] = e;
+			nout += e;
+		}
 	}
-	if (mode == LPM_LOOKUP_X4) {
-		/* Pad to a multiple of four; the extra results are ignored. */
-		dst[n] = dst[n + 1] = dst[n + 2] = 0;
-		for (i = 0; i < n; i += 4)
-			rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)&dst[i]), &hop[i],
-					 fib->dflt);
-	} else if (mode == LPM_LOOKUP_BULK) {
+	for (; i < n; i++) {
+		md[0] = RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *);
+		dst[0] = rte_be_to_cpu_32(lpm_dst_raw(pkts[i], md[0]));
+		if (rte_lpm_lookup(fib->lpm, dst[0], &hop[0]) != 0)
+			hop[0] = fib->dflt;
+		e = lpm_decide(lp, fib, ctrs, pkts[i], md[0], dst[0], hop[0]);
+		edge[i] = e;
+		nout += e;
+	}
+	return nout;
+}
+
+/*
+ * The other two lookups (the "lookup:" key), kept as references: gather all
+ * destinations, look them up with rte_lpm_lookup_bulk or one rte_lpm_lookup
+ * each, decide. The three rte_lpm calls report a miss three different ways;
+ * all become the default route or LPM_NH_MISS here.
+ */
+static __rte_always_inline uint16_t
+lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
+	      struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const enum lpm_lookup_mode mode)
+{
+	uint32_t dst[PF_BURST_MAX], hop[PF_BURST_MAX];
+	uint16_t i, nout = 0, e;
+
+	for (i = 0; i < n; i++)
+		dst[i] = rte_be_to_cpu_32(lpm_dst_raw(pkts[i], pf_meta(pkts[i])));
+	if (mode == LPM_LOOKUP_BULK) {
 		/* rte_lpm_lookup_bulk sizes a VLA by n: n == 0 is undefined (UBSan). */
 		if (n != 0)
 			rte_lpm_lookup_bulk(fib->lpm, dst, hop, n);
@@ -723,25 +805,33 @@ lpm_burst(struct pf_stage *st, const struct lpm_fib *fib, struct rte_mbuf **pkts
 			if (rte_lpm_lookup(fib->lpm, dst[i], &hop[i]) != 0)
 				hop[i] = fib->dflt;
 	}
-	for (i = 0; i < n; i++)
-		edge[i] = lpm_ip4(lp, fib, ctrs, pkts[i], dst[i], hop[i]);
+	for (i = 0; i < n; i++) {
+		e = lpm_decide(lp, fib, ctrs, pkts[i], pf_meta(pkts[i]), dst[i], hop[i]);
+		edge[i] = e;
+		nout += e;
+	}
+	return nout;
 }
 
 static uint16_t
 lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
-	struct lpm_priv *lp = st->priv;
+	const struct lpm_priv *lp = st->priv;
 	const struct lpm_fib *fib;
+	uint16_t nout;
 
 	/* One table per burst: an update frees the old one only after this pass. */
 	fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
 	if (likely(fib->mode == LPM_LOOKUP_X4))
-		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_X4);
+		nout = lpm_burst_x4(lp, fib, st->ctrs, pkts, n, edge);
 	else if (fib->mode == LPM_LOOKUP_BULK)
-		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_BULK);
+		nout = lpm_burst_ref(lp, fib, st->ctrs, pkts, n, edge, LPM_LOOKUP_BULK);
 	else
-		lpm_burst(st, fib, pkts, n, edge, LPM_LOOKUP_SCALAR);
-	return PF_EDGE_MIXED;
+		nout = lpm_burst_ref(lp, fib, st->ctrs, pkts, n, edge, LPM_LOOKUP_SCALAR);
+	/* The whole burst took one edge: the runtime moves it without a scan. */
+	if (likely(nout == n && n != 0))
+		return LPM_EDGE_OUT;
+	return nout == 0 && n != 0 ? LPM_EDGE_DROP : PF_EDGE_MIXED;
 }
 
 static int

@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
+#include <rte_common.h>
+
 #include "pf_stage.h"
 
 /** Next hops are indexes into a table; rte_lpm stores 24 bits. */
@@ -88,19 +91,25 @@ lpm_cksum_adjust(uint16_t hc, uint16_t m, uint16_t m_new)
 
 /**
  * Decrement the TTL of the IPv4 header at @p ip (any alignment) and update
- * its checksum incrementally. The TTL shares a 16-bit word with the protocol.
+ * its checksum incrementally: lpm_cksum_adjust with the word change folded
+ * in. The TTL shares a 16-bit word with the protocol; taken as the CPU loads
+ * it (little-endian: TTL in the low byte) the word drops by 1, which adds
+ * -1 = 0xfffe in one's complement, or, when TTL 0 wraps to 255, adds 0x00ff.
+ * One fold is enough: ~HC + 0xfffe < 0x1ffff.
  */
 static inline void
 lpm_ttl_dec(void *ip)
 {
 	uint8_t *h = ip;
-	uint16_t old, new, ck;
+	uint32_t sum;
+	uint16_t ck;
 
-	memcpy(&old, h + 8, 2);
-	h[8]--;
-	memcpy(&new, h + 8, 2);
+	RTE_BUILD_BUG_ON(RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
 	memcpy(&ck, h + 10, 2);
-	ck = lpm_cksum_adjust(ck, old, new);
+	sum = (uint32_t)(uint16_t)~ck + (h[8] != 0 ? 0xfffe : 0x00ff);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ck = (uint16_t)~sum;
+	h[8]--;
 	memcpy(h + 10, &ck, 2);
 }
 

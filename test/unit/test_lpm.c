@@ -119,11 +119,28 @@ iph(struct rte_mbuf *m)
 	return rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pf_meta(m)->l2_len);
 }
 
+/*
+ * What rx guarantees (include/pf_meta.h): PF_META_L2_LOCAL is set exactly
+ * when the destination MAC is the ingress port's own. lpm trusts the flag
+ * and never compares MACs itself.
+ */
+static void
+rx_l2_local(struct rte_mbuf *m)
+{
+	static const uint8_t *const port_mac[] = { mac_p0, mac_p1, mac_p2 };
+	struct pf_meta *md = pf_meta(m);
+
+	if (md->in_port < RTE_DIM(port_mac) &&
+	    memcmp(rte_pktmbuf_mtod(m, uint8_t *), port_mac[md->in_port], 6) == 0)
+		md->flags |= PF_META_L2_LOCAL;
+}
+
 static uint16_t
 run1(struct pf_stage *st, struct rte_mbuf *m)
 {
 	uint16_t e;
 
+	rx_l2_local(m);
 	pf_test_process(st, &m, 1, &e);
 	return e;
 }
@@ -325,6 +342,8 @@ test_drops(void **state)
 	const uint8_t other[6] = { 2, 0, 0, 0, 0, 0x77 }, bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	uint32_t src = ip4(192, 168, 0, 9), dst = ip4(10, 1, 2, 3);
 	struct rte_mbuf *m;
+	uint64_t before;
+	uint16_t e;
 
 	expect_drop(st, mk_ip(mac_p0, src, ip4(11, 0, 0, 1), 64, 17, 0), "ip4_no_route");
 	expect_drop(st, mk_ip(mac_p0, src, dst, 1, 17, 0), "ip4_ttl_expired");
@@ -362,6 +381,20 @@ test_drops(void **state)
 	assert_int_equal(run1(st, m), 1);
 	assert_int_equal(iph(m)->time_to_live, 1);
 	assert_int_equal(rte_raw_cksum(iph(m), 20), 0xffff);
+	rte_pktmbuf_free(m);
+	/* The MAC decision is rx's flag alone: no PF_META_L2_LOCAL, no routing... */
+	m = mk_ip(mac_p0, src, dst, 64, 17, 0);
+	before = pf_test_ctr(st, "l3_mac_mismatch");
+	pf_test_process(st, &m, 1, &e);
+	assert_int_equal(e, 0);
+	assert_int_equal(pf_test_ctr(st, "l3_mac_mismatch"), before + 1);
+	rte_pktmbuf_free(m);
+	/* ...and with it the frame is routed whatever its bytes say. */
+	m = mk_ip(other, src, dst, 64, 17, 0);
+	pf_meta(m)->flags |= PF_META_L2_LOCAL;
+	pf_test_process(st, &m, 1, &e);
+	assert_int_equal(e, 1);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), mac_nh1, 6);
 	rte_pktmbuf_free(m);
 	destroy(st, topo);
 }
@@ -777,8 +810,10 @@ test_modes_agree(void **state)
 			uint16_t e[64], b = RTE_MIN(sizes[si++ % RTE_DIM(sizes)],
 						    (uint16_t)(N_ADDRS - done)), j;
 
-			for (j = 0; j < b; j++)
+			for (j = 0; j < b; j++) {
 				pk[j] = mk_ip(mac_p0, ip4(192, 168, 0, 9), addr[done + j], 64, 17, 0);
+				rx_l2_local(pk[j]);
+			}
 			pf_test_process(st, pk, b, e);
 			for (j = 0; j < b; j++) {
 				got[mi][done + j] = e[j] == 0 ? 0xffff :
