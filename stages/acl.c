@@ -61,13 +61,19 @@ static const char *const acl_keys[] = { "rules", "rules_file", "default", "algor
 int pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
 
 /*
- * What rte_acl reads for one packet, in network byte order. The first field
- * is one byte; the rest come in groups of four bytes (input_index 1..4).
- * l4ok says what the ports are: real (ACL_L4_PORTS), absent because the
- * packet is a non-first fragment (ACL_L4_NONFIRST), or absent because the
- * L4 header is truncated (0). Rules that name ports require ACL_L4_PORTS, so
- * such packets never match them; with "nonfirst_fragments: protocol-only" a
- * port rule also gets a twin, without ports, that requires ACL_L4_NONFIRST.
+ * What rte_acl reads for one packet, in network byte order: l3fwd's layout.
+ * The first field is one byte; the rest come in groups of four bytes
+ * (input_index 1..3), the two ports sharing the last one.
+ *
+ * The main context holds the rules exactly as written and sees only packets
+ * with real ports (complete TCP, UDP or SCTP headers). Every other IPv4
+ * packet (non-first fragments, truncated L4, protocols without ports) goes
+ * to the auxiliary context, which has the same rules on proto, src and dst
+ * only, in two categories:
+ *   ACL_CAT_STRICT  rules that name no ports: "ports unknown" never matches
+ *                   a port rule;
+ *   ACL_CAT_PROTO   every rule, its ports ignored: non-first fragments with
+ *                   "nonfirst_fragments: protocol-only" (VPP's default).
  */
 struct acl_key {
 	uint8_t proto;
@@ -76,12 +82,13 @@ struct acl_key {
 	uint32_t dst;
 	uint16_t sport;
 	uint16_t dport;
-	uint32_t l4ok;
 };
 
-enum { F_PROTO, F_SRC, F_DST, F_SPORT, F_DPORT, F_L4OK, F_NUM };
-#define ACL_L4_PORTS 1u
-#define ACL_L4_NONFIRST 2u
+enum { F_PROTO, F_SRC, F_DST, F_SPORT, F_DPORT, F_NUM };
+#define F_AUX_NUM (F_DST + 1)
+
+/* Auxiliary context categories (rte_acl wants 1 or a multiple of 4). */
+enum { ACL_CAT_STRICT, ACL_CAT_PROTO, ACL_AUX_CATS = RTE_ACL_RESULTS_MULTIPLIER };
 
 RTE_ACL_RULE_DEF(acl_rte_rule, F_NUM);
 
@@ -91,7 +98,6 @@ static const struct rte_acl_field_def acl_field_defs[F_NUM] = {
 	{ RTE_ACL_FIELD_TYPE_MASK, 4, F_DST, 2, offsetof(struct acl_key, dst) },
 	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_SPORT, 3, offsetof(struct acl_key, sport) },
 	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_DPORT, 3, offsetof(struct acl_key, dport) },
-	{ RTE_ACL_FIELD_TYPE_BITMASK, 4, F_L4OK, 4, offsetof(struct acl_key, l4ok) },
 };
 
 /* Session key: the 5-tuple with the lower (address, port) end first. */
@@ -115,26 +121,46 @@ struct acl_sess {
 #define PK_SESS      0x2            /* has a full 5-tuple: may use sessions */
 #define PK_NONFIRST  0x4
 #define PK_MALFORMED 0x8
+#define PK_AUX       0x10           /* classified by the auxiliary context */
 
 struct acl_pk {
 	uint8_t flags;
 	uint8_t tcpf;
 	uint8_t dir;
+	uint8_t cat;                    /* PK_AUX: the auxiliary category */
 	int32_t pos;                    /* live session slot, -1 for none */
 };
 
 #define ACL_CTX_MAX 16
 
+/* One rule set in 1..ACL_CTX_MAX rte_acl contexts (see acl_set_build). */
+struct acl_set {
+	struct rte_acl_ctx *ctx[ACL_CTX_MAX];
+	uint32_t n_ctx;
+	uint32_t n_cat;
+};
+
+/* What a classify result (0: no rule, else rule number) does to a packet. */
+struct acl_verdict {
+	uint8_t edge;                   /* ACL_EDGE_OUT or ACL_EDGE_DROP */
+	uint8_t ctr;                    /* per-action info counter */
+	uint8_t reflect;                /* permit-reflect: open a session */
+	uint8_t pad;
+};
+
 /* One rule set, replaced as a whole by update(). */
 struct acl_tbl {
-	struct rte_acl_ctx *ctx[ACL_CTX_MAX];   /* n_ctx of them, none without rules */
-	uint32_t n_ctx;
+	struct acl_set main;            /* rules as written, packets with ports */
+	struct acl_set aux;             /* proto/src/dst only, ACL_AUX_CATS categories */
 	uint32_t n_rules;
 	uint8_t default_action;
 	uint8_t alg;                    /* enum rte_acl_classify_alg in use */
-	uint8_t *action;                /* per rule */
-	uint64_t *hits;                 /* per rule, single writer */
-	int32_t *prio;                  /* per rule: its rte_acl priority (rank) */
+	uint8_t alg_measured;           /* 1: chosen by timing at build ("default") */
+	uint8_t nonfirst_cat;           /* category for non-first fragments */
+	struct acl_verdict *verdict;    /* [0]: no match (default), [r]: rule r */
+	uint64_t *hits;                 /* [r]: hits of rule r, single writer */
+	int32_t *prio;                  /* [r - 1]: rule r's rte_acl priority (rank) */
+	uint64_t alg_cycles[ACL_ALG_MAX]; /* measured classify cost per 1000 keys, 0: n/a */
 	uint64_t timeout_ns[ACL_TO_MAX];
 	uint64_t build_ns;
 	uint64_t mem_bytes;
@@ -155,9 +181,12 @@ struct acl_priv {
 	struct acl_key keys[PF_BURST_MAX];
 	struct acl_skey skeys[PF_BURST_MAX];
 	struct acl_pk pk[PF_BURST_MAX];
+	const uint8_t *kdata[PF_BURST_MAX];   /* &keys[i], set once at init */
 	const uint8_t *data[PF_BURST_MAX];
-	uint32_t res[PF_BURST_MAX];
-	uint32_t res2[PF_BURST_MAX];
+	uint16_t idx[PF_BURST_MAX];
+	uint32_t res[PF_BURST_MAX];           /* per packet: rule number or 0 */
+	uint32_t tmp[PF_BURST_MAX * ACL_AUX_CATS];
+	uint32_t tmp2[PF_BURST_MAX * ACL_AUX_CATS];
 };
 
 static const uint16_t action_ctr[ACL_ACTION_MAX] = {
@@ -166,9 +195,9 @@ static const uint16_t action_ctr[ACL_ACTION_MAX] = {
 	[ACL_PERMIT_REFLECT] = ACL_CTR_PERMIT_REFLECT,
 };
 
-/* "default" is the fastest measured on this machine's CPU (docs/stages/acl.md). */
+/* "default" is not a method: the build times the others and keeps the fastest. */
 static const enum rte_acl_classify_alg alg_map[ACL_ALG_MAX] = {
-	[ACL_ALG_DEFAULT] = RTE_ACL_CLASSIFY_SSE,
+	[ACL_ALG_DEFAULT] = RTE_ACL_CLASSIFY_DEFAULT,
 	[ACL_ALG_SCALAR] = RTE_ACL_CLASSIFY_SCALAR,
 	[ACL_ALG_SSE] = RTE_ACL_CLASSIFY_SSE,
 	[ACL_ALG_AVX2] = RTE_ACL_CLASSIFY_AVX2,
@@ -188,16 +217,26 @@ alg_name(uint8_t alg)
 /* ---- rule table (control path) ------------------------------------------ */
 
 static void
+acl_set_free(struct acl_set *set)
+{
+	uint32_t k;
+
+	for (k = 0; k < ACL_CTX_MAX; k++) {
+		rte_acl_free(set->ctx[k]);
+		set->ctx[k] = NULL;
+	}
+	set->n_ctx = 0;
+}
+
+static void
 acl_tbl_free(struct acl_tbl *t)
 {
 	if (t == NULL)
 		return;
-	uint32_t k;
-
-	for (k = 0; k < ACL_CTX_MAX; k++)
-		rte_acl_free(t->ctx[k]);
+	acl_set_free(&t->main);
+	acl_set_free(&t->aux);
 	rte_free(t->prio);
-	rte_free(t->action);
+	rte_free(t->verdict);
 	rte_free(t->hits);
 	rte_free(t);
 }
@@ -251,15 +290,18 @@ rule_has_ports(const struct acl_rule *r)
 	return r->sport_lo != 0 || r->sport_hi != 65535 || r->dport_lo != 0 || r->dport_hi != 65535;
 }
 
-/* @p twin: the protocol-only copy of a port rule for non-first fragments. */
+/*
+ * Rule @p idx as rte_acl sees it: for the main context as written; for the
+ * auxiliary one (@p aux) without ports, in ACL_CAT_PROTO and, when it names
+ * no ports, ACL_CAT_STRICT too.
+ */
 static void
-acl_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, bool twin,
+acl_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, bool aux,
 		struct acl_rte_rule *o)
 {
-	bool ports = rule_has_ports(r) && !twin;
-
 	memset(o, 0, sizeof(*o));
-	o->data.category_mask = 1;
+	o->data.category_mask = !aux ? 1 : rule_has_ports(r) ? 1u << ACL_CAT_PROTO :
+			       1u << ACL_CAT_PROTO | 1u << ACL_CAT_STRICT;
 	o->data.priority = prio;
 	o->data.userdata = idx + 1;       /* 0 means "no match" */
 	o->field[F_PROTO].value.u8 = r->proto_any ? 0 : r->proto;
@@ -268,21 +310,26 @@ acl_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, bool twin,
 	o->field[F_SRC].mask_range.u32 = r->src_len;
 	o->field[F_DST].value.u32 = r->dst;
 	o->field[F_DST].mask_range.u32 = r->dst_len;
-	o->field[F_SPORT].value.u16 = ports ? r->sport_lo : 0;
-	o->field[F_SPORT].mask_range.u16 = ports ? r->sport_hi : 65535;
-	o->field[F_DPORT].value.u16 = ports ? r->dport_lo : 0;
-	o->field[F_DPORT].mask_range.u16 = ports ? r->dport_hi : 65535;
-	o->field[F_L4OK].value.u32 = ports ? ACL_L4_PORTS : twin ? ACL_L4_NONFIRST : 0;
-	o->field[F_L4OK].mask_range.u32 = o->field[F_L4OK].value.u32;
+	if (aux)
+		return;
+	o->field[F_SPORT].value.u16 = r->sport_lo;
+	o->field[F_SPORT].mask_range.u16 = r->sport_hi;
+	o->field[F_DPORT].value.u16 = r->dport_lo;
+	o->field[F_DPORT].mask_range.u16 = r->dport_hi;
 }
 
-/* Build one context from rules [first, first + n). Returns 0 or -errno (with rte_acl's code). */
+/*
+ * Build one context from rules [first, first + n), main or auxiliary.
+ * Returns 0 or -errno (with rte_acl's code).
+ */
 static int
 acl_ctx_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_t *prio,
-	      uint32_t first, uint32_t n, struct rte_acl_ctx **out)
+	      uint32_t first, uint32_t n, bool aux, struct rte_acl_ctx **out)
 {
 	static uint32_t gen;
-	struct rte_acl_config bcfg = { .num_categories = 1, .num_fields = F_NUM };
+	uint32_t nf = aux ? F_AUX_NUM : F_NUM;
+	struct rte_acl_config bcfg = { .num_categories = aux ? ACL_AUX_CATS : 1,
+				       .num_fields = nf };
 	struct acl_rte_rule chunk[256];
 	struct rte_acl_param param;
 	char name[RTE_ACL_NAMESIZE];
@@ -291,30 +338,25 @@ acl_ctx_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_
 	int rc = 0;
 
 	/* rte_acl context names are global: make each build's unique. */
-	snprintf(name, sizeof(name), "pf_acl%u_%u", st->id,
+	snprintf(name, sizeof(name), "pf_acl%u%s_%u", st->id, aux ? "x" : "",
 		 __atomic_fetch_add(&gen, 1, __ATOMIC_RELAXED));
+	/* An auxiliary rule is a prefix of a main one: same struct, fewer fields. */
 	param = (struct rte_acl_param){ .name = name, .socket_id = (int)rte_socket_id(),
-					.rule_size = RTE_ACL_RULE_SZ(F_NUM),
-					.max_rule_num = n * (cfg->frag_proto_only ? 2 : 1) };
+					.rule_size = RTE_ACL_RULE_SZ(nf), .max_rule_num = n };
 	ctx = rte_acl_create(&param);
 	if (ctx == NULL)
 		return -rte_errno;
 	for (i = first; i < first + n && rc >= 0; i++) {
-		const struct acl_rule *r = &cfg->rules[i];
-
-		acl_rule_to_rte(r, prio[i], i, false, &chunk[k++]);
-		if (cfg->frag_proto_only && rule_has_ports(r))
-			acl_rule_to_rte(r, prio[i], i, true, &chunk[k++]);
-		if (k + 2 > RTE_DIM(chunk) || i + 1 == first + n) {
+		acl_rule_to_rte(&cfg->rules[i], prio[i], i, aux,
+				(struct acl_rte_rule *)((uint8_t *)chunk + k * param.rule_size));
+		if (++k == RTE_DIM(chunk) || i + 1 == first + n) {
 			rc = rte_acl_add_rules(ctx, (const struct rte_acl_rule *)chunk, k);
 			k = 0;
 		}
 	}
-	memcpy(bcfg.defs, acl_field_defs, sizeof(acl_field_defs));
+	memcpy(bcfg.defs, acl_field_defs, sizeof(acl_field_defs[0]) * nf);
 	if (rc >= 0)
 		rc = rte_acl_build(ctx, &bcfg);
-	if (rc >= 0)
-		rc = rte_acl_set_ctx_classify(ctx, alg_map[cfg->algorithm]);
 	if (rc < 0) {
 		rte_acl_free(ctx);
 		return rc;
@@ -325,16 +367,131 @@ acl_ctx_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_
 	return 0;
 }
 
+/*
+ * Build @p set from all rules of @p cfg. rte_acl gives up when a rule set
+ * needs more than 8 tries (many overlapping wildcards and ranges); then the
+ * rules are split into 2, 4, ... ACL_CTX_MAX contexts and the data path
+ * keeps the highest priority match over them.
+ */
+static int
+acl_set_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_t *prio,
+	      bool aux, struct acl_set *set)
+{
+	uint32_t k, per;
+	int rc;
+
+	set->n_cat = aux ? ACL_AUX_CATS : 1;
+	for (set->n_ctx = 1;; set->n_ctx *= 2) {
+		per = (cfg->n_rules + set->n_ctx - 1) / set->n_ctx;
+		for (k = 0, rc = 0; k < set->n_ctx && rc == 0 && k * per < cfg->n_rules; k++)
+			rc = acl_ctx_build(st, cfg, prio, k * per,
+					   RTE_MIN(per, cfg->n_rules - k * per), aux, &set->ctx[k]);
+		if (rc == 0) {
+			set->n_ctx = k;
+			return 0;
+		}
+		k = set->n_ctx;
+		acl_set_free(set);
+		set->n_ctx = k;
+		if (rc != -ENOMEM || set->n_ctx == ACL_CTX_MAX || per < 2)
+			return rc;
+	}
+}
+
+static int
+acl_set_alg(struct acl_set *set, enum rte_acl_classify_alg alg)
+{
+	uint32_t k;
+	int rc = 0;
+
+	for (k = 0; k < set->n_ctx && rc == 0; k++)
+		rc = rte_acl_set_ctx_classify(set->ctx[k], alg);
+	return rc;
+}
+
+/*
+ * Time every classify method this CPU runs on the built main context: a
+ * burst of keys drawn from the rules' own addresses and ports (so the walk
+ * goes deep) plus random ones, best of several rounds, in TSC cycles per
+ * 1000 keys. Returns the fastest method (RTE_ACL_CLASSIFY_SCALAR when
+ * nothing else runs). A few milliseconds per build.
+ */
+static enum rte_acl_classify_alg
+acl_alg_measure(const struct acl_cfg *cfg, struct acl_set *set, uint64_t *cycles)
+{
+	enum { KEYS = 64, ROUNDS = 5, REPS = 8 };
+	static const uint8_t cand[] = { ACL_ALG_SCALAR, ACL_ALG_SSE, ACL_ALG_AVX2,
+					ACL_ALG_AVX512X16, ACL_ALG_AVX512X32 };
+	struct acl_key keys[KEYS];
+	const uint8_t *data[KEYS];
+	uint32_t res[KEYS], i, c, r, k, seed = 12345;
+	enum rte_acl_classify_alg best = RTE_ACL_CLASSIFY_SCALAR;
+	uint64_t t0, dt, min, best_c = UINT64_MAX;
+
+	for (i = 0; i < KEYS; i++) {
+		const struct acl_rule *ru = &cfg->rules[(i * 7919u) % cfg->n_rules];
+
+		seed = seed * 1103515245u + 12345u;
+		keys[i] = (struct acl_key){
+			.proto = (i & 1) ? IPPROTO_UDP : IPPROTO_TCP,
+			.src = rte_cpu_to_be_32((i & 2) ? ru->src | (seed & 0xff) : seed),
+			.dst = rte_cpu_to_be_32((i & 4) ? ru->dst : seed * 31u),
+			.sport = rte_cpu_to_be_16((uint16_t)(seed >> 7)),
+			.dport = rte_cpu_to_be_16((i & 8) ? ru->dport_lo : (uint16_t)(seed >> 16)),
+		};
+		data[i] = (const uint8_t *)&keys[i];
+	}
+	for (c = 0; c < RTE_DIM(cand); c++) {
+		cycles[cand[c]] = 0;
+		/* Refused unless the CPU and the EAL's max SIMD width allow it. */
+		if (acl_set_alg(set, alg_map[cand[c]]) != 0)
+			continue;
+		min = UINT64_MAX;
+		for (r = 0; r < ROUNDS; r++) {
+			t0 = rte_rdtsc_precise();
+			for (k = 0; k < REPS; k++)
+				for (i = 0; i < set->n_ctx; i++)
+					rte_acl_classify(set->ctx[i], data, res, KEYS, 1);
+			dt = rte_rdtsc_precise() - t0;
+			min = RTE_MIN(min, dt);
+		}
+		cycles[cand[c]] = RTE_MAX(min * 1000 / (KEYS * REPS), 1u);
+		if (cycles[cand[c]] < best_c) {
+			best_c = cycles[cand[c]];
+			best = alg_map[cand[c]];
+		}
+	}
+	return best;
+}
+
+/* The verdict of every classify result, so the data path does one load per packet. */
+static void
+acl_verdicts(const struct acl_cfg *cfg, struct acl_tbl *t)
+{
+	uint32_t r;
+	uint8_t act;
+
+	for (r = 0; r <= cfg->n_rules; r++) {
+		act = r == 0 ? cfg->default_action : cfg->rules[r - 1].action;
+		t->verdict[r] = (struct acl_verdict){
+			.edge = act == ACL_DENY ? ACL_EDGE_DROP : ACL_EDGE_OUT,
+			.ctr = r != 0 ? action_ctr[act] :
+			       act == ACL_DENY ? ACL_CTR_DEFAULT_DENY : ACL_CTR_DEFAULT_PERMIT,
+			.reflect = act == ACL_PERMIT_REFLECT,
+		};
+	}
+}
+
 static int
 acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct acl_tbl **out,
 	      struct pf_errs *errs)
 {
 	const struct acl_cfg *cfg = sc->cfg;
 	uint64_t t0 = rte_rdtsc(), mem0 = pf_heap_used();
+	enum rte_acl_classify_alg alg;
 	struct acl_tbl *t;
-	int32_t *prio = NULL;
-	uint32_t i, k, per;
 	int rc, socket = rte_socket_id();
+	uint32_t k;
 
 	*out = NULL;
 	t = rte_zmalloc_socket("acl_tbl", sizeof(*t), RTE_CACHE_LINE_SIZE, socket);
@@ -342,58 +499,51 @@ acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct 
 		return pf_node_err(errs, sc->node, "stages.%s: out of memory", sc->name);
 	t->n_rules = cfg->n_rules;
 	t->default_action = cfg->default_action;
+	t->nonfirst_cat = cfg->frag_proto_only ? ACL_CAT_PROTO : ACL_CAT_STRICT;
 	for (k = 0; k < ACL_TO_MAX; k++)
 		t->timeout_ns[k] = (uint64_t)cfg->timeout_s[k] * 1000000000ull;
 	t->alg = (uint8_t)alg_map[cfg->algorithm];
-	if (cfg->n_rules == 0)
-		goto done;
-	t->action = rte_malloc_socket("acl_action", cfg->n_rules, 0, socket);
-	t->hits = rte_zmalloc_socket("acl_hits", sizeof(uint64_t) * cfg->n_rules,
+	t->verdict = rte_malloc_socket("acl_verdict", sizeof(t->verdict[0]) * (cfg->n_rules + 1),
+				       RTE_CACHE_LINE_SIZE, socket);
+	t->hits = rte_zmalloc_socket("acl_hits", sizeof(uint64_t) * (cfg->n_rules + 1),
 				     RTE_CACHE_LINE_SIZE, socket);
-	t->prio = rte_malloc_socket("acl_prio", sizeof(int32_t) * cfg->n_rules, 0, socket);
-	prio = t->prio;
-	if (t->action == NULL || t->hits == NULL || prio == NULL ||
-	    acl_priorities(cfg, prio) < 0) {
+	t->prio = rte_malloc_socket("acl_prio", sizeof(int32_t) * RTE_MAX(cfg->n_rules, 1u), 0,
+				    socket);
+	if (t->verdict == NULL || t->hits == NULL || t->prio == NULL ||
+	    acl_priorities(cfg, t->prio) < 0) {
 		rc = pf_node_err(errs, sc->node, "stages.%s: out of memory for %u rules", sc->name,
 				 cfg->n_rules);
 		goto fail;
 	}
-	for (i = 0; i < cfg->n_rules; i++)
-		t->action[i] = cfg->rules[i].action;
-	/*
-	 * rte_acl gives up when a rule set needs more than 8 tries (many
-	 * overlapping wildcards and ranges). Then the rules are split into 2, 4,
-	 * ... ACL_CTX_MAX contexts; the data path classifies against each and
-	 * keeps the highest priority.
-	 */
-	for (t->n_ctx = 1;; t->n_ctx *= 2) {
-		per = (cfg->n_rules + t->n_ctx - 1) / t->n_ctx;
-		for (k = 0, rc = 0; k < t->n_ctx && rc == 0 && k * per < cfg->n_rules; k++)
-			rc = acl_ctx_build(st, cfg, prio, k * per,
-					   RTE_MIN(per, cfg->n_rules - k * per), &t->ctx[k]);
-		if (rc == 0) {
-			t->n_ctx = k;
-			break;
-		}
-		for (k = 0; k < t->n_ctx; k++) {
-			rte_acl_free(t->ctx[k]);
-			t->ctx[k] = NULL;
-		}
-		if (rc != -ENOMEM || t->n_ctx == ACL_CTX_MAX || per < 2)
-			break;
+	acl_verdicts(cfg, t);
+	if (cfg->n_rules == 0)
+		goto done;
+	rc = acl_set_build(st, cfg, t->prio, false, &t->main);
+	if (rc == 0)
+		rc = acl_set_build(st, cfg, t->prio, true, &t->aux);
+	if (rc < 0) {
+		rc = pf_node_err(errs, sc->node,
+				 "stages.%s: building the ACL of %u rules failed: %s (in %u contexts; raise EAL -m, or simplify overlapping ranges)",
+				 sc->name, cfg->n_rules, strerror(-rc),
+				 RTE_MAX(t->main.n_ctx, t->aux.n_ctx));
+		goto fail;
 	}
-	if (rc == -ENOTSUP || (rc == -EINVAL && cfg->algorithm != ACL_ALG_DEFAULT)) {
+	if (cfg->algorithm == ACL_ALG_DEFAULT) {
+		alg = acl_alg_measure(cfg, &t->main, t->alg_cycles);
+		t->alg_measured = 1;
+	} else {
+		alg = alg_map[cfg->algorithm];
+	}
+	rc = acl_set_alg(&t->main, alg);
+	if (rc == 0)
+		rc = acl_set_alg(&t->aux, alg);
+	if (rc < 0) {
 		rc = pf_node_err(errs, pf_map_get(sc->node, "algorithm") ?: sc->node,
 				 "stages.%s.algorithm: '%s' is not available here (avx512 needs EAL --force-max-simd-bitwidth=512)",
 				 sc->name, pf_acl_alg_names[cfg->algorithm]);
 		goto fail;
 	}
-	if (rc < 0) {
-		rc = pf_node_err(errs, sc->node,
-				 "stages.%s: building the ACL of %u rules failed: %s (in %u contexts; raise EAL -m, or simplify overlapping ranges)",
-				 sc->name, cfg->n_rules, strerror(-rc), t->n_ctx);
-		goto fail;
-	}
+	t->alg = (uint8_t)alg;
 done:
 	t->build_ns = (rte_rdtsc() - t0) * 1000000000ull / rte_get_tsc_hz();
 	t->mem_bytes = pf_heap_used() - mem0;
@@ -576,123 +726,131 @@ acl_sess_open(struct acl_priv *pv, const struct acl_tbl *t, uint16_t i, uint64_t
 
 /* ---- data path ---------------------------------------------------------- */
 
-/* Fill packet i's key; never reads past the IPv4 total length or data_len. */
-static __rte_always_inline void
-acl_extract(struct rte_mbuf *m, struct acl_key *k, struct acl_pk *p)
+/* Shortest L4 header of the protocols that have ports; 0: no ports. */
+static const uint8_t acl_l4_min[256] = {
+	[IPPROTO_TCP] = sizeof(struct rte_tcp_hdr), [IPPROTO_UDP] = 8, [IPPROTO_SCTP] = 12,
+};
+
+/*
+ * Fill packet i's key and scratch; returns its PK_* flags. Never reads past
+ * the IPv4 total length or data_len. Non-first fragments are known by rx's
+ * PF_META_IP_NONFIRST: their payload is never read as ports.
+ */
+static __rte_always_inline uint8_t
+acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k, struct acl_pk *p,
+	    uint8_t nonfirst_cat)
 {
-	const struct pf_meta *md = pf_meta(m);
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *l4;
 	uint32_t len = rte_pktmbuf_data_len(m), l2 = md->l2_len, l3 = md->l3_len, l4len, tot;
 	const struct rte_ipv4_hdr *ip;
+	uint8_t need;
 
-	k->sport = 0;
-	k->dport = 0;
-	k->l4ok = 0;
-	p->tcpf = 0;
 	p->pos = -1;
-	if (unlikely(md->cls != PF_CLASS_IPV4 || l3 < sizeof(*ip) || len < l2 + l3)) {
-		p->flags = PK_NOTIP;
-		return;
-	}
+	p->tcpf = 0;
+	if (unlikely(md->cls != PF_CLASS_IPV4 || l3 < sizeof(*ip) || len < l2 + l3))
+		return p->flags = PK_NOTIP;
 	ip = (const struct rte_ipv4_hdr *)(d + l2);
 	k->proto = ip->next_proto_id;
-	k->src = ip->src_addr;
-	k->dst = ip->dst_addr;
-	if ((md->flags & PF_META_IP_NONFIRST) ||
-	    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK))) {
-		k->l4ok = rte_cpu_to_be_32(ACL_L4_NONFIRST);
-		p->flags = PK_NONFIRST;
-		return;
+	memcpy(&k->src, &ip->src_addr, 2 * sizeof(uint32_t));
+	if (unlikely(md->flags & PF_META_IP_NONFIRST)) {
+		k->sport = k->dport = 0;
+		p->cat = nonfirst_cat;
+		return p->flags = PK_NONFIRST | PK_AUX;
 	}
 	tot = rte_be_to_cpu_16(ip->total_length);
-	l4len = len - l2 - l3;
-	if (tot < l3)
-		l4len = 0;
-	else if (tot - l3 < l4len)
-		l4len = tot - l3;
+	l4len = tot >= l3 ? RTE_MIN(len - l2 - l3, tot - l3) : 0;
 	l4 = d + l2 + l3;
-	switch (k->proto) {
-	case IPPROTO_TCP:
-		if (l4len < sizeof(struct rte_tcp_hdr) || (l4[12] >> 4) < 5 ||
-		    (l4[12] >> 4) * 4u > l4len)
-			goto malformed;
-		p->tcpf = l4[13];
-		break;
-	case IPPROTO_UDP:
-		if (l4len < 8)
-			goto malformed;
-		break;
-	case IPPROTO_SCTP:
-		if (l4len < 12)
-			goto malformed;
-		break;
-	default:
-		p->flags = PK_SESS;
-		return;
+	need = acl_l4_min[k->proto];
+	if (likely(need != 0 && l4len >= need)) {
+		if (k->proto == IPPROTO_TCP) {
+			if (unlikely((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4u > l4len))
+				goto malformed;
+			p->tcpf = l4[13];
+		}
+		memcpy(&k->sport, l4, 2 * sizeof(uint16_t));
+		return p->flags = PK_SESS;
 	}
-	memcpy(&k->sport, l4, 2);
-	memcpy(&k->dport, l4 + 2, 2);
-	k->l4ok = rte_cpu_to_be_32(ACL_L4_PORTS);
-	p->flags = PK_SESS;
-	return;
+	k->sport = k->dport = 0;
+	p->cat = ACL_CAT_STRICT;
+	/* No ports to have (ICMP, GRE, ...): sessions on the address pair. */
+	if (need == 0)
+		return p->flags = PK_SESS | PK_AUX;
 malformed:
-	p->flags = PK_MALFORMED;
+	k->sport = k->dport = 0;
+	p->cat = ACL_CAT_STRICT;
+	return p->flags = PK_MALFORMED | PK_AUX;
 }
 
-static uint16_t
-acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+/*
+ * Classify @p n keys against every context of @p set: @p res gets
+ * n * set->n_cat results, the highest priority over the contexts.
+ */
+static __rte_always_inline void
+acl_classify_set(const struct acl_tbl *t, const struct acl_set *set, const uint8_t **data,
+		 uint32_t *res, uint32_t n, uint32_t *tmp)
 {
-	struct acl_priv *pv = st->priv;
-	uint64_t *ctrs = st->ctrs, now = 0;
-	const struct acl_tbl *t;
-	struct acl_pk *p;
-	uint16_t i, nmiss = 0, m = 0;
-	bool stateful = pv->sess_h != NULL, opened = false;
-	int32_t pos;
-	uint8_t act;
-	uint32_t r = 0, c;
+	uint32_t c, j, nr = n * set->n_cat;
 
-	t = __atomic_load_n(&pv->tbl, __ATOMIC_ACQUIRE);
+	if (unlikely(n == 0 || set->n_ctx == 0)) {
+		memset(res, 0, sizeof(res[0]) * nr);
+		return;
+	}
+	rte_acl_classify(set->ctx[0], data, res, n, set->n_cat);
+	for (c = 1; c < set->n_ctx; c++) {
+		rte_acl_classify(set->ctx[c], data, tmp, n, set->n_cat);
+		for (j = 0; j < nr; j++)
+			if (tmp[j] != 0 && (res[j] == 0 || t->prio[tmp[j] - 1] > t->prio[res[j] - 1]))
+				res[j] = tmp[j];
+	}
+}
 
-	/* Pass 1: gather the 5-tuples (mbufs 8 ahead, headers 4 ahead). */
-	for (i = 0; i < n && i < 4; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+/*
+ * A burst that is not all plain packets with ports (or a stateful one):
+ * packets with ports go to the main context, the others to the auxiliary
+ * one in their category; packets with a live session and non-IPv4 are not
+ * classified (result 0).
+ */
+static void
+acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n)
+{
+	uint16_t i, j, nm = 0, na = 0;
+
 	for (i = 0; i < n; i++) {
-		if (i + 8 < n)
-			rte_prefetch0(pkts[i + 8]);
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		acl_extract(pkts[i], &pv->keys[i], &pv->pk[i]);
-	}
-
-	/* Pass 2: sessions first, then one classify call for the rest. */
-	if (stateful) {
-		now = pf_now_ns();
-		for (i = 0; i < n; i++)
-			if (pv->pk[i].flags & PK_SESS)
-				pv->pk[i].dir = acl_skey_make(&pv->keys[i], &pv->skeys[i]);
-		if (pv->sess_live != 0)
-			acl_sess_lookup(pv, n, now, ctrs);
-	}
-	for (i = 0; i < n; i++)
-		if (!(pv->pk[i].flags & PK_NOTIP) && pv->pk[i].pos < 0)
-			pv->data[nmiss++] = (const uint8_t *)&pv->keys[i];
-	if (nmiss != 0) {
-		if (likely(t->n_ctx != 0))
-			rte_acl_classify(t->ctx[0], pv->data, pv->res, nmiss, 1);
-		else
-			memset(pv->res, 0, sizeof(pv->res[0]) * nmiss);
-		for (c = 1; c < t->n_ctx; c++) {
-			rte_acl_classify(t->ctx[c], pv->data, pv->res2, nmiss, 1);
-			for (i = 0; i < nmiss; i++)
-				if (pv->res2[i] != 0 && (pv->res[i] == 0 ||
-				    t->prio[pv->res2[i] - 1] > t->prio[pv->res[i] - 1]))
-					pv->res[i] = pv->res2[i];
+		pv->res[i] = 0;
+		if (!(pv->pk[i].flags & (PK_NOTIP | PK_AUX)) && pv->pk[i].pos < 0) {
+			pv->data[nm] = pv->kdata[i];
+			pv->idx[nm++] = i;
 		}
 	}
+	acl_classify_set(t, &t->main, pv->data, pv->tmp, nm, pv->tmp2);
+	for (j = 0; j < nm; j++)
+		pv->res[pv->idx[j]] = pv->tmp[j];
+	for (i = 0; i < n; i++) {
+		if ((pv->pk[i].flags & PK_AUX) && pv->pk[i].pos < 0) {
+			pv->data[na] = pv->kdata[i];
+			pv->idx[na++] = i;
+		}
+	}
+	acl_classify_set(t, &t->aux, pv->data, pv->tmp, na, pv->tmp2);
+	for (j = 0; j < na; j++)
+		pv->res[pv->idx[j]] = pv->tmp[j * ACL_AUX_CATS + pv->pk[pv->idx[j]].cat];
+}
 
-	/* Pass 3: verdicts in packet order, so a session opened by one packet
-	 * already admits the reply later in the same burst. */
+/*
+ * Verdicts in packet order, so a session opened by one packet already
+ * admits the reply later in the same burst. Returns the packets on "out".
+ */
+static __rte_always_inline uint16_t
+acl_verdicts_general(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs, uint16_t n,
+		     uint16_t *edge, uint64_t now, const bool stateful)
+{
+	const struct acl_verdict *v;
+	struct acl_pk *p;
+	bool opened = false;
+	uint16_t i, nout = 0;
+	int32_t pos;
+	uint32_t r;
+
 	for (i = 0; i < n; i++) {
 		p = &pv->pk[i];
 		edge[i] = ACL_EDGE_OUT;
@@ -703,38 +861,101 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		if (unlikely(p->flags & (PK_NONFIRST | PK_MALFORMED)))
 			ctrs[p->flags & PK_NONFIRST ? ACL_CTR_NONFIRST : ACL_CTR_L4_MALFORMED]++;
 		pos = p->pos;
-		if (pos < 0) {
-			r = pv->res[m++];
-			if (opened && (p->flags & PK_SESS))
-				pos = acl_sess_find(pv, i, now);
-		}
-		if (pos >= 0) {
+		if (stateful && pos < 0 && opened && (p->flags & PK_SESS))
+			pos = acl_sess_find(pv, i, now);
+		if (stateful && pos >= 0) {
 			acl_sess_touch(t, &pv->sess[pos], pv->keys[i].proto, p, now);
 			ctrs[ACL_CTR_SESSION_PERMIT]++;
+			nout++;
 			continue;
 		}
-		if (r != 0) {
-			act = t->action[r - 1];
-			t->hits[r - 1]++;
-			ctrs[action_ctr[act]]++;
-		} else {
-			act = t->default_action;
-			ctrs[act == ACL_DENY ? ACL_CTR_DEFAULT_DENY : ACL_CTR_DEFAULT_PERMIT]++;
-		}
-		if (act == ACL_DENY) {
+		r = pv->res[i];
+		v = &t->verdict[r];
+		t->hits[r]++;
+		ctrs[v->ctr]++;
+		if (v->edge == ACL_EDGE_DROP) {
 			PF_DROP(edge, i, ctrs, ACL_CTR_DENY);
-		} else if (act == ACL_PERMIT_REFLECT && stateful && (p->flags & PK_SESS)) {
-			if (unlikely(acl_sess_open(pv, t, i, now, ctrs) < 0))
-				PF_DROP(edge, i, ctrs, ACL_CTR_SESSION_FULL);
-			else
-				opened = true;
+			continue;
 		}
+		if (stateful && v->reflect && (p->flags & PK_SESS)) {
+			if (unlikely(acl_sess_open(pv, t, i, now, ctrs) < 0)) {
+				PF_DROP(edge, i, ctrs, ACL_CTR_SESSION_FULL);
+				continue;
+			}
+			opened = true;
+		}
+		nout++;
+	}
+	return nout;
+}
+
+/* Both cache lines of the mbuf: the second holds the pf_meta dynfield. */
+static __rte_always_inline void
+acl_prefetch_mbuf(struct rte_mbuf *m)
+{
+	rte_prefetch0(m);
+	rte_mbuf_prefetch_part2(m);
+}
+
+static uint16_t
+acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	struct acl_priv *pv = st->priv;
+	const int off = pf_meta_offset;
+	uint64_t *ctrs = st->ctrs, now;
+	const struct acl_verdict *v;
+	const struct acl_tbl *t;
+	uint16_t i, nout = 0, plain = 0;
+	uint32_t r;
+
+	t = __atomic_load_n(&pv->tbl, __ATOMIC_ACQUIRE);
+
+	/* Pass 1: gather the keys (mbufs 8 ahead, headers 4 ahead). */
+	for (i = 0; i < n && i < 8; i++)
+		acl_prefetch_mbuf(pkts[i]);
+	for (i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		if (i + 8 < n)
+			acl_prefetch_mbuf(pkts[i + 8]);
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		plain += acl_extract(pkts[i], RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *),
+				     &pv->keys[i], &pv->pk[i], t->nonfirst_cat) == PK_SESS;
 	}
 
-	/* Pass 4: a bounded expiry sweep, so the data path never stalls. */
-	if (stateful && pv->sess_live != 0)
-		acl_sweep(pv, pv->sweep, now, ctrs);
-	return PF_EDGE_MIXED;
+	if (pv->sess_h != NULL) {
+		/* Pass 2: sessions first, then the rules for the rest. */
+		now = pf_now_ns();
+		for (i = 0; i < n; i++)
+			if (pv->pk[i].flags & PK_SESS)
+				pv->pk[i].dir = acl_skey_make(&pv->keys[i], &pv->skeys[i]);
+		if (pv->sess_live != 0)
+			acl_sess_lookup(pv, n, now, ctrs);
+		acl_classify_mixed(pv, t, n);
+		nout = acl_verdicts_general(pv, t, ctrs, n, edge, now, true);
+		/* Pass 4: a bounded expiry sweep, so the data path never stalls. */
+		if (pv->sess_live != 0)
+			acl_sweep(pv, pv->sweep, now, ctrs);
+	} else if (likely(plain == n)) {
+		/* Every packet has ports: one classify call, one table load each. */
+		acl_classify_set(t, &t->main, pv->kdata, pv->res, n, pv->tmp2);
+		for (i = 0; i < n; i++) {
+			r = pv->res[i];
+			v = &t->verdict[r];
+			t->hits[r]++;
+			ctrs[v->ctr]++;
+			edge[i] = v->edge;
+			nout += v->edge;
+		}
+		ctrs[ACL_CTR_DENY] += n - nout;
+	} else {
+		acl_classify_mixed(pv, t, n);
+		nout = acl_verdicts_general(pv, t, ctrs, n, edge, 0, false);
+	}
+	if (likely(nout == n && n != 0))
+		return ACL_EDGE_OUT;
+	return nout == 0 && n != 0 ? ACL_EDGE_DROP : PF_EDGE_MIXED;
 }
 
 static void
@@ -751,11 +972,22 @@ acl_idle(struct pf_stage *st, uint64_t now_ns)
 static void
 acl_log_tbl(const struct pf_stage *st, const struct acl_tbl *t, const char *what)
 {
+	char how[160] = "pinned by 'algorithm'";
+	uint32_t a;
+	int k = 0;
+
+	if (t->alg_measured) {
+		k = snprintf(how, sizeof(how), "fastest measured, cycles/1000 keys:");
+		for (a = ACL_ALG_SCALAR; a < ACL_ALG_MAX && k > 0 && (size_t)k < sizeof(how); a++)
+			if (t->alg_cycles[a] != 0)
+				k += snprintf(how + k, sizeof(how) - k, " %s %" PRIu64,
+					      pf_acl_alg_names[a], t->alg_cycles[a]);
+	}
 	PF_LOG(INFO,
-	       "acl %s: %s %u rules (%u contexts) in %.1f ms, %.2f MiB, classify %s, default %s, sessions %u",
-	       st->conf->name, what, t->n_rules, t->n_ctx, (double)t->build_ns / 1e6,
-	       (double)t->mem_bytes / (1024.0 * 1024.0), alg_name(t->alg),
-	       pf_acl_action_names[t->default_action],
+	       "acl %s: %s %u rules (%u + %u contexts) in %.1f ms, %.2f MiB, classify %s (%s), default %s, sessions %u",
+	       st->conf->name, what, t->n_rules, t->main.n_ctx, t->aux.n_ctx,
+	       (double)t->build_ns / 1e6, (double)t->mem_bytes / (1024.0 * 1024.0),
+	       alg_name(t->alg), how, pf_acl_action_names[t->default_action],
 	       ((const struct acl_priv *)st->priv)->sess_max);
 }
 
@@ -764,7 +996,10 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
 {
 	struct acl_priv *pv = st->priv;
 	const struct acl_cfg *cfg = st->conf->cfg;
+	uint16_t i;
 
+	for (i = 0; i < PF_BURST_MAX; i++)
+		pv->kdata[i] = (const uint8_t *)&pv->keys[i];
 	pv->sweep = cfg->sweep;
 	if (cfg->sessions != 0 && acl_sess_create_table(pv, st, cfg->sessions, errs) < 0)
 		return -EINVAL;
@@ -819,7 +1054,10 @@ acl_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 		uint64_t v;
 	} g[] = {
 		{ "rules", t->n_rules },
-		{ "acl_contexts", t->n_ctx },
+		{ "acl_contexts", t->main.n_ctx },
+		{ "acl_aux_contexts", t->aux.n_ctx },
+		{ "classify_alg", t->alg },
+		{ "classify_measured", t->alg_measured },
 		{ "build_us", t->build_ns / 1000 },
 		{ "acl_mem_bytes", t->mem_bytes },
 		{ "sessions", pv->sess_live },
@@ -835,9 +1073,9 @@ acl_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 		out[k].value = g[i].v;
 	}
 	/* Per-rule hits, 1-based rule numbers; only rules that matched something. */
-	for (i = 0; i < t->n_rules && k < max; i++)
+	for (i = 1; i <= t->n_rules && k < max; i++)
 		if (t->hits[i] != 0) {
-			snprintf(out[k].name, sizeof(out[k].name), "rule.%u", i + 1);
+			snprintf(out[k].name, sizeof(out[k].name), "rule.%u", i);
 			out[k++].value = t->hits[i];
 		}
 	return k;
