@@ -250,6 +250,12 @@ pf_acl_rule_parse(const char *line, struct acl_rule *r, char *msg, size_t msg_le
 		if (rc < 0)
 			return -1;
 	}
+	/* Ports mean nothing without a protocol that has them: say which one. */
+	if (port_col != 0 && !(seen & 1u << 2)) {
+		*col = port_col;
+		snprintf(msg, msg_len, "ports need a protocol: add proto tcp, udp, sctp or any");
+		return -1;
+	}
 	if (!proto_has_ports(r) &&
 	    (r->sport_lo != 0 || r->sport_hi != 65535 || r->dport_lo != 0 || r->dport_hi != 65535)) {
 		*col = port_col;

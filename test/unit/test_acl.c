@@ -95,7 +95,7 @@ test_rule_parse_ok(void **state)
 	assert_int_equal(pf_acl_rule_parse("", &r, msg, sizeof(msg), &col), 0);
 	assert_int_equal(pf_acl_rule_parse("permit proto 47", &r, msg, sizeof(msg), &col), 1);
 	assert_int_equal(r.proto, 47);
-	assert_int_equal(pf_acl_rule_parse("permit src 0.0.0.0/0 sport 0-0", &r, msg, sizeof(msg),
+	assert_int_equal(pf_acl_rule_parse("permit src 0.0.0.0/0 proto any sport 0-0", &r, msg, sizeof(msg),
 					   &col), 1);
 	assert_int_equal(r.sport_hi, 0);
 }
@@ -121,6 +121,9 @@ test_rule_parse_errors(void **state)
 		{ "permit dport 65536", 14, "'65536' is not a port or port range (N, N-M or any; 0-65535)" },
 		{ "permit dport 1-", 14, "'1-' is not a port or port range (N, N-M or any; 0-65535)" },
 		{ "deny proto icmp dport 80", 17, "ports need proto tcp, udp, sctp or any (protocol 1 has none)" },
+		{ "permit dport 80", 8, "ports need a protocol: add proto tcp, udp, sctp or any" },
+		{ "deny src 10.0.0.0/8 sport 1-2 dst any", 21,
+		  "ports need a protocol: add proto tcp, udp, sctp or any" },
 		{ "permit priority 1000001", 17, "priority '1000001' is not a number 0 to 1000000" },
 	};
 	struct acl_rule r;
@@ -133,6 +136,11 @@ test_rule_parse_errors(void **state)
 		assert_string_equal(msg, bad[i].msg);
 		assert_int_equal(col, bad[i].col);
 	}
+	/* "any" is a protocol choice too: ports on any protocol that has them. */
+	assert_int_equal(pf_acl_rule_parse("permit proto any dport 80", &r, msg, sizeof(msg), &col),
+			 1);
+	assert_true(r.proto_any);
+	assert_int_equal(r.dport_lo, 80);
 }
 
 static int
@@ -156,7 +164,7 @@ test_rule_file_errors(void **state)
 	char line[512];
 
 	assert_int_equal(load_errors("    rules_file: fixtures/acl_bad.rules\n", &errs), -EINVAL);
-	assert_int_equal(errs.n, 3);
+	assert_int_equal(errs.n, 4);
 	pf_err_format(&errs.e[0], line, sizeof(line));
 	assert_string_equal(line, "fixtures/acl_bad.rules:3:12: error: '10.1.2.3/8' has host bits "
 			    "set (did you mean 10.0.0.0/8?)");
@@ -166,6 +174,9 @@ test_rule_file_errors(void **state)
 	pf_err_format(&errs.e[2], line, sizeof(line));
 	assert_string_equal(line, "fixtures/acl_bad.rules:5:1: error: unknown action 'allow' "
 			    "(permit, deny or permit-reflect)");
+	pf_err_format(&errs.e[3], line, sizeof(line));
+	assert_string_equal(line, "fixtures/acl_bad.rules:6:8: error: ports need a protocol: add "
+			    "proto tcp, udp, sctp or any");
 
 	assert_int_equal(load_errors("    rules_file: fixtures/nope.rules\n", &errs), -EINVAL);
 	assert_int_equal(errs.n, 1);
@@ -203,7 +214,7 @@ test_param_errors(void **state)
 	assert_string_equal(errs.e[0].msg, "stages.acl.rules[0]: missing required key 'action'");
 	assert_int_equal(load_errors("    rules:\n      - { action: permit, port: 1 }\n", &errs),
 			 -EINVAL);
-	assert_int_equal(load_errors("    rules: [\"permit dport 1\", \"deny dport x\"]\n", &errs),
+	assert_int_equal(load_errors("    rules: [\"permit proto tcp dport 1\", \"deny dport x\"]\n", &errs),
 			 -EINVAL);
 	assert_string_equal(errs.e[0].msg, "stages.acl.rules[1]: 'x' is not a port or port range "
 			    "(N, N-M or any; 0-65535)");
@@ -282,8 +293,8 @@ test_port_edges(void **state)
 	struct pf_topo *topo;
 	struct pf_stage *st = acl_stage("    rules:\n"
 					"      - permit proto udp dport 1000-2000\n"
-					"      - permit sport 65535\n"
-					"      - permit dport 65535-65535\n", &topo);
+					"      - permit proto any sport 65535\n"
+					"      - permit proto any dport 65535-65535\n", &topo);
 	struct tpkt t;
 	size_t i;
 
