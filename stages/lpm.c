@@ -358,6 +358,11 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 	uint16_t i;
 	int rc;
 
+	/* lpm_meta_word reads these four bytes as one word. */
+	RTE_BUILD_BUG_ON(offsetof(struct pf_meta, l3_len) != offsetof(struct pf_meta, l2_len) + 1 ||
+			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
+			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
+			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
 	for (i = 0; i < topo->n_ports; i++) {
 		const struct pf_port_conf *pc = &topo->ports[i];
 
@@ -676,6 +681,19 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 /* pf_meta.flags bits that leave the fast path; PF_META_L2_LOCAL must be set. */
 #define LPM_FAST_FLAGS (PF_META_VLAN | PF_META_L2_MCAST | PF_META_L2_LOCAL |	\
 			PF_META_IP_OPTIONS | PF_META_IP_FRAG)
+/* l2_len, l3_len, cls, flags as one little-endian word (layout checked in lpm_init). */
+#define LPM_META_MASK (0xffu | 0xffu << 16 | (uint32_t)LPM_FAST_FLAGS << 24)
+#define LPM_META_FAST (RTE_ETHER_HDR_LEN | PF_CLASS_IPV4 << 16 |		\
+		       (uint32_t)PF_META_L2_LOCAL << 24)
+
+static __rte_always_inline uint32_t
+lpm_meta_word(const struct pf_meta *md)
+{
+	uint32_t w;
+
+	memcpy(&w, &md->l2_len, sizeof(w));
+	return w;
+}
 
 /*
  * The common case in a few tests: untagged IPv4 to the ingress port's MAC,
@@ -683,20 +701,19 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
  * (nh->max_len is 0 for local and broadcast entries, so they fail the
  * length test), TTL > 1, short enough for the egress port. Exactly the
  * packets lpm_ip4 would forward without a tag to strip; everything else goes
- * to lpm_ip4, which decides and counts it.
+ * to lpm_ip4, which decides and counts it. @p eth is the frame, @p dst the
+ * destination in host order.
  */
 static __rte_always_inline uint16_t
 lpm_decide(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
-	   struct rte_mbuf *m, struct pf_meta *md, uint32_t dst, uint32_t hop)
+	   struct rte_mbuf *m, struct pf_meta *md, uint8_t *eth, uint32_t dst, uint32_t hop)
 {
-	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
 	const struct lpm_nh *nh;
 
-	if (likely((((md->flags & LPM_FAST_FLAGS) ^ PF_META_L2_LOCAL) |
-		    (md->cls ^ PF_CLASS_IPV4) | (md->l2_len ^ RTE_ETHER_HDR_LEN)) == 0 &&
-		   (lpm_martian[eth[RTE_ETHER_HDR_LEN + 12]] |
-		    lpm_martian[eth[RTE_ETHER_HDR_LEN + 16]]) == 0 && hop != LPM_NH_MISS)) {
+	if (likely((lpm_meta_word(md) & LPM_META_MASK) == LPM_META_FAST &&
+		   (lpm_martian[eth[RTE_ETHER_HDR_LEN + 12]] | lpm_martian[dst >> 24]) == 0 &&
+		   hop != LPM_NH_MISS)) {
 		nh = &fib->nh[hop];
 		if (likely(ip->time_to_live > 1 &&
 			   rte_be_to_cpu_16(ip->total_length) <= nh->max_len)) {
@@ -712,11 +729,14 @@ lpm_decide(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 
 /* The destination address as stored (network order), 0 for ARP. */
 static __rte_always_inline uint32_t
-lpm_dst_raw(struct rte_mbuf *m, const struct pf_meta *md)
+lpm_dst_raw(const uint8_t *eth, const struct pf_meta *md)
 {
+	uint32_t a;
+
 	if (unlikely(md->cls != PF_CLASS_IPV4))
 		return 0;
-	return rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, md->l2_len)->dst_addr;
+	memcpy(&a, eth + md->l2_len + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(a));
+	return a;
 }
 
 /* Both cache lines of the mbuf: the second holds the pf_meta dynfield. */
@@ -740,6 +760,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
 	const int off = pf_meta_offset;
 	struct pf_meta *md[4];
+	uint8_t *eth[4];
 	uint32_t hop[4] __rte_aligned(16), dst[4] __rte_aligned(16);
 	uint16_t i, k, nout = 0, e;
 
@@ -756,23 +777,25 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + k], void *));
 		for (k = 0; k < 4; k++) {
 			md[k] = RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *);
-			dst[k] = lpm_dst_raw(pkts[i + k], md[k]);
+			eth[k] = rte_pktmbuf_mtod(pkts[i + k], uint8_t *);
+			dst[k] = lpm_dst_raw(eth[k], md[k]);
 		}
 		_mm_store_si128((__m128i *)dst,
 				_mm_shuffle_epi8(_mm_load_si128((const __m128i *)dst), bswap));
 		rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)dst), hop, fib->dflt);
 		for (k = 0; k < 4; k++) {
-			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], dst[k], hop[k]);
+			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k]);
 			edge[i + k] = e;
 			nout += e;
 		}
 	}
 	for (; i < n; i++) {
 		md[0] = RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *);
-		dst[0] = rte_be_to_cpu_32(lpm_dst_raw(pkts[i], md[0]));
+		eth[0] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		dst[0] = rte_be_to_cpu_32(lpm_dst_raw(eth[0], md[0]));
 		if (rte_lpm_lookup(fib->lpm, dst[0], &hop[0]) != 0)
 			hop[0] = fib->dflt;
-		e = lpm_decide(lp, fib, ctrs, pkts[i], md[0], dst[0], hop[0]);
+		e = lpm_decide(lp, fib, ctrs, pkts[i], md[0], eth[0], dst[0], hop[0]);
 		edge[i] = e;
 		nout += e;
 	}
@@ -793,7 +816,8 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 	uint16_t i, nout = 0, e;
 
 	for (i = 0; i < n; i++)
-		dst[i] = rte_be_to_cpu_32(lpm_dst_raw(pkts[i], pf_meta(pkts[i])));
+		dst[i] = rte_be_to_cpu_32(lpm_dst_raw(rte_pktmbuf_mtod(pkts[i], uint8_t *),
+						      pf_meta(pkts[i])));
 	if (mode == LPM_LOOKUP_BULK) {
 		/* rte_lpm_lookup_bulk sizes a VLA by n: n == 0 is undefined (UBSan). */
 		if (n != 0)
@@ -806,7 +830,8 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 				hop[i] = fib->dflt;
 	}
 	for (i = 0; i < n; i++) {
-		e = lpm_decide(lp, fib, ctrs, pkts[i], pf_meta(pkts[i]), dst[i], hop[i]);
+		e = lpm_decide(lp, fib, ctrs, pkts[i], pf_meta(pkts[i]),
+			       rte_pktmbuf_mtod(pkts[i], uint8_t *), dst[i], hop[i]);
 		edge[i] = e;
 		nout += e;
 	}
