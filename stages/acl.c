@@ -734,9 +734,10 @@ static const uint8_t acl_l4_min[256] = {
 /*
  * Fill packet i's key and scratch; returns its PK_* flags. Never reads past
  * the IPv4 total length or data_len. Non-first fragments are known by rx's
- * PF_META_IP_NONFIRST: their payload is never read as ports.
+ * PF_META_IP_NONFIRST: their payload is never read as ports. The general
+ * case; acl_extract_fast takes the common one.
  */
-static __rte_always_inline uint8_t
+static uint8_t __rte_noinline
 acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k, struct acl_pk *p,
 	    uint8_t nonfirst_cat)
 {
@@ -781,6 +782,48 @@ malformed:
 	return p->flags = PK_MALFORMED | PK_AUX;
 }
 
+/* l2_len, l3_len, cls, flags as one little-endian word (layout checked in acl_init). */
+#define ACL_META_MASK (0xffu << 8 | 0xffu << 16 | (uint32_t)PF_META_IP_NONFIRST << 24)
+#define ACL_META_FAST (20u << 8 | PF_CLASS_IPV4 << 16)
+
+/*
+ * The common case: IPv4 without options, not a non-first fragment, a
+ * complete TCP, UDP or SCTP header. Same key and flags as acl_extract, which
+ * takes everything else. @p stateful: the session scratch is needed.
+ */
+static __rte_always_inline uint8_t
+acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
+		 struct acl_pk *p, uint8_t nonfirst_cat, const bool stateful)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
+	int32_t avail, l4len;
+	uint32_t w;
+	uint8_t need;
+
+	memcpy(&w, &md->l2_len, sizeof(w));
+	if (unlikely((w & ACL_META_MASK) != ACL_META_FAST))
+		return acl_extract(m, md, k, p, nonfirst_cat);
+	ip = d + (w & 0xff);
+	l4 = ip + sizeof(struct rte_ipv4_hdr);
+	/* Signed: a length under the header's own makes no ports, not a huge count. */
+	avail = (int32_t)rte_pktmbuf_data_len(m) - (int32_t)(l4 - d);
+	l4len = (int32_t)rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)ip)->total_length) -
+		(int32_t)sizeof(struct rte_ipv4_hdr);
+	l4len = RTE_MIN(l4len, avail);
+	need = acl_l4_min[ip[9]];
+	if (unlikely(need == 0 || l4len < need ||
+		     (ip[9] == IPPROTO_TCP && ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l4len))))
+		return acl_extract(m, md, k, p, nonfirst_cat);
+	k->proto = ip[9];
+	memcpy(&k->src, ip + offsetof(struct rte_ipv4_hdr, src_addr), 2 * sizeof(uint32_t));
+	memcpy(&k->sport, l4, 2 * sizeof(uint16_t));
+	if (stateful) {
+		p->pos = -1;
+		p->tcpf = ip[9] == IPPROTO_TCP ? l4[13] : 0;
+	}
+	return p->flags = PK_SESS;
+}
+
 /*
  * Classify @p n keys against every context of @p set: @p res gets
  * n * set->n_cat results, the highest priority over the contexts.
@@ -811,10 +854,14 @@ acl_classify_set(const struct acl_tbl *t, const struct acl_set *set, const uint8
  * classified (result 0).
  */
 static void
-acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n)
+acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n, bool stateful)
 {
 	uint16_t i, j, nm = 0, na = 0;
 
+	/* Without sessions pk[].pos is not kept up to date: no packet has one. */
+	for (i = 0; i < n; i++)
+		if (!stateful)
+			pv->pk[i].pos = -1;
 	for (i = 0; i < n; i++) {
 		pv->res[i] = 0;
 		if (!(pv->pk[i].flags & (PK_NOTIP | PK_AUX)) && pv->pk[i].pos < 0) {
@@ -897,11 +944,45 @@ acl_prefetch_mbuf(struct rte_mbuf *m)
 	rte_mbuf_prefetch_part2(m);
 }
 
+/*
+ * Pass 1: every packet's key, four at a time, mbufs prefetched 8 ahead and
+ * headers 4 ahead. Returns how many are plain (ports, main context).
+ */
+static __rte_always_inline uint16_t
+acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts, uint16_t n,
+	   const bool stateful)
+{
+	const int off = pf_meta_offset;
+	uint16_t i, k, plain = 0;
+
+	for (i = 0; i < n && i < 8; i++)
+		acl_prefetch_mbuf(pkts[i]);
+	for (i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i + 4 <= n; i += 4) {
+		if (likely(i + 12 <= n))
+			for (k = 8; k < 12; k++)
+				acl_prefetch_mbuf(pkts[i + k]);
+		if (likely(i + 8 <= n))
+			for (k = 4; k < 8; k++)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + k], void *));
+		for (k = i; k < i + 4; k++)
+			plain += acl_extract_fast(pkts[k],
+						  RTE_MBUF_DYNFIELD(pkts[k], off, struct pf_meta *),
+						  &pv->keys[k], &pv->pk[k], t->nonfirst_cat,
+						  stateful) == PK_SESS;
+	}
+	for (; i < n; i++)
+		plain += acl_extract_fast(pkts[i], RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *),
+					  &pv->keys[i], &pv->pk[i], t->nonfirst_cat,
+					  stateful) == PK_SESS;
+	return plain;
+}
+
 static uint16_t
 acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	struct acl_priv *pv = st->priv;
-	const int off = pf_meta_offset;
 	uint64_t *ctrs = st->ctrs, now;
 	const struct acl_verdict *v;
 	const struct acl_tbl *t;
@@ -911,18 +992,10 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	t = __atomic_load_n(&pv->tbl, __ATOMIC_ACQUIRE);
 
 	/* Pass 1: gather the keys (mbufs 8 ahead, headers 4 ahead). */
-	for (i = 0; i < n && i < 8; i++)
-		acl_prefetch_mbuf(pkts[i]);
-	for (i = 0; i < n && i < 4; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i < n; i++) {
-		if (i + 8 < n)
-			acl_prefetch_mbuf(pkts[i + 8]);
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		plain += acl_extract(pkts[i], RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *),
-				     &pv->keys[i], &pv->pk[i], t->nonfirst_cat) == PK_SESS;
-	}
+	if (pv->sess_h != NULL)
+		plain = acl_gather(pv, t, pkts, n, true);
+	else
+		plain = acl_gather(pv, t, pkts, n, false);
 
 	if (pv->sess_h != NULL) {
 		/* Pass 2: sessions first, then the rules for the rest. */
@@ -932,7 +1005,7 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 				pv->pk[i].dir = acl_skey_make(&pv->keys[i], &pv->skeys[i]);
 		if (pv->sess_live != 0)
 			acl_sess_lookup(pv, n, now, ctrs);
-		acl_classify_mixed(pv, t, n);
+		acl_classify_mixed(pv, t, n, true);
 		nout = acl_verdicts_general(pv, t, ctrs, n, edge, now, true);
 		/* Pass 4: a bounded expiry sweep, so the data path never stalls. */
 		if (pv->sess_live != 0)
@@ -950,7 +1023,7 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		}
 		ctrs[ACL_CTR_DENY] += n - nout;
 	} else {
-		acl_classify_mixed(pv, t, n);
+		acl_classify_mixed(pv, t, n, false);
 		nout = acl_verdicts_general(pv, t, ctrs, n, edge, 0, false);
 	}
 	if (likely(nout == n && n != 0))
@@ -998,6 +1071,11 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
 	const struct acl_cfg *cfg = st->conf->cfg;
 	uint16_t i;
 
+	/* acl_extract_fast reads these four bytes as one word. */
+	RTE_BUILD_BUG_ON(offsetof(struct pf_meta, l3_len) != offsetof(struct pf_meta, l2_len) + 1 ||
+			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
+			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
+			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
 	for (i = 0; i < PF_BURST_MAX; i++)
 		pv->kdata[i] = (const uint8_t *)&pv->keys[i];
 	pv->sweep = cfg->sweep;

@@ -133,9 +133,11 @@ write_rule(FILE *f, const struct rrule *r)
 	if (r->dmask != 0 || rn(4) == 0)
 		fprintf(f, " dst %u.%u.%u.%u/%d", r->dst >> 24, (r->dst >> 16) & 255,
 			(r->dst >> 8) & 255, r->dst & 255, mask_len(r->dmask));
+	/* Ports need a protocol (rn() first: the same random stream either way). */
 	if (r->proto >= 0)
 		fprintf(f, " proto %d", r->proto);
-	else if (rn(4) == 0)
+	else if (rn(4) == 0 || r->splo != 0 || r->sphi != 65535 || r->dplo != 0 ||
+		 r->dphi != 65535)
 		fprintf(f, " proto any");
 	if (r->splo != 0 || r->sphi != 65535)
 		fprintf(f, " sport %u-%u", r->splo, r->sphi);
