@@ -84,12 +84,12 @@ enum lpm_nh_kind {
 	LPM_NH_DBCAST,      /* broadcast address of a routed port's subnet */
 };
 
+/* 16 bytes: the fast path indexes the table with a shift. */
 struct lpm_nh {
 	uint8_t macs[12];   /* destination then source: the frame's first 12 bytes */
-	uint16_t port;
 	uint16_t max_len;   /* longest IPv4 total length the port takes; 0 unless LPM_NH_FWD */
+	uint8_t port;       /* < PF_MAX_PORTS */
 	uint8_t kind;
-	uint8_t pad[3];
 };
 
 /* One complete routing table: what an update replaces as a whole. */
@@ -278,16 +278,16 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		}
 		memcpy(fib->nh[i].macs, cfg->nh[i].mac, 6);
 		memcpy(fib->nh[i].macs + 6, pc->mac, 6);
-		fib->nh[i].port = cfg->nh[i].port;
+		fib->nh[i].port = (uint8_t)cfg->nh[i].port;
 		fib->nh[i].kind = LPM_NH_FWD;
 		fib->nh[i].max_len = pc->max_frame > RTE_ETHER_HDR_LEN ?
 				     (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN) : 0;
 	}
 	for (i = 0; i < nports; i++) {
 		fib->nh[cfg->n_nh + i].kind = LPM_NH_LOCAL;
-		fib->nh[cfg->n_nh + i].port = (uint16_t)i;
+		fib->nh[cfg->n_nh + i].port = (uint8_t)i;
 		fib->nh[cfg->n_nh + nports + i].kind = LPM_NH_DBCAST;
-		fib->nh[cfg->n_nh + nports + i].port = (uint16_t)i;
+		fib->nh[cfg->n_nh + nports + i].port = (uint8_t)i;
 	}
 	/* The tables are filled directly (see fib_fill): no rules table needed. */
 	lc.max_rules = 1;
@@ -363,6 +363,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
 			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
 			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
+	RTE_BUILD_BUG_ON(sizeof(struct lpm_nh) != 16 || PF_MAX_PORTS > UINT8_MAX);
 	for (i = 0; i < topo->n_ports; i++) {
 		const struct pf_port_conf *pc = &topo->ports[i];
 
@@ -717,7 +718,7 @@ lpm_decide(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 		nh = &fib->nh[hop];
 		if (likely(ip->time_to_live > 1 &&
 			   rte_be_to_cpu_16(ip->total_length) <= nh->max_len)) {
-			lpm_ttl_dec(ip);
+			lpm_ttl_dec_fwd(ip);
 			memcpy(eth, nh->macs, sizeof(nh->macs));
 			md->out_port = nh->port;
 			md->nexthop = hop;
@@ -775,6 +776,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		if (likely(i + 8 <= n))
 			for (k = 4; k < 8; k++)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + k], void *));
+#pragma GCC unroll 4
 		for (k = 0; k < 4; k++) {
 			md[k] = RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *);
 			eth[k] = rte_pktmbuf_mtod(pkts[i + k], uint8_t *);
@@ -783,6 +785,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		_mm_store_si128((__m128i *)dst,
 				_mm_shuffle_epi8(_mm_load_si128((const __m128i *)dst), bswap));
 		rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)dst), hop, fib->dflt);
+#pragma GCC unroll 4
 		for (k = 0; k < 4; k++) {
 			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k]);
 			edge[i + k] = e;

@@ -113,4 +113,23 @@ lpm_ttl_dec(void *ip)
 	memcpy(h + 10, &ck, 2);
 }
 
+/**
+ * lpm_ttl_dec for a TTL of at least 1 (a packet being forwarded has 2 or
+ * more): the word change is always -1, one constant to add.
+ */
+static inline void
+lpm_ttl_dec_fwd(void *ip)
+{
+	uint8_t *h = ip;
+	uint32_t sum;
+	uint16_t ck;
+
+	memcpy(&ck, h + 10, 2);
+	sum = (uint32_t)(uint16_t)~ck + 0xfffe;
+	sum = (sum & 0xffff) + (sum >> 16);
+	ck = (uint16_t)~sum;
+	h[8]--;
+	memcpy(h + 10, &ck, 2);
+}
+
 #endif /* PF_LPM_H */
