@@ -966,6 +966,7 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 		if (likely(i + 8 <= n))
 			for (k = 4; k < 8; k++)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + k], void *));
+#pragma GCC unroll 4
 		for (k = i; k < i + 4; k++)
 			plain += acl_extract_fast(pkts[k],
 						  RTE_MBUF_DYNFIELD(pkts[k], off, struct pf_meta *),
