@@ -967,10 +967,10 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 			for (k = 4; k < 8; k++)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + k], void *));
 #pragma GCC unroll 4
-		for (k = i; k < i + 4; k++)
-			plain += acl_extract_fast(pkts[k],
-						  RTE_MBUF_DYNFIELD(pkts[k], off, struct pf_meta *),
-						  &pv->keys[k], &pv->pk[k], t->nonfirst_cat,
+		for (k = 0; k < 4; k++)
+			plain += acl_extract_fast(pkts[i + k],
+						  RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *),
+						  &pv->keys[i + k], &pv->pk[i + k], t->nonfirst_cat,
 						  stateful) == PK_SESS;
 	}
 	for (; i < n; i++)

@@ -776,7 +776,6 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		if (likely(i + 8 <= n))
 			for (k = 4; k < 8; k++)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + k], void *));
-#pragma GCC unroll 4
 		for (k = 0; k < 4; k++) {
 			md[k] = RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *);
 			eth[k] = rte_pktmbuf_mtod(pkts[i + k], uint8_t *);
@@ -785,7 +784,6 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		_mm_store_si128((__m128i *)dst,
 				_mm_shuffle_epi8(_mm_load_si128((const __m128i *)dst), bswap));
 		rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)dst), hop, fib->dflt);
-#pragma GCC unroll 4
 		for (k = 0; k < 4; k++) {
 			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k]);
 			edge[i + k] = e;
