@@ -1,0 +1,535 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Instructions per packet under callgrind: pipefwd and its peers, same vdevs and traffic.
+
+    scripts/bench_instr.py BUILD [--only CASE,...] [--all] [--no-peers] [--no-report]
+    scripts/bench_instr.py BUILD --gate test/perf/instr_baseline.json   (make test)
+    scripts/bench_instr.py BUILD --write-baseline test/perf/instr_baseline.json
+
+Each program runs under `valgrind --tool=callgrind --separate-threads=yes` with
+the topology, tables and traffic of scripts/bench.py's fused cases
+(net_pcap0,infinite_rx=1 into net_null0, 64-byte UDP, 4096 flows). Once the
+sink transmits, the counters are zeroed (`callgrind_control -z`), the program
+forwards for a window, and the counters are dumped (`callgrind_control -d`):
+start-up, table loading and the idle passes of shut-down fall outside the
+window. The forwarding lcore is the thread with the most instructions in the
+dump. Packets in the window = calls into the net_pcap rx burst function times
+the burst (infinite_rx always fills a burst of 32), cross-checked against the
+sink's opackets read over telemetry around the window. Driver share = the
+inclusive cost of the calls into the net_pcap and net_null objects; own =
+total - drivers. Valgrind counts instructions, so load changes nothing but
+the wall time; only work done per unit of time (upkeep about once a
+millisecond) varies, well under 0.5 %.
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (topologies, tables, traffic, peers: one definition)
+
+ROOT = bench.ROOT
+DOC = bench.DOC
+BASELINE = os.path.join(ROOT, "test", "perf", "instr_baseline.json")
+BURST = 32
+DRIVERS = ("librte_net_pcap", "librte_net_null")
+RX_DRIVER = "librte_net_pcap"
+TOLERANCE_PCT = 3.0
+BEGIN, END = "<!-- instr:begin -->", "<!-- instr:end -->"
+
+# case name in bench.CASES -> peers measured here (the peers of bench.py that
+# run on these vdevs; OVS and the like stay in the wall-clock benchmark).
+CASES = [
+    ("pass", ["testpmd-io", "testpmd-mac"]),
+    ("l3-1k", ["l3fwd-lpm"]),
+    ("acl-100", ["l3fwd-acl"]),
+    ("l2-1k", []),
+    ("l2-1M", []),
+]
+GATE = ["pass", "l3-1k", "acl-100", "l2-1k"]
+SLOW = {"l2-1M"}          # only with --all or --only
+
+
+def log(msg):
+    print(msg, flush=True)
+
+# ------------------------------------------------------- callgrind files ----
+
+
+def parse_callgrind(path):
+    """Totals of one callgrind output file (one thread): Ir, the inclusive Ir
+    and call count of calls from outside the driver objects into them, per object."""
+    names = {}
+    total = 0
+    ob = cob = None
+    drv = {}
+    pending = None
+
+    def name(val):
+        m = re.match(r"\((\d+)\)(?:\s+(.*))?$", val)
+        if not m:
+            return val
+        if m.group(2) is not None:
+            names[m.group(1)] = m.group(2)
+        return names.get(m.group(1), "?")
+
+    with open(path) as f:
+        for ln in f:
+            if pending is not None:
+                # The line after calls= carries the inclusive cost of those calls.
+                parts = ln.split()
+                if len(parts) >= 2:
+                    d = drv.setdefault(pending[0], dict(ir=0, calls=0))
+                    d["ir"] += int(parts[-1])
+                    d["calls"] += pending[1]
+                pending = None
+                continue
+            if ln.startswith("summary:"):
+                total = int(ln.split()[1])
+            elif ln.startswith("ob="):
+                ob = name(ln[3:].strip())
+                cob = None
+            elif ln.startswith("fn="):
+                cob = None
+            elif ln.startswith("cob="):
+                cob = name(ln[4:].strip())
+            elif ln.startswith("calls="):
+                target = cob if cob is not None else ob
+                cob = None
+                tgt = next((d for d in DRIVERS if d in (target or "")), None)
+                src = next((d for d in DRIVERS if d in (ob or "")), None)
+                if tgt and not src:
+                    pending = (tgt, int(ln.split()[0].split("=")[1]))
+    return dict(ir=total, drivers=drv)
+
+
+def forwarding_thread(files):
+    """The dump file of the thread that forwards: the one with the most Ir."""
+    best = None
+    for p in files:
+        r = parse_callgrind(p)
+        r["file"] = p
+        if best is None or r["ir"] > best["ir"]:
+            best = r
+    return best
+
+# ---------------------------------------------------------------- one run ----
+
+
+class Runner:
+    def __init__(self, args, out):
+        self.args = args
+        self.out = out
+        ba = argparse.Namespace(build=args.build, quick=True, rounds=1, only=None, note=None,
+                                no_report=True, compare=None)
+        # bench.Bench writes its inputs under BUILD/bench; the gate keeps them in
+        # its own temp dir instead (tests write nowhere else).
+        self.b = bench.Bench.__new__(bench.Bench)
+        self.b.args = ba
+        self.b.build = os.path.abspath(args.build)
+        self.b.out = out
+        for d in ("traffic", "tables", "topo", "logs", "stats", "peers", "instr"):
+            os.makedirs(os.path.join(out, d), exist_ok=True)
+        self.b.quick, self.b.rounds, self.b.warm, self.b.window = True, 1, 0.5, 1.0
+        self.b.pipefwd = os.path.join(self.b.build, "app", "pipefwd")
+        self.b.l3fwd = None
+        self.b.seq = 0
+        self.seq = 0
+
+    def commands(self, c, peers):
+        """[(label, cmd, prefix, json_path)] for pipefwd fused and each peer."""
+        topo, _, pcap, t = self.b.topology(c, "fused")
+        err = self.b.check(topo)
+        if err:
+            raise RuntimeError("pipefwd --check %s: %s" % (topo, err))
+        prefix = "%s-%s" % (self.args.prefix, c["name"])
+        js = os.path.join(self.out, "stats", "instr-%s.json" % c["name"])
+        runs = [("pipefwd", [self.b.pipefwd, "-q", "-d", "3600", "-j", js, topo, "--",
+                             "--file-prefix=" + prefix], prefix, js)]
+        for peer in peers:
+            cmd, _ = self.b.peer_cmd(peer, pcap, t, c["tables"])
+            pp = "%s-%s-%s" % (self.args.prefix, c["name"], peer)
+            cmd = [("--file-prefix=" + pp) if a.startswith("--file-prefix=") else a for a in cmd]
+            runs.append((peer, cmd, pp, None))
+        return runs
+
+    def sink(self, prefix):
+        try:
+            return bench.sink_opackets(prefix)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def measure(self, label, cmd, prefix, json_path=None):
+        """One program under callgrind: zero once forwarding, dump after the window."""
+        self.seq += 1
+        tag = "%02d-%s" % (self.seq, label)
+        d = os.path.join(self.out, "instr", tag)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        vg = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
+              "--callgrind-out-file=%s/cg.%%p" % d]
+        logf = os.path.join(d, "log")
+        t_start = time.monotonic()
+        res = dict(command=" ".join(vg[:3] + cmd))
+        with open(logf, "w") as lf:
+            lf.write(" ".join(vg + cmd) + "\n")
+            lf.flush()
+            p = subprocess.Popen(vg + cmd, stdin=subprocess.PIPE, stdout=lf,
+                                 stderr=subprocess.STDOUT)
+            try:
+                deadline = time.monotonic() + self.args.start_timeout
+                while True:
+                    if p.poll() is not None:
+                        raise RuntimeError("%s exited with %d before forwarding (see %s)" % (
+                            label, p.returncode, logf))
+                    n = self.sink(prefix)
+                    if n:
+                        break
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("%s: no packet forwarded within %d s (see %s)" % (
+                            label, self.args.start_timeout, logf))
+                    time.sleep(0.2)
+                time.sleep(self.args.warmup)
+                a = self.sink(prefix)
+                ctl(["-z", str(p.pid)])
+                time.sleep(self.args.window)
+                ctl(["-d", str(p.pid)])
+                b = self.sink(prefix)
+            finally:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGINT)
+                    try:
+                        p.wait(timeout=120)
+                    except subprocess.TimeoutExpired:
+                        p.kill()
+                        p.wait()
+        files = sorted(glob.glob(os.path.join(d, "cg.%d.1-*" % p.pid)))
+        if not files:
+            raise RuntimeError("%s: no callgrind dump in %s" % (label, d))
+        th = forwarding_thread(files)
+        rx = th["drivers"].get(RX_DRIVER)
+        if not rx or not rx["calls"]:
+            raise RuntimeError("%s: forwarding thread %s made no rx call" % (label, th["file"]))
+        pkts = rx["calls"] * BURST
+        drv = sum(v["ir"] for v in th["drivers"].values())
+        res.update(ir=th["ir"], packets=pkts, total=round(th["ir"] / pkts, 1),
+                   drivers=round(drv / pkts, 1), own=round((th["ir"] - drv) / pkts, 1),
+                   driver_split={k: round(v["ir"] / pkts, 1) for k, v in th["drivers"].items()},
+                   thread=os.path.basename(th["file"]), wall_s=round(time.monotonic() - t_start, 1))
+        if a is not None and b is not None and b > a:
+            res["sink_packets"] = b - a
+            # The telemetry reads bracket the window (loosely: valgrind runs one
+            # thread at a time), so the window cannot hold more packets than
+            # the sink sent in between; more means the call count overcounts.
+            if pkts > (b - a) + 4 * BURST:
+                res["warning"] = "rx calls x %d = %d but the sink sent %d" % (BURST, pkts, b - a)
+        if json_path:
+            try:
+                with open(json_path) as f:
+                    st = json.load(f)
+                res["totals"] = st["totals"]
+                if st["totals"].get("unaccounted"):
+                    res["warning"] = "pipefwd reports unaccounted packets"
+            except (OSError, ValueError, KeyError) as e:
+                res["warning"] = "no stats json: %s" % e
+        if not self.args.keep:
+            for f in glob.glob(os.path.join(d, "cg.*")):
+                if f != th["file"]:
+                    os.unlink(f)
+        return res
+
+
+def ctl(argv):
+    r = subprocess.run(["callgrind_control"] + argv, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 or "OK" not in r.stdout:
+        raise RuntimeError("callgrind_control %s failed: %s" % (" ".join(argv),
+                                                                 (r.stdout + r.stderr).strip()))
+
+# ------------------------------------------------------------------ cases ----
+
+
+def selected(args, gate=False):
+    if gate:
+        return [(n, []) for n in GATE]
+    only = set(args.only.split(",")) if args.only else None
+    out = []
+    for name, peers in CASES:
+        if only is not None and name not in only:
+            continue
+        if only is None and name in SLOW and not args.all:
+            continue
+        out.append((name, [] if args.no_peers else peers))
+    return out
+
+
+def bench_case(name):
+    return next(c for c in bench.CASES if c["name"] == name)
+
+
+def run_cases(args, out, cases):
+    r = Runner(args, out)
+    rows = []
+    for name, peers in cases:
+        c = bench_case(name)
+        row = dict(case=name, title=c["title"], traffic=c["traffic"], tables=c["tables"],
+                   peers={})
+        try:
+            runs = r.commands(c, peers)
+        except (RuntimeError, subprocess.CalledProcessError) as e:
+            row["error"] = str(e)
+            rows.append(row)
+            log("instr: %s: %s" % (name, e))
+            continue
+        for label, cmd, prefix, js in runs:
+            try:
+                res = r.measure(label, cmd, prefix, js)
+            except (RuntimeError, subprocess.SubprocessError, OSError) as e:
+                res = dict(error=str(e))
+            if label == "pipefwd":
+                row["pipefwd"] = res
+            else:
+                row["peers"][label] = res
+            log("instr: %-8s %-12s %s" % (name, label, fmt_res(res)))
+        rows.append(row)
+    return rows
+
+
+def fmt_res(res):
+    if "error" in res:
+        return "FAILED: " + res["error"]
+    s = "%7.1f instr/pkt (own %.1f, drivers %.1f) over %d packets, %s s" % (
+        res["total"], res["own"], res["drivers"], res["packets"], res["wall_s"])
+    return s + (" WARNING: " + res["warning"] if res.get("warning") else "")
+
+# ---------------------------------------------------------- report / gate ----
+
+
+def tools_missing():
+    return [t for t in ("valgrind", "callgrind_control") if shutil.which(t) is None]
+
+
+def cell(res):
+    if not res or "total" not in res:
+        return "failed" if res else "-"
+    return "%.1f (%.1f)" % (res["total"], res["own"])
+
+
+def report(res):
+    """The "Instructions per packet" section of docs/benchmarks.md, in place."""
+    L = ["## Instructions per packet", "",
+         "Measured by `make bench-instr` (scripts/bench_instr.py) on %s at commit `%s`, "
+         "valgrind %s; raw numbers in `build/bench/instr.json`." % (
+             res["date"], res["commit"], res["valgrind"]), "",
+         "Instructions the forwarding lcore executes per packet under callgrind, fused layout, "
+         "the `make bench` traffic (64-byte UDP, 4096 flows) from `net_pcap` `infinite_rx` into "
+         "`net_null`. *total* counts everything that lcore runs while forwarding; *own* is total "
+         "minus the two vdev drivers (the inclusive cost of the calls into net_pcap's rx and "
+         "net_null's tx, the same for every program: %s). Ratio = pipefwd total / peer total "
+         "(own / own in brackets)." % res.get("driver_note", "see instr.json"), ""]
+    L.append("| case | pipefwd total (own) | peer | peer total (own) | ratio total (own) |")
+    L.append("|---|---|---|---|---|")
+    for r in res["cases"]:
+        pf = r.get("pipefwd")
+        peers = list(r["peers"].items()) or [(None, None)]
+        for i, (pn, pr) in enumerate(peers):
+            ratio = "-"
+            if pf and pr and "total" in pf and "total" in pr:
+                ratio = "%.2fx (%.2fx)" % (pf["total"] / pr["total"],
+                                           pf["own"] / pr["own"] if pr["own"] > 0 else 0)
+            L.append("| %s | %s | %s | %s | %s |" % (
+                r["title"] if i == 0 else "", cell(pf) if i == 0 else "",
+                pn or "(no peer)", cell(pr) if pn else "-", ratio))
+    L += ["", "How it is measured, and why the figure repeats (+-0.5 % run to run for the "
+          "same binary; valgrind counts instructions, so machine load changes only the wall "
+          "time):", "",
+          "- Each program runs under `valgrind --tool=callgrind --separate-threads=yes` "
+          "(one output file per thread). Once the sink's `opackets` (telemetry) moves, and "
+          "after a %.0f s warm-up, `callgrind_control -z` zeroes the counters; after a %.0f s "
+          "window `callgrind_control -d` dumps them. Start-up, table loading and shut-down "
+          "(where a worker spins idle for however long the main thread takes) stay outside "
+          "the window." % (res["warmup_s"], res["window_s"]),
+          "- The forwarding lcore is the thread with the most instructions in the dump.",
+          "- Packets in the window = calls into net_pcap's rx burst function x 32: with "
+          "`infinite_rx` every call fills the burst. A deterministic count (the programs' own "
+          "counters are read over telemetry at moments the window only brackets); the sink's "
+          "`opackets` read before the zero and after the dump bracket it (a count above "
+          "the bracket is reported).",
+          "- What still scales with time rather than packets (pipefwd's upkeep about once a "
+          "millisecond, l3fwd's 100 us drain check) is a few instructions per millisecond; "
+          "under valgrind a millisecond is ~100-200 packets, so it stays under 0.5 %.",
+          "- Peers: dpdk-testpmd io and mac forwarding, DPDK's l3fwd (LPM, ACL) built by "
+          "`make bench` into build/bench/peers/ (built here if missing), all on the same "
+          "vdevs, traffic and tables as in the wall-clock tables above.",
+          "- Annotate where the instructions go: `callgrind_annotate --inclusive=yes "
+          "build/bench/instr/NN-pipefwd/cg.*` (build with `-Dbuildtype=debugoptimized` for "
+          "line numbers; `--keep` keeps every thread's file).", "",
+          "The gate: `make test` runs `instr_gate` (suite `perf`): pass-through, LPM 1k, ACL 100 "
+          "and l2fib 1k, pipefwd only, against `test/perf/instr_baseline.json`; it fails when a "
+          "case costs more than %.0f %% above its baseline. A change that must cost more "
+          "re-records the baseline in the same commit (`make bench-instr-baseline`) and says "
+          "why in the commit message. `make bench-instr` prints a reminder when a case is "
+          "more than %.0f %% below it." % (TOLERANCE_PCT, TOLERANCE_PCT), "",
+          "```", res["command"], "```"]
+    for r in res["cases"]:
+        for label, rr in [("pipefwd", r.get("pipefwd"))] + list(r["peers"].items()):
+            if rr and rr.get("command"):
+                L.append("")
+                L.append("`%s`, %s: `%s`" % (r["case"], label, shorten(rr["command"])))
+    block = BEGIN + "\n" + "\n".join(L) + "\n" + END
+    text = open(DOC).read() if os.path.exists(DOC) else "# Benchmarks\n"
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    with open(DOC, "w") as f:
+        f.write(text)
+    log("instr: wrote %s" % os.path.relpath(DOC, ROOT))
+
+
+def shorten(cmd):
+    return cmd.replace(ROOT + "/", "")
+
+
+def load_baseline(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def gate(args, rows):
+    base = load_baseline(args.gate)
+    bad = 0
+    log("\n%-10s %10s %10s %8s" % ("case", "baseline", "now", "change"))
+    for r in rows:
+        pf = r.get("pipefwd") or {}
+        b = base["cases"].get(r["case"], {}).get("total")
+        if "total" not in pf:
+            log("%-10s %10s %10s   FAILED: %s" % (r["case"], b, "-", r.get("error") or
+                                                    pf.get("error", "?")))
+            bad += 1
+            continue
+        if b is None:
+            log("%-10s %10s %10.1f   (no baseline)" % (r["case"], "-", pf["total"]))
+            continue
+        ch = 100.0 * (pf["total"] - b) / b
+        flag = ""
+        if ch > TOLERANCE_PCT:
+            flag = "  MORE THAN %.0f%% OVER BASELINE" % TOLERANCE_PCT
+            bad += 1
+        elif ch < -TOLERANCE_PCT:
+            flag = "  (cheaper: re-record the baseline to keep the gain)"
+        log("%-10s %10.1f %10.1f %+7.1f%%%s" % (r["case"], b, pf["total"], ch, flag))
+    if bad:
+        log("\ninstr gate: %d case(s) failed. If the extra instructions are intended, re-record "
+            "the baseline in the same commit and say why in its message:\n"
+            "    make bench-instr-baseline      (writes %s)" % os.path.relpath(args.gate, ROOT))
+        return 1
+    log("instr gate: every case within %.0f%% of %s" % (TOLERANCE_PCT,
+                                                         os.path.relpath(args.gate, ROOT)))
+    return 0
+
+
+def write_baseline(path, rows, res):
+    cases = {}
+    for r in rows:
+        pf = r.get("pipefwd") or {}
+        if "total" not in pf:
+            sys.exit("instr: %s failed (%s); baseline not written" % (
+                r["case"], r.get("error") or pf.get("error")))
+        cases[r["case"]] = dict(total=pf["total"], own=pf["own"], title=r["title"])
+    with open(path + ".tmp", "w") as f:
+        json.dump(dict(commit=res["commit"], date=res["date"], valgrind=res["valgrind"],
+                       tolerance_pct=TOLERANCE_PCT,
+                       note="pipefwd instructions per packet, fused; written by "
+                            "make bench-instr-baseline", cases=cases), f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+    log("instr: wrote %s" % os.path.relpath(path, ROOT))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build", nargs="?", default="build")
+    ap.add_argument("--only", help="comma-separated case names (%s)" % ",".join(
+        n for n, _ in CASES))
+    ap.add_argument("--all", action="store_true", help="also the slow cases (l2-1M)")
+    ap.add_argument("--no-peers", action="store_true", help="pipefwd only")
+    ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
+    ap.add_argument("--gate", metavar="BASELINE", help="pipefwd, the gate cases, against a "
+                    "baseline file; exit 1 if any grows more than %.0f%%" % TOLERANCE_PCT)
+    ap.add_argument("--write-baseline", metavar="FILE", help="measure the gate cases and "
+                    "write them as the baseline")
+    ap.add_argument("--warmup", type=float, default=1.0, help="seconds after the first packet")
+    ap.add_argument("--window", type=float, default=4.0, help="seconds counted")
+    ap.add_argument("--start-timeout", type=int, default=240)
+    ap.add_argument("--prefix", default=os.environ.get("PF_INSTR_PREFIX", "instr%d" % os.getpid()),
+                    help="DPDK --file-prefix stem")
+    ap.add_argument("--keep", action="store_true", help="keep every thread's callgrind file")
+    args = ap.parse_args()
+    args.build = os.path.abspath(args.build)
+    missing = tools_missing()
+    if missing:
+        msg = "instr: %s missing (scripts/deps.sh installs valgrind)" % ", ".join(missing)
+        if args.gate:
+            print(msg + "; gate skipped")
+            return 77
+        sys.exit(msg)
+    if not os.access(os.path.join(args.build, "app", "pipefwd"), os.X_OK):
+        sys.exit("instr: %s/app/pipefwd not built (make build)" % args.build)
+    t0 = time.monotonic()
+    tmp = None
+    if args.gate or args.write_baseline:
+        tmp = tempfile.mkdtemp(prefix="pf-instr-")
+        out = tmp
+        cases = selected(args, gate=True)
+    else:
+        out = os.path.join(args.build, "bench")
+        cases = selected(args)
+    try:
+        rows = run_cases(args, out, cases)
+    finally:
+        if tmp and not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    vg = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
+    res = dict(date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+               commit=bench.git_commit(os.path.dirname(args.build)), valgrind=vg,
+               warmup_s=args.warmup, window_s=args.window, burst=BURST,
+               command=" ".join(["scripts/bench_instr.py"] + sys.argv[1:]).replace(
+                   ROOT + "/", ""),
+               elapsed_s=round(time.monotonic() - t0, 1), cases=rows)
+    drv = [r["pipefwd"]["driver_split"] for r in rows if "driver_split" in r.get("pipefwd", {})]
+    if drv:
+        res["driver_note"] = ", ".join("%s %.1f" % (k.replace("librte_net_", ""), v)
+                                       for k, v in sorted(drv[0].items()))
+    log("instr: %d case(s) in %.0f s" % (len(rows), res["elapsed_s"]))
+    if args.gate:
+        return gate(args, rows)
+    if args.write_baseline:
+        write_baseline(args.write_baseline, rows, res)
+        return 0
+    with open(os.path.join(out, "instr.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    log("instr: wrote %s" % os.path.relpath(os.path.join(out, "instr.json"), ROOT))
+    if os.path.exists(BASELINE):
+        base = load_baseline(BASELINE)["cases"]
+        for r in rows:
+            b, pf = base.get(r["case"], {}).get("total"), r.get("pipefwd") or {}
+            if b and "total" in pf and abs(pf["total"] - b) > b * TOLERANCE_PCT / 100:
+                log("instr: %s %.1f against baseline %.1f: re-record with make "
+                    "bench-instr-baseline if intended" % (r["case"], pf["total"], b))
+    if not args.no_report:
+        report(res)
+    failed = [r["case"] for r in rows if "total" not in (r.get("pipefwd") or {})]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
