@@ -5,6 +5,7 @@
     scripts/bench_instr.py BUILD [--only CASE,...] [--all] [--no-peers] [--no-report]
     scripts/bench_instr.py BUILD --gate test/perf/instr_baseline.json   (make test)
     scripts/bench_instr.py BUILD --write-baseline test/perf/instr_baseline.json
+    scripts/bench_instr.py BUILD --report-only      (docs/benchmarks.md from instr.json)
 
 Each program runs under `valgrind --tool=callgrind --separate-threads=yes` with
 the topology, tables and traffic of scripts/bench.py's fused cases
@@ -137,6 +138,8 @@ class Runner:
         self.b.args = ba
         self.b.build = os.path.abspath(args.build)
         self.b.out = out
+        # Each run's callgrind files; stale ones from an earlier run would mislead.
+        shutil.rmtree(os.path.join(out, "instr"), ignore_errors=True)
         for d in ("traffic", "tables", "topo", "logs", "stats", "peers", "instr"):
             os.makedirs(os.path.join(out, d), exist_ok=True)
         self.b.quick, self.b.rounds, self.b.warm, self.b.window = True, 1, 0.5, 1.0
@@ -175,11 +178,13 @@ class Runner:
         d = os.path.join(self.out, "instr", tag)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-        vg = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
+        # Start-up and shut-down run uninstrumented (several times faster under
+        # valgrind); instrumentation is switched on once the sink transmits.
+        vg = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--instr-atstart=no",
               "--callgrind-out-file=%s/cg.%%p" % d]
         logf = os.path.join(d, "log")
         t_start = time.monotonic()
-        res = dict(command=" ".join(vg[:3] + cmd))
+        res = dict(command=" ".join(vg[:4] + cmd))
         with open(logf, "w") as lf:
             lf.write(" ".join(vg + cmd) + "\n")
             lf.flush()
@@ -198,12 +203,16 @@ class Runner:
                         raise RuntimeError("%s: no packet forwarded within %d s (see %s)" % (
                             label, self.args.start_timeout, logf))
                     time.sleep(0.2)
+                t_fwd = time.monotonic()
+                ctl(["--instr=on", str(p.pid)])
                 time.sleep(self.args.warmup)
                 a = self.sink(prefix)
                 ctl(["-z", str(p.pid)])
                 time.sleep(self.args.window)
                 ctl(["-d", str(p.pid)])
                 b = self.sink(prefix)
+                ctl(["--instr=off", str(p.pid)])
+                t_dump = time.monotonic()
             finally:
                 if p.poll() is None:
                     p.send_signal(signal.SIGINT)
@@ -224,7 +233,8 @@ class Runner:
         res.update(ir=th["ir"], packets=pkts, total=round(th["ir"] / pkts, 1),
                    drivers=round(drv / pkts, 1), own=round((th["ir"] - drv) / pkts, 1),
                    driver_split={k: round(v["ir"] / pkts, 1) for k, v in th["drivers"].items()},
-                   thread=os.path.basename(th["file"]), wall_s=round(time.monotonic() - t_start, 1))
+                   thread=os.path.basename(th["file"]), wall_s=round(time.monotonic() - t_start, 1),
+                   start_s=round(t_fwd - t_start, 1), stop_s=round(time.monotonic() - t_dump, 1))
         if a is not None and b is not None and b > a:
             res["sink_packets"] = b - a
             # The telemetry reads bracket the window (loosely: valgrind runs one
@@ -306,8 +316,9 @@ def run_cases(args, out, cases):
 def fmt_res(res):
     if "error" in res:
         return "FAILED: " + res["error"]
-    s = "%7.1f instr/pkt (own %.1f, drivers %.1f) over %d packets, %s s" % (
-        res["total"], res["own"], res["drivers"], res["packets"], res["wall_s"])
+    s = "%7.1f instr/pkt (own %.1f, drivers %.1f) over %d packets, %s s (start %s, stop %s)" % (
+        res["total"], res["own"], res["drivers"], res["packets"], res["wall_s"], res["start_s"],
+        res["stop_s"])
     return s + (" WARNING: " + res["warning"] if res.get("warning") else "")
 
 # ---------------------------------------------------------- report / gate ----
@@ -333,9 +344,9 @@ def report(res):
          "the `make bench` traffic (64-byte UDP, 4096 flows) from `net_pcap` `infinite_rx` into "
          "`net_null`. *total* counts everything that lcore runs while forwarding; *own* is total "
          "minus the two vdev drivers (the inclusive cost of the calls into net_pcap's rx and "
-         "net_null's tx, the same for every program: %s). Ratio = pipefwd total / peer total "
-         "(own / own in brackets)." % res.get("driver_note", "see instr.json"), ""]
-    L.append("| case | pipefwd total (own) | peer | peer total (own) | ratio total (own) |")
+         "net_null's tx, the same for every program: %s). Ratio = pipefwd total / peer total."
+         % res.get("driver_note", "see instr.json"), ""]
+    L.append("| case | pipefwd total (own) | peer | peer total (own) | ratio |")
     L.append("|---|---|---|---|---|")
     for r in res["cases"]:
         pf = r.get("pipefwd")
@@ -343,20 +354,22 @@ def report(res):
         for i, (pn, pr) in enumerate(peers):
             ratio = "-"
             if pf and pr and "total" in pf and "total" in pr:
-                ratio = "%.2fx (%.2fx)" % (pf["total"] / pr["total"],
-                                           pf["own"] / pr["own"] if pr["own"] > 0 else 0)
+                ratio = "%.2fx" % (pf["total"] / pr["total"])
             L.append("| %s | %s | %s | %s | %s |" % (
                 r["title"] if i == 0 else "", cell(pf) if i == 0 else "",
                 pn or "(no peer)", cell(pr) if pn else "-", ratio))
+    L += targets(res)
     L += ["", "How it is measured, and why the figure repeats (+-0.5 % run to run for the "
           "same binary; valgrind counts instructions, so machine load changes only the wall "
           "time):", "",
-          "- Each program runs under `valgrind --tool=callgrind --separate-threads=yes` "
-          "(one output file per thread). Once the sink's `opackets` (telemetry) moves, and "
-          "after a %.0f s warm-up, `callgrind_control -z` zeroes the counters; after a %.0f s "
-          "window `callgrind_control -d` dumps them. Start-up, table loading and shut-down "
-          "(where a worker spins idle for however long the main thread takes) stay outside "
-          "the window." % (res["warmup_s"], res["window_s"]),
+          "- Each program runs under `valgrind --tool=callgrind --separate-threads=yes "
+          "--instr-atstart=no` (one output file per thread, nothing counted yet). Once the "
+          "sink's `opackets` (telemetry) moves, `callgrind_control --instr=on` starts "
+          "counting, `-z` zeroes the counters after a %g s warm-up and `-d` dumps them after "
+          "a %g s window. Start-up, table loading and shut-down (where a worker spins idle "
+          "for as long as the main thread takes, which depends on load) stay outside the "
+          "window, and run uninstrumented, several times faster." % (res["warmup_s"],
+                                                                     res["window_s"]),
           "- The forwarding lcore is the thread with the most instructions in the dump.",
           "- Packets in the window = calls into net_pcap's rx burst function x 32: with "
           "`infinite_rx` every call fills the burst. A deterministic count (the programs' own "
@@ -395,13 +408,75 @@ def report(res):
     log("instr: wrote %s" % os.path.relpath(DOC, ROOT))
 
 
+def targets(res):
+    """Issue 12's instruction targets against this run."""
+    by = {r["case"]: r for r in res["cases"]}
+
+    def tot(case, peer=None):
+        r = by.get(case, {})
+        x = r.get("peers", {}).get(peer) if peer else r.get("pipefwd")
+        return x.get("total") if x else None
+
+    rows = []
+    for title, goal, case, peer, limit in (
+            ("pass-through vs testpmd mac", "<= 1.10x", "pass", "testpmd-mac", 1.10),
+            ("LPM 1k routes vs l3fwd LPM", "<= 1.10x", "l3-1k", "l3fwd-lpm", 1.10),
+            ("ACL 100 rules vs l3fwd ACL", "<= 1.00x", "acl-100", "l3fwd-acl", 1.00)):
+        a, b = tot(case), tot(case, peer)
+        if a and b:
+            rows.append((title, goal, "%.2fx" % (a / b), a / b <= limit))
+    if tot("l2-1k"):
+        rows.append(("l2fib 1k MACs", "<= 450", "%.1f" % tot("l2-1k"), tot("l2-1k") <= 450))
+    if tot("l2-1k") and tot("l2-1M"):
+        q = tot("l2-1M") / tot("l2-1k")
+        rows.append(("l2fib 1M MACs vs its 1k", "<= 1.3x", "%.2fx" % q, q <= 1.3))
+    if not rows:
+        return []
+    out = ["", "Targets (issue 12), instructions per packet, totals:", "",
+           "| figure | target | measured | |", "|---|---|---|---|"]
+    out += ["| %s | %s | %s | %s |" % (t, g, m, "met" if ok else "not met")
+            for t, g, m, ok in rows]
+    return out
+
+
 def shorten(cmd):
     return cmd.replace(ROOT + "/", "")
+
+
+def build_id(build):
+    """What the counts depend on besides the source: the build type, the
+    compiler's -march=native (pipefwd is built with it) and DPDK, whose ACL
+    and hash code pick their SIMD paths from the CPU at run time."""
+    ident = dict(dpdk=bench.machine().get("dpdk"))
+    try:
+        with open(os.path.join(build, "meson-info", "intro-buildoptions.json")) as f:
+            opts = {o["name"]: o["value"] for o in json.load(f)}
+        ident["buildtype"] = opts.get("buildtype")
+        ident["b_ndebug"] = opts.get("b_ndebug")
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        out = subprocess.run(["cc", "-march=native", "-Q", "--help=target"], capture_output=True,
+                             text=True).stdout
+        m = re.search(r"^\s+-march=\s+(\S+)", out, re.M)
+        ident["march"] = m.group(1) if m else None
+    except OSError:
+        pass
+    return ident
 
 
 def load_baseline(path):
     with open(path) as f:
         return json.load(f)
+
+
+def gate_applies(args):
+    """None, or why the baseline does not describe this build and machine."""
+    want = load_baseline(args.gate).get("build", {})
+    have = build_id(args.build)
+    diff = ["%s %s (baseline %s)" % (k, have.get(k), v) for k, v in want.items()
+            if have.get(k) != v]
+    return "; ".join(diff) if diff else None
 
 
 def gate(args, rows):
@@ -447,6 +522,7 @@ def write_baseline(path, rows, res):
         cases[r["case"]] = dict(total=pf["total"], own=pf["own"], title=r["title"])
     with open(path + ".tmp", "w") as f:
         json.dump(dict(commit=res["commit"], date=res["date"], valgrind=res["valgrind"],
+                       build=build_id(res["build"]),
                        tolerance_pct=TOLERANCE_PCT,
                        note="pipefwd instructions per packet, fused; written by "
                             "make bench-instr-baseline", cases=cases), f, indent=1)
@@ -473,7 +549,13 @@ def main():
     ap.add_argument("--prefix", default=os.environ.get("PF_INSTR_PREFIX", "instr%d" % os.getpid()),
                     help="DPDK --file-prefix stem")
     ap.add_argument("--keep", action="store_true", help="keep every thread's callgrind file")
+    ap.add_argument("--report-only", action="store_true", help="rewrite the docs section from "
+                    "BUILD/bench/instr.json without running anything")
     args = ap.parse_args()
+    if args.report_only:
+        with open(os.path.join(os.path.abspath(args.build), "bench", "instr.json")) as f:
+            report(json.load(f))
+        return 0
     args.build = os.path.abspath(args.build)
     missing = tools_missing()
     if missing:
@@ -484,6 +566,15 @@ def main():
         sys.exit(msg)
     if not os.access(os.path.join(args.build, "app", "pipefwd"), os.X_OK):
         sys.exit("instr: %s/app/pipefwd not built (make build)" % args.build)
+    if args.gate:
+        why = gate_applies(args)
+        if why:
+            # Another CPU or build type executes other instructions: the
+            # figures are not comparable, and a false alarm teaches nothing.
+            print("instr: baseline %s was recorded for another build or machine: %s.\n"
+                  "Gate skipped; re-record it here with make bench-instr-baseline to use it."
+                  % (os.path.relpath(args.gate, ROOT), why))
+            return 77
     t0 = time.monotonic()
     tmp = None
     if args.gate or args.write_baseline:
@@ -501,7 +592,7 @@ def main():
     vg = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
     res = dict(date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
                commit=bench.git_commit(os.path.dirname(args.build)), valgrind=vg,
-               warmup_s=args.warmup, window_s=args.window, burst=BURST,
+               build=args.build, warmup_s=args.warmup, window_s=args.window, burst=BURST,
                command=" ".join(["scripts/bench_instr.py"] + sys.argv[1:]).replace(
                    ROOT + "/", ""),
                elapsed_s=round(time.monotonic() - t0, 1), cases=rows)
