@@ -127,6 +127,23 @@ def parse_callgrind(path):
     return dict(ir=total, drivers=drv, upkeep=upkeep)
 
 
+def top_functions(path, pkts, n=15):
+    """The n largest inclusive costs per packet (callgrind_annotate), for a
+    first look at where the instructions go."""
+    try:
+        out = subprocess.run(["callgrind_annotate", "--inclusive=yes", path], capture_output=True,
+                             text=True, timeout=120).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    top = []
+    for ln in out.splitlines():
+        m = re.match(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*?:(\S+) \[(.*)\]$", ln)
+        if m and "PROGRAM TOTALS" not in ln:
+            top.append(dict(fn=m.group(2), obj=os.path.basename(m.group(3)),
+                            inclusive=round(int(m.group(1).replace(",", "")) / pkts, 1)))
+    return top[:n]
+
+
 def forwarding_thread(files):
     """The dump file of the thread that forwards: the one with the most Ir."""
     best = None
@@ -245,7 +262,8 @@ class Runner:
                    drivers=round(drv / pkts, 1), own=round((ir - drv) / pkts, 1),
                    upkeep_ir=th["upkeep"], upkeep=round(th["upkeep"] / pkts, 2),
                    driver_split={k: round(v["ir"] / pkts, 1) for k, v in th["drivers"].items()},
-                   thread=os.path.basename(th["file"]), wall_s=round(time.monotonic() - t_start, 1),
+                   thread=os.path.relpath(th["file"], self.out),
+                   top=top_functions(th["file"], pkts) if label == "pipefwd" else [], wall_s=round(time.monotonic() - t_start, 1),
                    start_s=round(t_fwd - t_start, 1), stop_s=round(time.monotonic() - t_dump, 1))
         if a is not None and b is not None and b > a:
             res["sink_packets"] = b - a
@@ -405,9 +423,12 @@ def report(res):
           "scripts/bench.py defines it, l3fwd-graph, built as `make bench` builds them into "
           "build/bench/peers/, on the same vdevs, traffic and tables as the wall-clock tables "
           "above. l3fwd-graph's rx node asks for bursts of 256, the others 32.",
-          "- Annotate where the instructions go: `callgrind_annotate --inclusive=yes "
-          "build/bench/instr/NN-pipefwd/cg.*` (build with `-Dbuildtype=debugoptimized` for "
-          "line numbers; `--keep` keeps every thread's file).", "",
+          "- Where the instructions go: instr.json lists pipefwd's largest inclusive costs "
+          "per packet (`top`); the forwarding thread's file stays in build/bench/instr/ "
+          "(`thread`) for `callgrind_annotate --inclusive=yes` (build with "
+          "`-Dbuildtype=debugoptimized` for line numbers; `--keep` keeps every thread's "
+          "file). Another build, before and after a change: `scripts/bench_instr.py OTHER_BUILD "
+          "--no-peers --no-report` writes OTHER_BUILD/bench/instr.json.", "",
           "The gate: `make test` runs `instr_gate` (suite `perf`): pass-through, LPM 1k, ACL 100 "
           "and l2fib 1k, pipefwd only, against `test/perf/instr_baseline.json` (about 80 s at load "
           "13 on the 2 CPUs); it fails when a "
