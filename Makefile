@@ -30,10 +30,10 @@ bench: build
 bench-compare: build
 	@scripts/bench.sh $(BUILD) --compare $(or $(BASE),main)
 
-# Instructions per packet under callgrind (pipefwd and peers; ALL=1 adds l2fib 1M MACs).
+# Instructions per packet under callgrind, pipefwd and peers (docs/benchmarks.md).
 bench-instr: build
 	@scripts/deps.sh dpdk-doc
-	@$(PY) scripts/bench_instr.py $(BUILD) $(if $(ALL),--all)
+	@$(PY) scripts/bench_instr.py $(BUILD)
 
 # Re-record the gate's baseline (make test's instr_gate) after an intended change.
 bench-instr-baseline: build

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Instructions per packet under callgrind: pipefwd and its peers, same vdevs and traffic.
 
-    scripts/bench_instr.py BUILD [--only CASE,...] [--all] [--no-peers] [--no-report]
+    scripts/bench_instr.py BUILD [--only CASE,...] [--no-peers] [--no-report]
     scripts/bench_instr.py BUILD --gate test/perf/instr_baseline.json   (make test)
     scripts/bench_instr.py BUILD --write-baseline test/perf/instr_baseline.json
     scripts/bench_instr.py BUILD --report-only      (docs/benchmarks.md from instr.json)
@@ -61,7 +61,6 @@ CASES = [
     ("l2-1M", []),
 ]
 GATE = ["pass", "l3-1k", "acl-100", "l2-1k"]
-SLOW = {"l2-1M"}          # only with --all or --only
 
 
 def log(msg):
@@ -307,8 +306,6 @@ def selected(args, gate=False):
     for name, peers in CASES:
         if only is not None and name not in only:
             continue
-        if only is None and name in SLOW and not args.all:
-            continue
         out.append((name, [] if args.no_peers else peers))
     return out
 
@@ -436,7 +433,7 @@ def report(res):
           "re-records the baseline in the same commit (`make bench-instr-baseline`) and says "
           "why in the commit message. `make bench-instr` prints a reminder when a case is "
           "more than %.0f %% below it." % (TOLERANCE_PCT, TOLERANCE_PCT), "",
-          "The command (`make bench-instr` runs it; `ALL=1` adds `--all`), then each "
+          "The command (`make bench-instr` runs it), then each "
           "program as it ran (topologies, tables and traffic are scripts/bench.py's, "
           "generated under build/bench/):", "",
           "```", "/usr/bin/python3 " + res["command"], "```"]
@@ -596,7 +593,6 @@ def main():
     ap.add_argument("build", nargs="?", default="build")
     ap.add_argument("--only", help="comma-separated case names (%s)" % ",".join(
         n for n, _ in CASES))
-    ap.add_argument("--all", action="store_true", help="also the slow cases (l2-1M)")
     ap.add_argument("--no-peers", action="store_true", help="pipefwd only")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
     ap.add_argument("--gate", metavar="BASELINE", help="pipefwd, the gate cases, against a "
