@@ -262,7 +262,8 @@ class Runner:
                    upkeep_ir=th["upkeep"], upkeep=round(th["upkeep"] / pkts, 2),
                    driver_split={k: round(v["ir"] / pkts, 1) for k, v in th["drivers"].items()},
                    thread=os.path.relpath(th["file"], self.out),
-                   top=top_functions(th["file"], pkts) if label == "pipefwd" else [], wall_s=round(time.monotonic() - t_start, 1),
+                   top=top_functions(th["file"], pkts) if label == "pipefwd" else [],
+                   wall_s=round(time.monotonic() - t_start, 1),
                    start_s=round(t_fwd - t_start, 1), stop_s=round(time.monotonic() - t_dump, 1))
         if a is not None and b is not None and b > a:
             res["sink_packets"] = b - a
@@ -367,11 +368,12 @@ def report(res):
     """The "Instructions per packet" section of docs/benchmarks.md, in place."""
     L = ["## Instructions per packet", "",
          "Measured by `make bench-instr` (scripts/bench_instr.py) on %s at commit `%s`, "
-         "valgrind %s; raw numbers in `build/bench/instr.json`." % (
+         "%s; raw numbers in `build/bench/instr.json`." % (
              res["date"], res["commit"], res["valgrind"]), "",
          "Instructions the forwarding lcore executes per packet under callgrind, fused layout, "
          "the `make bench` traffic (64-byte UDP, 4096 flows) from `net_pcap` `infinite_rx` into "
-         "`net_null`. *total* counts everything that lcore runs while forwarding; *own* is total "
+         "`net_null`. *total* counts everything that lcore runs while forwarding but its "
+         "clock-driven upkeep (see below); *own* is total "
          "minus the two vdev drivers (the inclusive cost of the calls into net_pcap's rx and "
          "net_null's tx, the same for every program: %s). Ratio = pipefwd total / peer total."
          % res.get("driver_note", "see instr.json"), ""]
