@@ -441,8 +441,8 @@ def report(res):
           "file). Another build, before and after a change: `scripts/bench_instr.py OTHER_BUILD "
           "--no-peers --no-report` writes OTHER_BUILD/bench/instr.json.", "",
           "The gate: `make test` runs `instr_gate` (suite `perf`): pass-through, LPM 1k, ACL 100 "
-          "and l2fib 1k, pipefwd only, against `test/perf/instr_baseline.json` (80 to 110 s at load "
-          "averages 13 to 21 on the 2 CPUs); it fails when a "
+          "and l2fib 1k, pipefwd only, against `test/perf/instr_baseline.json` (80 to 110 s at "
+          "load averages 13 to 21 on the 2 CPUs); it fails when a "
           "case costs more than %.0f %% above its baseline. A change that must cost more "
           "re-records the baseline in the same commit (`make bench-instr-baseline`) and says "
           "why in the commit message. `make bench-instr` prints a reminder when a case is "
