@@ -3,7 +3,7 @@ BUILD ?= build
 MESON_OPTS ?= -Dwerror=true
 PY := /usr/bin/python3
 
-.PHONY: all deps build run test bench bench-compare fuzz soak clean
+.PHONY: all deps build run test bench bench-compare bench-instr bench-instr-baseline fuzz soak clean
 all: build
 
 deps:
@@ -29,6 +29,15 @@ bench: build
 
 bench-compare: build
 	@scripts/bench.sh $(BUILD) --compare $(or $(BASE),main)
+
+# Instructions per packet under callgrind, pipefwd and peers (docs/benchmarks.md).
+bench-instr: build
+	@scripts/deps.sh dpdk-doc
+	@$(PY) scripts/bench_instr.py $(BUILD)
+
+# Re-record the gate's baseline (make test's instr_gate) after an intended change.
+bench-instr-baseline: build
+	@$(PY) scripts/bench_instr.py $(BUILD) --write-baseline test/perf/instr_baseline.json
 
 fuzz: deps
 	@scripts/fuzz.sh $(BUILD)-fuzz

@@ -409,6 +409,12 @@ def report(res, out):
       "runs the quick cases on both binaries alternately and flags any case more than 5% slower "
       "(exit status 1; details in build/bench/compare.json).")
     os.makedirs(os.path.dirname(DOC), exist_ok=True)
+    # The "Instructions per packet" section belongs to `make bench-instr`
+    # (scripts/bench_instr.py): carried over between its markers, unchanged.
+    old = open(DOC).read() if os.path.exists(DOC) else ""
+    b, e = old.find("<!-- instr:begin -->"), old.find("<!-- instr:end -->")
+    if 0 <= b < e:
+        L += ["", old[b:e + len("<!-- instr:end -->")]]
     with open(DOC, "w") as f:
         f.write("\n".join(L) + "\n")
     print("bench: wrote %s%s" % (os.path.relpath(DOC, ROOT), "".join(

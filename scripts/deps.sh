@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages pipefwd needs, only those missing (fast when done).
+#   scripts/deps.sh [EXTRA-PACKAGE...]   (a target's own extras, e.g. dpdk-doc)
 set -euo pipefail
 pkgs=(gcc make pkg-config meson ninja-build dpdk dpdk-dev libdpdk-dev libyaml-dev
       libcmocka-dev libpcap-dev python3-scapy tcpdump
-      prometheus)
+      prometheus valgrind "$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
