@@ -2,7 +2,7 @@
 # Install the Debian packages pipefwd needs, only those missing (fast when done).
 set -euo pipefail
 pkgs=(gcc make pkg-config meson ninja-build dpdk dpdk-dev libdpdk-dev libyaml-dev
-      libcmocka-dev libpcap-dev python3-scapy tcpdump
+      libcmocka-dev libpcap-dev libsystemd-dev python3-scapy tcpdump tmux
       prometheus)
 missing=()
 for p in "${pkgs[@]}"; do
