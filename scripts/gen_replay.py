@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Generate a replay case's pcaps and counters from its description.
 
