@@ -88,7 +88,7 @@ def describe(data):
     """One line for a frame: scapy's summary when scapy is there, else the fields."""
     try:
         from scapy.all import Ether
-        return Ether(data).summary()
+        return Ether(data).summary().strip()
     except Exception:  # noqa: BLE001 - scapy missing or the frame confuses it
         pass
     if len(data) < 14:
