@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 import replaycmp  # noqa: E402
-from pftest import finish  # noqa: E402
+from pftest import finish, write_pcap  # noqa: E402
 
 CTL, PIPEFWD = sys.argv[1], sys.argv[2]
 # lpm_forward has drops to record; passthrough has flows of several frames to reorder
@@ -52,14 +52,6 @@ def copy_case(case, dst, with_expected=True):
                                                                     "counters.json"])
     shutil.copytree(case, dst, ignore=shutil.ignore_patterns(*skip))
     return dst
-
-
-def write_frames(path, frames):
-    with open(path, "wb") as f:
-        f.write(b"\xd4\xc3\xb2\xa1\x02\x00\x04\x00" + bytes(8) + b"\xff\xff\x00\x00\x01\x00\x00\x00")
-        for i, d in enumerate(frames):
-            f.write((1700000000).to_bytes(4, "little") + i.to_bytes(4, "little") +
-                    len(d).to_bytes(4, "little") * 2 + d)
 
 
 def main():
@@ -112,7 +104,7 @@ def main():
     tampered = frames[:-2] + [bytes(changed)]
     if pair:
         tampered[pair[0]], tampered[pair[1]] = tampered[pair[1]], tampered[pair[0]]
-    write_frames(exp, tampered)
+    write_pcap(exp, tampered)
     ctr = json.load(open(os.path.join(bad, "counters.json")))
     ctr["totals.tx"] += 1
     with open(os.path.join(bad, "counters.json"), "w") as f:
