@@ -3,7 +3,7 @@ BUILD ?= build
 MESON_OPTS ?= -Dwerror=true
 PY := /usr/bin/python3
 
-.PHONY: all deps build run test bench bench-compare bench-instr bench-instr-baseline fuzz soak clean
+.PHONY: all deps build run test install bench bench-compare bench-instr bench-instr-baseline fuzz soak clean
 all: build
 
 deps:
@@ -17,6 +17,10 @@ build: deps $(BUILD)/build.ninja
 
 run: build
 	@scripts/run-default.sh $(BUILD)
+
+# DESTDIR=/tmp/stage make install stages it; PREFIX is meson's --prefix (set at setup).
+install: build
+	meson install -C $(BUILD) --no-rebuild $(if $(DESTDIR),--destdir $(abspath $(DESTDIR)))
 
 $(BUILD)-asan/build.ninja:
 	meson setup $(BUILD)-asan $(MESON_OPTS) -Dwerror=false -Dsanitizers=true -Dbuildtype=debugoptimized

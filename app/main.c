@@ -18,14 +18,17 @@
 #include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
+#include <rte_version.h>
 
 #include "pf_capture.h"
 #include "pf_log.h"
+#include "pf_notify.h"
 #include "pf_reload.h"
 #include "pf_runtime.h"
 #include "pf_stage.h"
 #include "pf_telemetry.h"
 #include "pf_topo.h"
+#include "pf_version.h"
 
 static volatile sig_atomic_t stop_signals;
 static volatile sig_atomic_t reload_requests;
@@ -74,6 +77,7 @@ usage(FILE *out)
 		"  -d, --duration SEC     stop after SEC seconds\n"
 		"  -q, --quiet            no summary on stdout\n"
 		"      --counters         print every stage type's counters as Markdown and exit\n"
+		"  -V, --version          print the version and exit\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"EAL options after '--' are appended to the topology's eal list (last wins).\n"
@@ -115,11 +119,12 @@ parse_args(int argc, char **argv, struct options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "counters", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+cj:i:d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+cj:i:d:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->check = true;
@@ -141,6 +146,10 @@ parse_args(int argc, char **argv, struct options *o)
 			exit(0);
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("pipefwd %s\n%s, systemd notify %s\n", PF_VERSION, rte_version(),
+			       pf_notify_supported() ? "yes" : "no");
 			exit(0);
 		default:
 			usage(stderr);
@@ -198,13 +207,16 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), last_rx = 0, last_change = start;
 	uint64_t now, rx;
 
+	pf_notify_ready();              /* systemd Type=notify: started */
 	while (!stop_signals) {
 		rte_delay_us_sleep(10 * 1000);
 		if (reload_requests != 0) {
 			reload_requests = 0;
+			pf_notify_reloading();
 			pf_telemetry_pause();   /* replies wait while the topology changes */
 			pf_reload(rt, o->topology);
 			pf_telemetry_resume();
+			pf_notify_ready();
 		}
 		now = rte_rdtsc();
 		if (o->duration_s > 0 && (double)(now - start) / (double)hz >= o->duration_s)
@@ -219,6 +231,7 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 			break;
 		}
 	}
+	pf_notify_stopping();
 }
 
 int

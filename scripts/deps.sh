@@ -3,7 +3,7 @@
 #   scripts/deps.sh [EXTRA-PACKAGE...]   (a target's own extras, e.g. dpdk-doc)
 set -euo pipefail
 pkgs=(gcc make pkg-config meson ninja-build dpdk dpdk-dev libdpdk-dev libyaml-dev
-      libcmocka-dev libpcap-dev python3-scapy tcpdump
+      libcmocka-dev libpcap-dev libsystemd-dev python3-scapy tcpdump tmux
       prometheus valgrind "$@")
 missing=()
 for p in "${pkgs[@]}"; do

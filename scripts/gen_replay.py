@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Generate a replay case's pcaps and counters from its description.
 
@@ -13,11 +13,11 @@ import argparse
 import importlib.util
 import json
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import replaylib  # noqa: E402
+from replaycmp import topology_ports  # noqa: E402,F401
 
 
 def load_case(case_dir):
@@ -25,13 +25,6 @@ def load_case(case_dir):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
-
-
-def topology_ports(case_dir):
-    text = open(os.path.join(case_dir, "topology.yaml")).read()
-    ins = re.findall(r"@IN@/([\w.-]+)\.pcap", text)
-    outs = re.findall(r"@OUT@/([\w.-]+)\.pcap", text)
-    return ins, outs
 
 
 def generate(case_dir, out_dir):

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Write the bundled sample traffic for `make run` (conf/pcap/sample-p[0-3].pcap).
 

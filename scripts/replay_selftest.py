@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Prove the replay runner can fail: mutate a copy of a case's model and
 check that each mutation (a missing frame, a wrong counter, a reordered flow,

@@ -13,6 +13,9 @@ logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 
 from scapy.all import Ether, Dot1Q, IP, IPv6, ARP, UDP, TCP, ICMP, Raw  # noqa: F401
 
+# Reading pcaps and flows is shared with pipefwd-ctl replay (no scapy there).
+from replaycmp import read_pcap, flow_key  # noqa: F401,E402
+
 BASE_TIME = 1700000000.0
 
 # Well-known MACs used across cases.
@@ -69,53 +72,6 @@ def write_pcap(path, pkts, linktype=1):
                 sec, usec = sec + 1, usec - 1000000
             f.write(struct.pack("<IIII", sec, usec, len(data), len(data)))
             f.write(data)
-
-
-def read_pcap(path):
-    """Packets of a classic pcap as a list of bytes (any endianness, us or ns)."""
-    out = []
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            return out
-        magic = struct.unpack("<I", hdr[:4])[0]
-        endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                break
-            _, _, incl, _ = struct.unpack(endian + "IIII", rec)
-            out.append(f.read(incl))
-    return out
-
-
-def flow_key(data):
-    """Flow of a frame: MACs, VLAN, EtherType, IPv4/IPv6 addresses, protocol and ports.
-
-    Replay compares order only within a flow: pipefwd keeps per-flow order,
-    not order across flows or ports.
-    """
-    if len(data) < 14:
-        return ("runt", data)
-    off = 12
-    et = struct.unpack("!H", data[off:off + 2])[0]
-    vlan = None
-    if et == 0x8100 and len(data) >= 18:
-        vlan = struct.unpack("!H", data[14:16])[0] & 0xFFF
-        off = 16
-        et = struct.unpack("!H", data[off:off + 2])[0]
-    l3 = off + 2
-    key = [data[0:6], data[6:12], vlan, et]
-    if et == 0x0800 and len(data) >= l3 + 20:
-        ihl = (data[l3] & 0xF) * 4
-        proto = data[l3 + 9]
-        key += [data[l3 + 12:l3 + 16], data[l3 + 16:l3 + 20], proto]
-        frag = struct.unpack("!H", data[l3 + 6:l3 + 8])[0] & 0x1FFF
-        if proto in (6, 17) and frag == 0 and len(data) >= l3 + ihl + 4:
-            key += [data[l3 + ihl:l3 + ihl + 4]]
-    elif et == 0x86DD and len(data) >= l3 + 40:
-        key += [data[l3 + 8:l3 + 40], data[l3 + 6]]
-    return tuple(key)
 
 
 def ip4_header(data):

@@ -8,8 +8,12 @@ echo "== pipefwd --check $TOPO"
 "$BUILD/app/pipefwd" --check "$TOPO"
 echo
 echo "== pipefwd $TOPO (stops when the sample is replayed)"
+PREFIX="pipefwd-run-$$"
+# EAL leaves its runtime dir (sockets, config) behind: remove this run's on any exit.
+if [ "$(id -u)" -eq 0 ]; then RUNDIR=/var/run/dpdk/$PREFIX; else RUNDIR=${XDG_RUNTIME_DIR:-/tmp}/dpdk/$PREFIX; fi
+trap 'rm -rf "$RUNDIR"' EXIT
 "$BUILD/app/pipefwd" --idle-exit 500 --stats-json "$BUILD/run/stats.json" "$TOPO" -- \
-	--file-prefix="pipefwd-run-$$"
+	--file-prefix="$PREFIX"
 echo
 for f in "$BUILD"/run/*.pcap; do
 	n=$(/usr/bin/python3 -c "import sys; sys.path.insert(0, 'scripts'); import replaylib; print(len(replaylib.read_pcap('$f')))")

@@ -58,7 +58,7 @@ def main():
     topo = f"{d}/topology.yaml"
     with open(topo, "w") as f:
         f.write(TOPOLOGY.format(d=d))
-    proc = subprocess.Popen([args.pipefwd, "-q", "-d", "8", "-j", f"{d}/stats.json", topo, "--",
+    proc = subprocess.Popen([args.pipefwd, "-q", "-d", "20", "-j", f"{d}/stats.json", topo, "--",
                              f"--file-prefix={prefix}"], stderr=subprocess.PIPE, text=True)
     errors = []
     try:

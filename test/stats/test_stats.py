@@ -27,7 +27,7 @@ import urllib.request
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from pftest import XC_TOPOLOGY, numbered_udp, write_pcap as pftest_write_pcap  # noqa: E402
 
-PIPEFWD, CTL = sys.argv[1], sys.argv[2]
+PIPEFWD, CTL = os.path.abspath(sys.argv[1]), sys.argv[2]
 TAG = "stats_t%d" % os.getpid()
 FAILS = []
 
@@ -56,17 +56,20 @@ TOPO = XC_TOPOLOGY
 class Run:
     """One pipefwd process with its own file prefix."""
 
-    def __init__(self, tmp, name, infinite, args):
+    def __init__(self, tmp, name, infinite, args, topo=TOPO, relative=False):
         self.prefix = "%s_%s" % (TAG, name)
         self.topo = os.path.join(tmp, name + ".yaml")
         self.json = os.path.join(tmp, name + ".json")
         with open(self.topo, "w") as f:
-            f.write(TOPO.format(pcap=os.path.join(tmp, name + ".pcap"),
+            f.write(topo.format(pcap=os.path.join(tmp, name + ".pcap"),
                                 infinite=",infinite_rx=1" if infinite else ""))
         self.log = open(os.path.join(tmp, name + ".log"), "w")
+        # relative: started in @tmp with a relative topology path (as people do)
         self.proc = subprocess.Popen([PIPEFWD, "-q", "-j", self.json] + args +
-                                     [self.topo, "--", "--file-prefix=" + self.prefix],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+                                     [name + ".yaml" if relative else self.topo, "--",
+                                      "--file-prefix=" + self.prefix],
+                                     stdout=self.log, stderr=subprocess.STDOUT,
+                                     cwd=tmp if relative else None)
         self.rundir = "/var/run/dpdk/" + self.prefix if os.geteuid() == 0 else \
             os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk", self.prefix)
         self.sock = os.path.join(self.rundir, "dpdk_telemetry.v2")
@@ -83,9 +86,9 @@ class Run:
             time.sleep(0.1)
         return False
 
-    def ctl(self, *args, ok=True):
+    def ctl(self, *args, ok=True, cwd=None):
         r = subprocess.run([CTL, "--file-prefix", self.prefix] + list(args),
-                           capture_output=True, text=True, timeout=30)
+                           capture_output=True, text=True, timeout=30, cwd=cwd)
         if ok:
             check(r.returncode == 0, "pipefwd-ctl %s: rc %d: %s" % (" ".join(args),
                                                                      r.returncode, r.stderr))
@@ -120,6 +123,19 @@ def proc_counts(pid):
     return len(os.listdir("/proc/%d/fd" % pid)), len(os.listdir("/proc/%d/task" % pid))
 
 
+def thread_states(pid):
+    """comm:wchan of each thread (to tell a stuck telemetry thread from a slow one)."""
+    out = []
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, t)) as c, \
+                    open("/proc/%d/task/%s/wchan" % (pid, t)) as w:
+                out.append("%s:%s" % (c.read().strip(), w.read().strip()))
+        except OSError:
+            pass
+    return " ".join(sorted(out))
+
+
 def rx_rate(conn, secs):
     """Packets per second received, read on a connection opened beforehand."""
     def rx():
@@ -134,7 +150,7 @@ def rx_rate(conn, secs):
 
 def test_live(tmp):
     write_pcap(os.path.join(tmp, "live.pcap"), [ipv4_udp(i) for i in range(256)])
-    run = Run(tmp, "live", True, ["-d", "60"])
+    run = Run(tmp, "live", True, ["-d", "120"])
     if not check(run.wait_ready(), "live: pipefwd did not serve stats"):
         run.proc.kill()
         run.finish()
@@ -267,14 +283,29 @@ def test_live(tmp):
         s.close()
     check(during > 0.3 * before, "forwarding slowed by clients: %.0f -> %.0f pps" % (
         before, during))
-    t0 = time.monotonic()
-    check(run.q("totals").get("rx", 0) > 0, "served after abuse")
-    check(time.monotonic() - t0 < 2, "next client waited %.2f s" % (time.monotonic() - t0))
-    end = time.monotonic() + 3
+    # The blocked clients' telemetry threads end once they see the closed
+    # sockets (until then they hold seats of the 10). Each first answers what
+    # its client had queued (up to 400 requests, replies failing with EPIPE):
+    # on a loaded machine that takes seconds.
+    end = time.monotonic() + 30
     while time.monotonic() < end and proc_counts(run.proc.pid) != (fds0, tasks0):
         time.sleep(0.1)
-    check(proc_counts(run.proc.pid) == (fds0, tasks0), "fd/thread leak: %r -> %r" % (
-        (fds0, tasks0), proc_counts(run.proc.pid)))
+    check(proc_counts(run.proc.pid) == (fds0, tasks0), "fd/thread leak: %r -> %r %s" % (
+        (fds0, tasks0), proc_counts(run.proc.pid), thread_states(run.proc.pid)))
+    # Then a new client is served at once: timed on the socket itself
+    # (starting a Python client can take seconds on a loaded machine).
+    t0 = time.monotonic()
+    try:
+        s = telemetry_conn(run.sock)
+        s.send(b"/pipefwd/totals")
+        served = json.loads(s.recv(65536))["/pipefwd/totals"]
+        s.close()
+    except (OSError, ValueError) as e:
+        served = {"error": str(e)}
+    waited = time.monotonic() - t0
+    check(served.get("rx", 0) > 0, "served after abuse: %r" % served)
+    check(waited < 2, "next client waited %.2f s" % waited)
+    check(run.q("totals").get("rx", 0) > 0, "pipefwd-ctl served after abuse")
     mon.close()
     print("live: rx %.2f Mpps before, %.2f Mpps with abusive clients" % (
         before / 1e6, during / 1e6), flush=True)
@@ -284,6 +315,131 @@ def test_live(tmp):
     with open(run.json) as f:
         final = json.load(f)
     check(final["totals"]["unaccounted"] == 0, "live: unaccounted %r" % final["totals"])
+
+
+# ---- operator's console: interval views, rebalance, top in a terminal ---------
+
+# rx, xc and tx on three lcores all pinned to CPU 0: they share a CPU, which
+# pipefwd-ctl must warn about (and it keeps the test off the other CPU).
+CONSOLE_TOPOLOGY = (XC_TOPOLOGY.replace('--no-pci]', '--no-pci, "--lcores=(0-3)@(0)"]')
+                    .replace("  1: [rx, xc, tx]\n", "  1: [rx]\n  2: [xc]\n  3: [tx]\n") +
+                    "rings:\n  default: {{ size: 4096, burst: 32 }}\n")
+
+
+class Tmux:
+    """A private tmux server (own socket name) running one command in a pane."""
+
+    def __init__(self, name, cmd, cols, rows):
+        self.sock = "%s_%s" % (TAG, name)
+        # the pane keeps the exit status visible after the command ends
+        self.t(["new-session", "-d", "-s", name, "-x", str(cols), "-y", str(rows),
+                "%s; echo TOP-EXIT=$?; sleep 60" % cmd])
+        self.name = name
+
+    def t(self, args):
+        return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null"] + args,
+                              capture_output=True, text=True, timeout=10).stdout
+
+    def screen(self):
+        return self.t(["capture-pane", "-p", "-t", self.name])
+
+    def alternate(self):
+        return self.t(["display-message", "-p", "-t", self.name, "#{alternate_on}"]).strip()
+
+    def wait_for(self, text, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in self.screen():
+                return True
+            time.sleep(0.05)
+        return False
+
+    def close(self):
+        self.t(["kill-server"])
+
+
+def test_top_terminal(run):
+    ctl = "%s --file-prefix %s top --interval 5" % (CTL, run.prefix)
+    tm = Tmux("top", ctl, 60, 15)
+    try:
+        # first frame well before the first 5 s interval, on the alternate screen
+        check(tm.wait_for("STAGE", 2.5), "top: no frame within 2.5 s:\n" + tm.screen())
+        check(tm.alternate() == "1", "top: not on the alternate screen")
+        lines = tm.screen().rstrip("\n").split("\n")
+        check(len([l for l in lines if l.strip()]) <= 14, "top: frame taller than the pane")
+        # a bigger terminal gets a full redraw at once, not at the next frame
+        tm.t(["resize-window", "-t", "top", "-x", "150", "-y", "50"])
+        end, full = time.monotonic() + 2, False
+        while time.monotonic() < end and not full:
+            scr = tm.screen()
+            full = "TOP DROPS" in scr and max(len(l) for l in scr.split("\n")) > 60
+            time.sleep(0.05)
+        check(full, "top: no redraw after resize:\n" + tm.screen())
+        tm.t(["send-keys", "-t", "top", "q"])
+        check(tm.wait_for("TOP-EXIT=0", 2), "top: q did not quit:\n" + tm.screen())
+        check(tm.alternate() == "0", "top: alternate screen left on")
+    finally:
+        tm.close()
+    # pipefwd going away under top: a message and status 1, no traceback
+    tm = Tmux("gone", "%s --file-prefix %s top --interval 0.2" % (CTL, run.prefix), 100, 40)
+    try:
+        check(tm.wait_for("STAGE", 3), "top: no frame:\n" + tm.screen())
+        rc = run.finish(interrupt=True)
+        check(rc == 0, "console: pipefwd exit %d" % rc)
+        check(tm.wait_for("TOP-EXIT=1", 5), "top: did not end with pipefwd:\n" + tm.screen())
+        scr = tm.screen()
+        check("pipefwd-ctl:" in scr and "Traceback" not in scr, "top at exit:\n" + scr)
+    finally:
+        tm.close()
+
+
+def test_console(tmp):
+    write_pcap(os.path.join(tmp, "console.pcap"), [ipv4_udp(i) for i in range(256)])
+    run = Run(tmp, "console", True, ["-d", "60"], topo=CONSOLE_TOPOLOGY, relative=True)
+    if not check(run.wait_ready(), "console: pipefwd did not serve stats"):
+        run.proc.kill()
+        run.finish()
+        return
+    # bad arguments: a usage error (2), never a traceback
+    for args in (["top", "--interval", "-1"], ["top", "--interval", "nan"],
+                 ["top", "--interval", "inf"], ["top", "--iterations", "-2"],
+                 ["stages", "--interval", "0"], ["rings", "--interval", "x"]):
+        r = run.ctl(*args, ok=False)
+        check(r.returncode == 2 and "Traceback" not in r.stderr and "error:" in r.stderr,
+              "ctl %s: rc %d %r" % (" ".join(args), r.returncode, r.stderr))
+
+    # interval views: rates over the interval, from two samples
+    r = run.ctl("stages", "--interval", "0.5")
+    m = re.match(r"rates over the last ([\d.]+) s\n", r.stdout)
+    check(m is not None and 0.45 <= float(m.group(1)) < 3, "stages --interval: %r" % r.stdout)
+    rows = {l.split()[0]: l.split() for l in r.stdout.splitlines()[2:] if l.strip()}
+    check(set(rows) == {"rx", "xc", "tx"} and float(rows["xc"][3]) > 0,
+          "stages --interval rows %r" % rows)
+    j = json.loads(run.ctl("--json", "stages", "--interval", "0.3").stdout)
+    check(j["after"]["xc"]["packets"] > j["before"]["xc"]["packets"] and
+          0.25 <= j["interval_s"] < 3, "stages --interval --json %r" % j.get("interval_s"))
+    r = run.ctl("rings", "--interval", "0.3")
+    check("rx->xc" in r.stdout and "in Mpps" in r.stdout, "rings --interval: %r" % r.stdout)
+    r = run.ctl("lcores", "--interval", "0.3")
+    check(re.search(r"^2\s+[\d.]+%", r.stdout, re.M) is not None, "lcores --interval %r" % r.stdout)
+    check("lcores 1,2,3 share 1 CPU (0)" in r.stderr, "no CPU sharing warning: %r" % r.stderr)
+    # one frame, one interval: the ring into xc and xc itself count the same packets
+    out = run.ctl("top", "--interval", "0.5", "--iterations", "1").stdout
+    ring = re.search(r"^rx->xc\s+\[.*?\]\s+\d+/\d+\s+\d+\s+([\d.]+)\s+([\d.]+)", out, re.M)
+    xc = re.search(r"^xc\s+xconnect\s+2\s+([\d.]+)", out, re.M)
+    if check(ring is not None and xc is not None, "top frame:\n" + out):
+        a, b = float(ring.group(2)), float(xc.group(1))
+        check(b > 0 and abs(a - b) <= 0.2 * b, "top: ring out %.3f vs stage %.3f Mpps" % (a, b))
+    # rebalance from another directory: the relative topology path is resolved
+    r = run.ctl("rebalance", "--suggest", cwd="/")
+    check(r.returncode == 0 and "Traceback" not in r.stderr and
+          ("already has this map" in r.stdout or run.topo in r.stdout),
+          "rebalance from /: %d %r %r" % (r.returncode, r.stdout, r.stderr))
+    if shutil.which("tmux"):
+        test_top_terminal(run)
+    else:
+        print("SKIP: tmux not installed (top in a terminal)", flush=True)
+        run.finish(interrupt=True)
 
 
 # ---- end of traffic ------------------------------------------------------------
@@ -334,6 +490,7 @@ def main():
     try:
         test_live(tmp)
         test_end(tmp)
+        test_console(tmp)
     finally:
         if not FAILS:
             shutil.rmtree(tmp, ignore_errors=True)
