@@ -71,6 +71,17 @@ static const char *const rx_keys[] = { "ports", "queue", "pace_pps", "fast_path"
 /* The fast path reads the first 60 bytes without checking each length. */
 #define RX_FAST_MIN_LEN 60
 #define RX_MAC_MASK 0xffffffffffffull
+/*
+ * The fast path's header test on little-endian words of bytes 0-7, 8-15 and
+ * 16-23: the group bit of both MACs clear; EtherType 0x0800 and version/IHL
+ * 0x45; MF and fragment offset zero, total length (tested against the frame).
+ */
+#define RX_W0_GROUP_BITS 0x0001000000000001ull
+#define RX_W1_MASK 0x00ffffff00000000ull
+#define RX_W1_IPV4 0x0045000800000000ull
+#define RX_W2_MASK 0x0000ff3f0000ffffull
+/* in_port of an mbuf from a port this stage does not poll (an index, so tables need no test). */
+#define RX_PORT_UNKNOWN PF_MAX_PORTS
 
 struct rx_cfg {
 	uint32_t pace_pps;
@@ -85,13 +96,15 @@ struct rx_priv {
 	uint32_t set_port;                  /* bit k: port_id[k]'s PMD leaves mbuf->port unset */
 	bool fast_path;
 	/*
-	 * mbuf->port (DPDK port id) to pipefwd port index; PF_PORT_NONE for a
-	 * port this stage does not poll. The last slot catches
-	 * RTE_MBUF_PORT_INVALID (hand-built mbufs: tests, fuzzers).
+	 * mbuf->port (a DPDK port id, < RTE_MAX_ETHPORTS) to pipefwd port index,
+	 * or RX_PORT_UNKNOWN for a port this stage does not poll. Twice the
+	 * size, indexed by a mask: RTE_MBUF_PORT_INVALID (hand-built mbufs in
+	 * tests and fuzzers) lands on an unknown slot without a compare.
 	 */
-	uint16_t in_port_of[RTE_MAX_ETHPORTS + 1];
-	uint16_t max_frame[PF_MAX_PORTS];   /* by pipefwd port index */
-	uint64_t port_mac[PF_MAX_PORTS];    /* own MAC by port index (pf_mac_u64), ~0 if none */
+	uint16_t in_port_of[2 * RTE_MAX_ETHPORTS];
+	/* By port index; RX_PORT_UNKNOWN's max_frame 0 sends it to the full parser. */
+	uint16_t max_frame[PF_MAX_PORTS + 1];
+	uint64_t port_mac[PF_MAX_PORTS + 1]; /* own MAC (pf_mac_u64), ~0 if none */
 	uint16_t queue;
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
 	uint64_t ts_flag;
@@ -179,7 +192,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	rx->queue = sc->rx_queue;
 	rx->fast_path = !((const struct rx_cfg *)sc->cfg)->slow_only;
 	for (i = 0; i < RTE_DIM(rx->in_port_of); i++)
-		rx->in_port_of[i] = PF_PORT_NONE;
+		rx->in_port_of[i] = RX_PORT_UNKNOWN;
 	for (i = 0; i < sc->n_rx_ports; i++) {
 		rx->port_idx[i] = sc->rx_ports[i];
 		rx->port_id[i] = st->topo->ports[sc->rx_ports[i]].port_id;
@@ -188,7 +201,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		if (!rx_pmd_sets_port(rx->port_id[i]))
 			rx->set_port |= 1u << i;
 	}
-	for (i = 0; i < PF_MAX_PORTS; i++)
+	for (i = 0; i < RTE_DIM(rx->port_mac); i++)
 		rx->port_mac[i] = UINT64_MAX;
 	for (i = 0; i < st->topo->n_ports; i++) {
 		rx->max_frame[i] = st->topo->ports[i].max_frame;
@@ -260,13 +273,19 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 static __rte_always_inline bool
 ip4_cksum_ok(const void *ip, uint32_t ihl)
 {
-	uint32_t w[5];
-	uint64_t sum;
+	uint64_t a, b, sum;
+	uint32_t c;
+	bool cy1, cy2;
 
 	if (unlikely(ihl != 20))
 		return rte_raw_cksum(ip, ihl) == 0xffff;
-	memcpy(w, ip, sizeof(w));
-	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	memcpy(&a, ip, 8);
+	memcpy(&b, (const uint8_t *)ip + 8, 8);
+	memcpy(&c, (const uint8_t *)ip + 16, 4);
+	/* Carries wrap around (2^64 = 1 mod 0xffff); the last add cannot carry. */
+	cy1 = __builtin_add_overflow(a, b, &sum);
+	cy2 = __builtin_add_overflow(sum, (uint64_t)c + cy1, &sum);
+	sum += cy2;
 	/* Version 4 makes the sum non-zero: 0 cannot pass as a multiple. */
 	return sum % 0xffff == 0;
 }
@@ -460,7 +479,7 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
 	uint16_t e, len0 = rte_pktmbuf_data_len(m);
 
 	/* Not from a port this stage polls: a hand-built mbuf keeps its in_port. */
-	if (unlikely(in_port == PF_PORT_NONE))
+	if (unlikely(in_port == RX_PORT_UNKNOWN))
 		in_port = md->in_port;
 	e = rx_parse_one(rx, ctrs, m, md, in_port);
 	if (unlikely(e != RX_EDGE_DROP && !(connected & (1u << e)))) {
@@ -474,49 +493,72 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
 }
 
 /*
- * One frame. The fast path's test: single segment, 60 bytes or more, from a
- * port this stage polls; then, from four header loads, unicast destination,
- * valid source that is not possibly ours, EtherType IPv4 with 0x45, no MF and
- * no offset, total length exactly what arrived, no oversize; and the checksum
- * (offload verdict or the sum). Anything else, the full parser decides.
+ * The fast path's metadata in three stores (no field read back, nothing left
+ * stale): in_port, out_port NONE, vlan_tci 0, l2_len 14, l3_len 20 | class
+ * IPv4, flags, bd 0, flood_mask 0 | nexthop 0.
+ */
+static __rte_always_inline void
+rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint64_t w0 = in_port | (uint64_t)PF_PORT_NONE << 16 |
+		      (uint64_t)RTE_ETHER_HDR_LEN << 48 | (uint64_t)20 << 56;
+	uint64_t w1 = PF_CLASS_IPV4 | (uint64_t)flags << 8;
+	uint32_t w2 = 0;
+
+	RTE_BUILD_BUG_ON(sizeof(*md) != 20 || offsetof(struct pf_meta, l3_len) != 7 ||
+			 offsetof(struct pf_meta, cls) != 8 || offsetof(struct pf_meta, bd) != 10 ||
+			 offsetof(struct pf_meta, nexthop) != 16);
+	memcpy(md, &w0, 8);
+	memcpy((uint8_t *)md + 8, &w1, 8);
+	memcpy((uint8_t *)md + 16, &w2, 4);
+#else
+	*md = (struct pf_meta){ .in_port = in_port, .out_port = PF_PORT_NONE,
+				.l2_len = RTE_ETHER_HDR_LEN, .l3_len = 20,
+				.cls = PF_CLASS_IPV4, .flags = flags };
+#endif
+}
+
+/*
+ * One frame. The fast path's test: 60 bytes or more (so the header loads
+ * need no further length check), then from the mbuf and four header loads,
+ * one word that is zero only for a single segment from a polled port, no
+ * oversize, unicast destination, valid source that is not possibly ours,
+ * EtherType IPv4 with 0x45, no MF and no offset, and total length exactly
+ * what arrived; then the checksum (offload verdict or the sum). Anything
+ * else, the full parser decides.
  */
 static __rte_always_inline uint16_t
 rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
        struct rte_mbuf *m, const bool fast)
 {
 	struct pf_meta *md = pf_meta_at(m, off);
-	uint16_t in_port = rx->in_port_of[RTE_MIN(m->port, (uint16_t)RTE_MAX_ETHPORTS)];
+	uint16_t in_port = rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)];
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 
-	if (fast && likely(m->nb_segs == 1 && len >= RX_FAST_MIN_LEN && in_port < PF_MAX_PORTS)) {
-		uint64_t dst, src, ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
-		uint32_t et_vihl, tot_frag[2], bad;
+	if (fast && likely(len >= RX_FAST_MIN_LEN)) {
+		uint64_t w0, w1, w2, src, bad, ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 
-		memcpy(&dst, d, 8);
+		/* Bytes 0-7, 8-15, 16-23 (little-endian words), and the source MAC. */
+		memcpy(&w0, d, 8);
+		memcpy(&w1, d + 8, 8);
+		memcpy(&w2, d + 16, 8);
 		memcpy(&src, d + 6, 8);
-		memcpy(&et_vihl, d + 12, 4);        /* EtherType, version/IHL, TOS */
-		memcpy(tot_frag, d + 16, 8);        /* total length, id, flags/offset, TTL, proto */
-		dst &= RX_MAC_MASK;
 		src &= RX_MAC_MASK;
-		bad = ((et_vihl & 0xffffff) ^ 0x450008) |
-		      (tot_frag[1] & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
-						      RTE_IPV4_HDR_OFFSET_MASK)) |
-		      (rte_be_to_cpu_16((uint16_t)tot_frag[0]) ^ (len - RTE_ETHER_HDR_LEN)) |
-		      (uint32_t)((dst | src) & 1) | (src == 0) |
-		      (m->pkt_len > rx->max_frame[in_port]) | pf_own_mac_maybe(&rx->own, src);
+		bad = (w0 & RX_W0_GROUP_BITS) |                        /* dst or src group */
+		      ((w1 & RX_W1_MASK) ^ RX_W1_IPV4) |               /* 0x0800, 0x45 */
+		      ((w2 & RX_W2_MASK) ^                             /* MF, offset, length */
+		       rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN))) |
+		      (m->nb_segs ^ 1u) |
+		      ((uint64_t)((int64_t)rx->max_frame[in_port] - m->pkt_len) >> 63) |
+		      ((src - 1) >> 63) |                              /* zero source */
+		      pf_own_mac_maybe(&rx->own, src);
 		if (likely(bad == 0) &&
 		    likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
 			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
-			/* One store sequence: no field read back, nothing left stale. */
-			*md = (struct pf_meta){
-				.in_port = in_port,
-				.out_port = PF_PORT_NONE,
-				.l2_len = RTE_ETHER_HDR_LEN,
-				.l3_len = 20,
-				.cls = PF_CLASS_IPV4,
-				.flags = dst == rx->port_mac[in_port] ? PF_META_L2_LOCAL : 0,
-			};
+			rx_meta_ipv4(md, in_port, (w0 & RX_MAC_MASK) == rx->port_mac[in_port] ?
+							  PF_META_L2_LOCAL : 0);
 			return RX_EDGE_IPV4;
 		}
 	}
