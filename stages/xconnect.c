@@ -88,8 +88,10 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 
 		diff |= md->in_port ^ in0;
 		md->out_port = peer;
-		edge[i] = XC_EDGE_OUT;
 	}
+	/* A loop of its own: it vectorises. */
+	for (i = 0; i < n; i++)
+		edge[i] = XC_EDGE_OUT;
 	if (likely(diff == 0 && peer != PF_PORT_NONE))
 		return XC_EDGE_OUT;
 	for (i = 0; i < n; i++) {
