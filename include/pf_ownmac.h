@@ -61,18 +61,6 @@ pf_own_macs_init(struct pf_own_macs *o, const struct pf_topo *topo)
 	}
 }
 
-/**
- * Might the MAC @p k (as pf_mac_u64() gives it) be one of ours? One filter
- * load on its last byte: false is sure, true needs pf_own_mac().
- */
-static __rte_always_inline bool
-pf_own_mac_maybe(const struct pf_own_macs *o, uint64_t k)
-{
-	uint32_t b = (uint32_t)(k >> 40) & 0xff;
-
-	return (o->filter[b >> 6] >> (b & 63)) & 1;
-}
-
 /** Is the MAC at @p mac one of ours? */
 static __rte_always_inline bool
 pf_own_mac(const struct pf_own_macs *o, const uint8_t *mac)

@@ -110,6 +110,7 @@ struct rx_priv {
 	uint64_t ts_flag;
 	bool pcap_clock;
 	struct pf_own_macs own;             /* the ports' MACs: never a valid source */
+	uint8_t own_last[256];              /* 1: some own MAC ends in this byte (fast path) */
 	/* Pacing: a token bucket in units of packets * tsc_hz. */
 	uint64_t pace_pps;
 	uint64_t hz;
@@ -211,6 +212,8 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
 	/* Port MACs are final here: configured, or read from the devices at start. */
 	pf_own_macs_init(&rx->own, st->topo);
+	for (i = 0; i < rx->own.n; i++)
+		rx->own_last[rx->own.mac[i] >> 40] = 1;
 	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
 	rx->hz = rte_get_tsc_hz();
 	rx->last_tsc = rte_rdtsc();
@@ -553,7 +556,7 @@ rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
 		      (m->nb_segs ^ 1u) |
 		      ((uint64_t)((int64_t)rx->max_frame[in_port] - m->pkt_len) >> 63) |
 		      ((src - 1) >> 63) |                              /* zero source */
-		      pf_own_mac_maybe(&rx->own, src);
+		      rx->own_last[d[11]];                             /* maybe ours */
 		if (likely(bad == 0) &&
 		    likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
 			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
