@@ -58,10 +58,30 @@ extern int pf_meta_offset;
 /** Register the dynfield (idempotent). Needs EAL. Returns 0 or -errno. */
 int pf_meta_register(void);
 
-static inline struct pf_meta *
+/**
+ * The dynfield offset, to keep in a local for a burst. pf_meta_offset is a
+ * global: after any byte store (the metadata flags, a MAC) the compiler must
+ * assume it changed and reload it, so a hot loop reads it once and uses
+ * pf_meta_at().
+ */
+static __rte_always_inline int
+pf_meta_off(void)
+{
+	return pf_meta_offset;
+}
+
+/** The metadata of @p m at dynfield offset @p off (from pf_meta_off()). */
+static __rte_always_inline struct pf_meta *
+pf_meta_at(struct rte_mbuf *m, int off)
+{
+	return RTE_MBUF_DYNFIELD(m, off, struct pf_meta *);
+}
+
+/** The metadata of @p m (one load of the offset; hot loops use pf_meta_at()). */
+static __rte_always_inline struct pf_meta *
 pf_meta(struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, pf_meta_offset, struct pf_meta *);
+	return pf_meta_at(m, pf_meta_offset);
 }
 
 #endif /* PF_META_H */

@@ -5,10 +5,20 @@
  * Counters: one drop reason per malformed case (eth_truncated, ip4_bad_checksum,
  *   ...), see foreach_rx_ctr; info: rx_runt, vlan_tagged, ip4_options_seen.
  * Params: ports (list, required), queue (rx queue on every port, default 0),
- *   pace_pps (replay pacing: at most this many packets per second, 0 = off).
+ *   pace_pps (replay pacing: at most this many packets per second, 0 = off),
+ *   fast_path (default true; false runs every frame through the full parser).
  *
  * The parser reads only the first segment and never past data_len: every
  * length is checked before the bytes it covers are touched.
+ *
+ * Two paths, one verdict. The fast path takes the common frame (untagged,
+ * unicast destination, IPv4 with IHL 5, no fragment, total length equal to
+ * what arrived, at least 60 bytes) with a few loads and one combined test;
+ * every other frame, and every frame that fails any part of that test, goes
+ * to rx_parse_full(), the complete parser with every drop reason. A frame
+ * the fast path accepts is one the full parser accepts with the same
+ * metadata and counters (test_rx checks both on every case; fast_path: false
+ * runs the full parser alone).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,10 +66,26 @@ PF_CTR_DESCS(rx, foreach_rx_ctr);
 
 enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER, RX_EDGE_MAX };
 static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other" };
-static const char *const rx_keys[] = { "ports", "queue", "pace_pps", NULL };
+static const char *const rx_keys[] = { "ports", "queue", "pace_pps", "fast_path", NULL };
+
+/* The fast path reads the first 60 bytes without checking each length. */
+#define RX_FAST_MIN_LEN 60
+#define RX_MAC_MASK 0xffffffffffffull
+/*
+ * The fast path's header test on little-endian words of bytes 0-7, 8-15 and
+ * 16-23: the group bit of both MACs clear; EtherType 0x0800 and version/IHL
+ * 0x45; MF and fragment offset zero, total length (tested against the frame).
+ */
+#define RX_W0_GROUP_BITS 0x0001000000000001ull
+#define RX_W1_MASK 0x00ffffff00000000ull
+#define RX_W1_IPV4 0x0045000800000000ull
+#define RX_W2_MASK 0x0000ff3f0000ffffull
+/* in_port of an mbuf from a port this stage does not poll (an index, so tables need no test). */
+#define RX_PORT_UNKNOWN PF_MAX_PORTS
 
 struct rx_cfg {
 	uint32_t pace_pps;
+	bool slow_only;                     /* fast_path: false */
 };
 
 struct rx_priv {
@@ -67,13 +93,24 @@ struct rx_priv {
 	uint16_t next_port;                 /* round-robin start, for fairness */
 	uint16_t port_idx[PF_MAX_PORTS];    /* pipefwd port index */
 	uint16_t port_id[PF_MAX_PORTS];     /* DPDK port id */
-	uint16_t max_frame[PF_MAX_PORTS];   /* by pipefwd port index */
+	uint32_t set_port;                  /* bit k: port_id[k]'s PMD leaves mbuf->port unset */
+	bool fast_path;
+	/*
+	 * mbuf->port (a DPDK port id, < RTE_MAX_ETHPORTS) to pipefwd port index,
+	 * or RX_PORT_UNKNOWN for a port this stage does not poll. Twice the
+	 * size, indexed by a mask: RTE_MBUF_PORT_INVALID (hand-built mbufs in
+	 * tests and fuzzers) lands on an unknown slot without a compare.
+	 */
+	uint16_t in_port_of[2 * RTE_MAX_ETHPORTS];
+	/* By port index; RX_PORT_UNKNOWN's max_frame 0 sends it to the full parser. */
+	uint16_t max_frame[PF_MAX_PORTS + 1];
+	uint64_t port_mac[PF_MAX_PORTS + 1]; /* own MAC (pf_mac_u64), ~0 if none */
 	uint16_t queue;
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
 	uint64_t ts_flag;
 	bool pcap_clock;
 	struct pf_own_macs own;             /* the ports' MACs: never a valid source */
-	uint64_t port_mac[PF_MAX_PORTS];    /* by port index, pf_mac_u64; ~0 when none */
+	uint8_t own_last[256];              /* 1: some own MAC ends in this byte (fast path) */
 	/* Pacing: a token bucket in units of packets * tsc_hz. */
 	uint64_t pace_pps;
 	uint64_t hz;
@@ -108,7 +145,35 @@ rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 	if ((v = pf_map_get(sc->node, "pace_pps")) != NULL &&
 	    pf_node_u32(v, "pace_pps", 0, 1000000000, &cfg->pace_pps, errs) < 0)
 		return -EINVAL;
+	if ((v = pf_map_get(sc->node, "fast_path")) != NULL) {
+		bool fast;
+
+		snprintf(path, sizeof(path), "stages.%s.fast_path", sc->name);
+		if (pf_node_bool(v, path, &fast, errs) < 0)
+			return -EINVAL;
+		cfg->slow_only = !fast;
+	}
 	return 0;
+}
+
+/*
+ * PMDs known to set mbuf->port on receive. Any other (net_ring hands over
+ * whatever mbuf was enqueued) gets it written by rx_rx.
+ */
+static bool
+rx_pmd_sets_port(uint16_t port_id)
+{
+	static const char *const known[] = { "net_pcap", "net_null", "net_tap", "net_af_packet" };
+	struct rte_eth_dev_info info;
+	size_t k;
+
+	if (!rte_eth_dev_is_valid_port(port_id) || rte_eth_dev_info_get(port_id, &info) != 0 ||
+	    info.driver_name == NULL)
+		return false;
+	for (k = 0; k < RTE_DIM(known); k++)
+		if (strcmp(info.driver_name, known[k]) == 0)
+			return true;
+	return false;
 }
 
 static void
@@ -126,18 +191,29 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 
 	rx->n_ports = sc->n_rx_ports;
 	rx->queue = sc->rx_queue;
+	rx->fast_path = !((const struct rx_cfg *)sc->cfg)->slow_only;
+	for (i = 0; i < RTE_DIM(rx->in_port_of); i++)
+		rx->in_port_of[i] = RX_PORT_UNKNOWN;
 	for (i = 0; i < sc->n_rx_ports; i++) {
 		rx->port_idx[i] = sc->rx_ports[i];
 		rx->port_id[i] = st->topo->ports[sc->rx_ports[i]].port_id;
+		if (rx->port_id[i] < RTE_MAX_ETHPORTS)
+			rx->in_port_of[rx->port_id[i]] = sc->rx_ports[i];
+		if (!rx_pmd_sets_port(rx->port_id[i]))
+			rx->set_port |= 1u << i;
 	}
-	for (i = 0; i < st->topo->n_ports; i++)
+	for (i = 0; i < RTE_DIM(rx->port_mac); i++)
+		rx->port_mac[i] = UINT64_MAX;
+	for (i = 0; i < st->topo->n_ports; i++) {
 		rx->max_frame[i] = st->topo->ports[i].max_frame;
+		if (st->topo->ports[i].has_mac)
+			rx->port_mac[i] = pf_mac_u64(st->topo->ports[i].mac);
+	}
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
 	/* Port MACs are final here: configured, or read from the devices at start. */
 	pf_own_macs_init(&rx->own, st->topo);
-	for (i = 0; i < PF_MAX_PORTS; i++)
-		rx->port_mac[i] = i < st->topo->n_ports && st->topo->ports[i].has_mac ?
-				  pf_mac_u64(st->topo->ports[i].mac) : UINT64_MAX;
+	for (i = 0; i < rx->own.n; i++)
+		rx->own_last[rx->own.mac[i] >> 40] = 1;
 	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
 	rx->hz = rte_get_tsc_hz();
 	rx->last_tsc = rte_rdtsc();
@@ -168,8 +244,10 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 	for (k = 0; k < rx->n_ports && n < max; k++) {
 		p = (uint16_t)((rx->next_port + k) % rx->n_ports);
 		got = rte_eth_rx_burst(rx->port_id[p], rx->queue, pkts + n, max - n);
-		for (i = n; i < n + got; i++)
-			pf_meta(pkts[i])->in_port = rx->port_idx[p];
+		/* process_burst finds in_port from mbuf->port (no pass here for it). */
+		if (unlikely(rx->set_port & (1u << p)))
+			for (i = n; i < n + got; i++)
+				pkts[i]->port = rx->port_id[p];
 		st->port_rx[rx->port_idx[p]] += got;
 		n += got;
 	}
@@ -189,38 +267,62 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 }
 
 /*
- * One's complement sum of the header is 0xffff when the checksum is right.
- * The common 20-byte header is five 32-bit loads; options take the generic
+ * One's complement sum of the header is 0xffff when the checksum is right,
+ * i.e. the plain sum of its 32-bit words is a non-zero multiple of 0xffff
+ * (2^16 = 1 mod 0xffff, in either byte order). The 20-byte header is five
+ * loads, four adds and one modulo by a constant; options take the generic
  * path. (memcpy: the header may be unaligned; it compiles to plain loads.)
  */
 static __rte_always_inline bool
-ip4_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t ihl)
+ip4_cksum_ok(const void *ip, uint32_t ihl)
 {
-	uint32_t w[5];
-	uint64_t sum;
+	uint64_t a, b, sum;
+	uint32_t c;
+	bool cy1, cy2;
 
 	if (unlikely(ihl != 20))
 		return rte_raw_cksum(ip, ihl) == 0xffff;
-	memcpy(w, ip, sizeof(w));
-	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
+	memcpy(&a, ip, 8);
+	memcpy(&b, (const uint8_t *)ip + 8, 8);
+	memcpy(&c, (const uint8_t *)ip + 16, 4);
+	/* Carries wrap around (2^64 = 1 mod 0xffff); the last add cannot carry. */
+	cy1 = __builtin_add_overflow(a, b, &sum);
+	cy2 = __builtin_add_overflow(sum, (uint64_t)c + cy1, &sum);
+	sum += cy2;
+	/* Version 4 makes the sum non-zero: 0 cannot pass as a multiple. */
+	return sum % 0xffff == 0;
 }
 
-/* Parse one frame; returns the edge (class) or drops with a reason. */
-static __rte_always_inline uint16_t
-rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
+/*
+ * The port's RX checksum offload decides when it has one: BAD drops, GOOD
+ * skips the sum. UNKNOWN (every vdev) and NONE are verified here (RFC 1812
+ * 5.2.2: a router checks the header checksum).
+ */
+static __rte_always_inline bool
+ip4_cksum_good(const struct rte_mbuf *m, const void *ip, uint32_t ihl)
 {
-	struct pf_meta *md = pf_meta(m);
+	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+
+	if (f == RTE_MBUF_F_RX_IP_CKSUM_GOOD)
+		return true;
+	if (f == RTE_MBUF_F_RX_IP_CKSUM_BAD)
+		return false;
+	return ip4_cksum_ok(ip, ihl);
+}
+
+/*
+ * The full parser: every frame the fast path does not take. Writes the whole
+ * metadata, returns the edge (class) or drops with a reason.
+ */
+static __rte_always_inline uint16_t
+rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
+	     uint16_t in_port)
+{
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m), avail, ihl, tot;
 	uint16_t et, l2 = RTE_ETHER_HDR_LEN, max_frame;
 
-	/* One store of the whole struct; in_port was set when the packet arrived. */
-	*md = (struct pf_meta){ .in_port = md->in_port, .out_port = PF_PORT_NONE };
+	*md = (struct pf_meta){ .in_port = in_port, .out_port = PF_PORT_NONE };
 	if (unlikely(m->nb_segs > 1)) {
 		ctrs[RX_CTR_ETH_MULTISEG]++;
 		return RX_EDGE_DROP;
@@ -243,11 +345,11 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 		md->flags |= PF_META_L2_MCAST;
 		if ((d[0] & d[1] & d[2] & d[3] & d[4] & d[5]) == 0xff)
 			md->flags |= PF_META_L2_BCAST;
-	} else if (pf_mac_u64(d) == rx->port_mac[md->in_port]) {
+	} else if (in_port < PF_MAX_PORTS && pf_mac_u64(d) == rx->port_mac[in_port]) {
 		md->flags |= PF_META_L2_LOCAL;
 	}
 	et = (uint16_t)(d[12] << 8 | d[13]);
-	max_frame = rx->max_frame[md->in_port];
+	max_frame = rx->max_frame[in_port];
 	if (et == RTE_ETHER_TYPE_VLAN) {
 		if (unlikely(len < RTE_ETHER_HDR_LEN + 4)) {
 			ctrs[RX_CTR_ETH_TRUNCATED]++;
@@ -310,7 +412,7 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 			return RX_EDGE_DROP;
 		}
 		/* The checksum covers the whole header, options included. */
-		if (unlikely(!ip4_cksum_ok(ip, ihl))) {
+		if (unlikely(!ip4_cksum_good(m, ip, ihl))) {
 			ctrs[RX_CTR_IP4_BAD_CHECKSUM]++;
 			return RX_EDGE_DROP;
 		}
@@ -369,31 +471,150 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m)
 	return RX_EDGE_OTHER;
 }
 
+/*
+ * The rare cases, out of line: full parse, then the checks on the class
+ * (its edge wired?) and on runts that the fast path never sees.
+ */
+static __rte_noinline uint16_t
+rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, struct rte_mbuf *m,
+	      struct pf_meta *md, uint16_t in_port)
+{
+	uint16_t e, len0 = rte_pktmbuf_data_len(m);
+
+	/* Not from a port this stage polls: a hand-built mbuf keeps its in_port. */
+	if (unlikely(in_port == RX_PORT_UNKNOWN))
+		in_port = md->in_port;
+	e = rx_parse_one(rx, ctrs, m, md, in_port);
+	if (unlikely(e != RX_EDGE_DROP && !(connected & (1u << e)))) {
+		ctrs[RX_CTR_ETHERTYPE_UNSUPPORTED]++;
+		e = RX_EDGE_DROP;
+	}
+	/* Runts that pass the checks are forwarded: software ports do not pad. */
+	if (unlikely(e != RX_EDGE_DROP && len0 < 60))
+		ctrs[RX_CTR_RX_RUNT]++;
+	return e;
+}
+
+/*
+ * The fast path's metadata in three stores (no field read back, nothing left
+ * stale): in_port, out_port NONE, vlan_tci 0, l2_len 14, l3_len 20 | class
+ * IPv4, flags, bd 0, flood_mask 0 | nexthop 0.
+ */
+static __rte_always_inline void
+rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint64_t w0 = in_port | (uint64_t)PF_PORT_NONE << 16 |
+		      (uint64_t)RTE_ETHER_HDR_LEN << 48 | (uint64_t)20 << 56;
+	uint64_t w1 = PF_CLASS_IPV4 | (uint64_t)flags << 8;
+	uint32_t w2 = 0;
+
+	RTE_BUILD_BUG_ON(sizeof(*md) != 20 || offsetof(struct pf_meta, l3_len) != 7 ||
+			 offsetof(struct pf_meta, cls) != 8 || offsetof(struct pf_meta, bd) != 10 ||
+			 offsetof(struct pf_meta, nexthop) != 16);
+	memcpy(md, &w0, 8);
+	memcpy((uint8_t *)md + 8, &w1, 8);
+	memcpy((uint8_t *)md + 16, &w2, 4);
+#else
+	*md = (struct pf_meta){ .in_port = in_port, .out_port = PF_PORT_NONE,
+				.l2_len = RTE_ETHER_HDR_LEN, .l3_len = 20,
+				.cls = PF_CLASS_IPV4, .flags = flags };
+#endif
+}
+
+/*
+ * One frame. The fast path's test: 60 bytes or more (so the header loads
+ * need no further length check), then from the mbuf and four header loads,
+ * one word that is zero only for a single segment from a polled port, no
+ * oversize, unicast destination, valid source that is not possibly ours,
+ * EtherType IPv4 with 0x45, no MF and no offset, and total length exactly
+ * what arrived; then the checksum (offload verdict or the sum). Anything
+ * else, the full parser decides.
+ */
+static __rte_always_inline uint16_t
+rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
+       struct rte_mbuf *m, const bool fast)
+{
+	struct pf_meta *md = pf_meta_at(m, off);
+	uint16_t in_port = rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)];
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+
+	if (fast && likely(len >= RX_FAST_MIN_LEN)) {
+		uint64_t w0, w1, w2, src, bad, ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+
+		/* Bytes 0-7, 8-15, 16-23 (little-endian words), and the source MAC. */
+		memcpy(&w0, d, 8);
+		memcpy(&w1, d + 8, 8);
+		memcpy(&w2, d + 16, 8);
+		memcpy(&src, d + 6, 8);
+		src &= RX_MAC_MASK;
+		bad = (w0 & RX_W0_GROUP_BITS) |                        /* dst or src group */
+		      ((w1 & RX_W1_MASK) ^ RX_W1_IPV4) |               /* 0x0800, 0x45 */
+		      ((w2 & RX_W2_MASK) ^                             /* MF, offset, length */
+		       rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN))) |
+		      (m->nb_segs ^ 1u) |
+		      ((uint64_t)((int64_t)rx->max_frame[in_port] - m->pkt_len) >> 63) |
+		      ((src - 1) >> 63) |                              /* zero source */
+		      rx->own_last[d[11]];                             /* maybe ours */
+		if (likely(bad == 0) &&
+		    likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
+			rx_meta_ipv4(md, in_port, (w0 & RX_MAC_MASK) == rx->port_mac[in_port] ?
+							  PF_META_L2_LOCAL : 0);
+			return RX_EDGE_IPV4;
+		}
+	}
+	return rx_parse_full(rx, ctrs, connected, m, md, in_port);
+}
+
+/*
+ * The burst: mbufs prefetched 8 ahead, their data 4 ahead (as DPDK's
+ * lib/node), one verdict per packet, and the burst's edge when all agree.
+ */
+static __rte_always_inline uint16_t
+rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
+	 const bool fast)
+{
+	const struct rx_priv *rx = st->priv;
+	uint64_t *ctrs = st->ctrs;
+	uint32_t connected = st->edge_connected;
+	int off = pf_meta_off();
+	uint16_t i, e, any = 0, all = UINT16_MAX;
+
+	if (n == 0)
+		return PF_EDGE_MIXED;
+	for (i = 0; i < n && i < 8; i++)
+		rte_prefetch0(pkts[i]);
+	for (i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i + 8 < n; i++) {
+		rte_prefetch0(pkts[i + 8]);
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		edge[i] = e = rx_one(rx, ctrs, connected, off, pkts[i], fast);
+		any |= e;
+		all &= e;
+	}
+	for (; i < n; i++) {
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		edge[i] = e = rx_one(rx, ctrs, connected, off, pkts[i], fast);
+		any |= e;
+		all &= e;
+	}
+	/* Every bit set in one edge is set in all: they are all the same edge. */
+	return any == all ? any : PF_EDGE_MIXED;
+}
+
 static uint16_t
 rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct rx_priv *rx = st->priv;
-	uint64_t *ctrs = st->ctrs;
-	uint16_t i, e, len0;
 
-	/* Headers of the next packets are fetched while this one is parsed. */
-	for (i = 0; i < n && i < 4; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i < n; i++) {
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		len0 = rte_pktmbuf_data_len(pkts[i]);
-		e = rx_parse_one(rx, ctrs, pkts[i]);
-		if (unlikely(e != RX_EDGE_DROP && !(st->edge_connected & (1u << e)))) {
-			ctrs[RX_CTR_ETHERTYPE_UNSUPPORTED]++;
-			e = RX_EDGE_DROP;
-		}
-		/* Runts that pass the checks are forwarded: software ports do not pad. */
-		if (unlikely(e != RX_EDGE_DROP && len0 < 60))
-			ctrs[RX_CTR_RX_RUNT]++;
-		edge[i] = e;
-	}
-	return PF_EDGE_MIXED;
+	/* The fast path's only edge is ipv4: unwired, every frame needs the full parser. */
+	if (likely(rx->fast_path && (st->edge_connected & (1u << RX_EDGE_IPV4))))
+		return rx_burst(st, pkts, n, edge, true);
+	return rx_burst(st, pkts, n, edge, false);
 }
 
 const struct pf_stage_ops pf_rx_ops = {

@@ -9,7 +9,12 @@
  * Flooded packets (out_port == PF_PORT_FLOOD) are replicated by reference
  * count: one mbuf, one extra reference per extra egress port, no copy.
  * Buffers flush when a burst is full, when the stage idles, and when the
- * oldest buffered packet is older than runtime.tx_flush_us.
+ * oldest buffered packet is older than runtime.tx_flush_us. A burst that
+ * goes whole to one port with nothing buffered is sent as it is, no copy.
+ *
+ * process_burst hands every packet to tx (edge 1, the whole burst); tx
+ * checks out_port in the pass that buffers, so an unserved port is counted
+ * no_tx_port and freed there (the counter, not the drop edge, carries it).
  */
 #include <errno.h>
 #include <string.h>
@@ -80,24 +85,39 @@ tx_init(struct pf_stage *st, struct pf_errs *errs)
 	return 0;
 }
 
+/* Every packet is tx's to send or count: out_port is checked where it is used. */
 static uint16_t
 tx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
-	const struct tx_priv *tx = st->priv;
 	uint16_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct pf_meta *md = pf_meta(pkts[i]);
-		bool ok = md->out_port == PF_PORT_FLOOD ?
-				  (md->flood_mask & tx->served_mask) != 0 :
-				  md->out_port < PF_MAX_PORTS &&
-					  (tx->served_mask & (1u << md->out_port));
-
+	for (i = 0; i < n; i++)
 		edge[i] = 1;
-		if (unlikely(!ok))
-			PF_DROP(edge, i, st->ctrs, TX_CTR_NO_TX_PORT);
+	return 1;
+}
+
+/*
+ * Send @p n packets on port @p p: retry while the queue makes progress, a
+ * bounded number of times, then free and count the rest as tx_full.
+ */
+static void
+tx_send(struct pf_stage *st, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct tx_priv *tx = st->priv;
+	struct tx_port_buf *b = &tx->buf[p];
+	uint16_t sent = 0, k, tries = 0;
+
+	while (sent < n && tries < TX_RETRIES) {
+		k = rte_eth_tx_burst(b->port_id, b->queue, pkts + sent, n - sent);
+		sent += k;
+		tries = k == 0 ? tries + 1 : tries;
 	}
-	return PF_EDGE_MIXED;
+	st->port_tx[p] += sent;
+	if (unlikely(sent < n)) {
+		st->ctrs[TX_CTR_TX_FULL] += n - sent;
+		b->dropped += n - sent;
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+	}
 }
 
 static void
@@ -105,20 +125,8 @@ tx_flush_port(struct pf_stage *st, uint16_t p)
 {
 	struct tx_priv *tx = st->priv;
 	struct tx_port_buf *b = &tx->buf[p];
-	uint16_t sent = 0, k, tries = 0;
 
-	/* Retry while the queue makes progress, a bounded number of times. */
-	while (sent < b->n && tries < TX_RETRIES) {
-		k = rte_eth_tx_burst(b->port_id, b->queue, b->pkts + sent, b->n - sent);
-		sent += k;
-		tries = k == 0 ? tries + 1 : tries;
-	}
-	st->port_tx[p] += sent;
-	if (unlikely(sent < b->n)) {
-		st->ctrs[TX_CTR_TX_FULL] += b->n - sent;
-		b->dropped += b->n - sent;
-		rte_pktmbuf_free_bulk(b->pkts + sent, b->n - sent);
-	}
+	tx_send(st, p, b->pkts, b->n);
 	b->n = 0;
 	tx->pending &= ~(1u << p);
 }
@@ -138,36 +146,79 @@ tx_append(struct pf_stage *st, uint16_t p, struct rte_mbuf *m, uint64_t now)
 		tx_flush_port(st, p);
 }
 
+/* A packet for no port this stage serves: a named drop, never a silent one. */
+static __rte_noinline void
+tx_no_port(struct pf_stage *st, struct rte_mbuf *m)
+{
+	st->ctrs[TX_CTR_NO_TX_PORT]++;
+	rte_pktmbuf_free(m);
+}
+
+/* Flooding: one reference per egress port; each port's send releases one. */
+static __rte_noinline void
+tx_flood(struct pf_stage *st, struct rte_mbuf *m, uint32_t flood_mask, uint64_t now)
+{
+	struct tx_priv *tx = st->priv;
+	uint32_t mask = flood_mask & tx->served_mask;
+	uint16_t p, copies = (uint16_t)__builtin_popcount(mask);
+
+	if (unlikely(copies == 0)) {
+		tx_no_port(st, m);
+		return;
+	}
+	if (copies > 1) {
+		rte_mbuf_refcnt_update(m, (int16_t)(copies - 1));
+		st->replicas += copies - 1;
+		st->ctrs[TX_CTR_FLOOD_COPIES] += copies - 1;
+	}
+	while (mask != 0) {
+		p = (uint16_t)__builtin_ctz(mask);
+		mask &= mask - 1;
+		tx_append(st, p, m, now);
+	}
+}
+
+/* Check each packet's port in the pass that buffers it. */
+static void
+tx_buffer(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, int off, uint64_t now)
+{
+	const struct tx_priv *tx = st->priv;
+	uint16_t i, p;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct pf_meta *md = pf_meta_at(m, off);
+
+		p = md->out_port;
+		if (likely(p < PF_MAX_PORTS && (tx->served_mask & (1u << p))))
+			tx_append(st, p, m, now);
+		else if (p == PF_PORT_FLOOD)
+			tx_flood(st, m, md->flood_mask, now);
+		else
+			tx_no_port(st, m);
+	}
+}
+
 static void
 tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct tx_priv *tx = st->priv;
 	uint64_t now = rte_rdtsc();
-	uint32_t mask, pending = 0;
-	uint16_t i, p, copies;
+	int off = pf_meta_off();
+	uint32_t pending;
+	uint16_t i, p, p0, diff = 0;
 
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const struct pf_meta *md = pf_meta(m);
-
-		if (likely(md->out_port != PF_PORT_FLOOD)) {
-			tx_append(st, md->out_port, m, now);
-			continue;
-		}
-		/* One reference per egress port; each port's send releases one. */
-		mask = md->flood_mask & tx->served_mask;
-		copies = (uint16_t)__builtin_popcount(mask);
-		if (copies > 1) {
-			rte_mbuf_refcnt_update(m, (int16_t)(copies - 1));
-			st->replicas += copies - 1;
-			st->ctrs[TX_CTR_FLOOD_COPIES] += copies - 1;
-		}
-		while (mask != 0) {
-			p = (uint16_t)__builtin_ctz(mask);
-			mask &= mask - 1;
-			tx_append(st, p, m, now);
-		}
-	}
+	if (unlikely(n == 0))
+		return;
+	/* The common burst: one served port, nothing buffered there. Send it as is. */
+	p0 = pf_meta_at(pkts[0], off)->out_port;
+	for (i = 1; i < n; i++)
+		diff |= pf_meta_at(pkts[i], off)->out_port ^ p0;
+	if (likely(diff == 0 && p0 < PF_MAX_PORTS && (tx->served_mask & (1u << p0)) &&
+		   tx->buf[p0].n == 0))
+		tx_send(st, p0, pkts, n);
+	else
+		tx_buffer(st, pkts, n, off, now);
 	/* Light traffic: do not hold packets longer than tx_flush_us. */
 	pending = tx->pending;
 	while (pending != 0) {

@@ -66,21 +66,44 @@ xc_cfg_free(void *cfg)
 	free(cfg);
 }
 
+/*
+ * Usually a whole burst came in on one port (an rx stage polls one port per
+ * burst slot): then one peer lookup serves the burst and it takes edge "out"
+ * as a whole. The pass writes that peer while it checks the ingress ports
+ * agree; a burst from several ports is redone packet by packet.
+ */
 static uint16_t
 xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct xc_cfg *cfg = st->conf->cfg;
-	uint16_t i;
+	int off = pf_meta_off();
+	uint16_t i, in0, peer, diff = 0, dropped = 0;
 
+	if (unlikely(n == 0))
+		return PF_EDGE_MIXED;
+	in0 = pf_meta_at(pkts[0], off)->in_port;
+	peer = cfg->peer[in0];
 	for (i = 0; i < n; i++) {
-		struct pf_meta *md = pf_meta(pkts[i]);
+		struct pf_meta *md = pf_meta_at(pkts[i], off);
+
+		diff |= md->in_port ^ in0;
+		md->out_port = peer;
+	}
+	/* A loop of its own: it vectorises. */
+	for (i = 0; i < n; i++)
+		edge[i] = XC_EDGE_OUT;
+	if (likely(diff == 0 && peer != PF_PORT_NONE))
+		return XC_EDGE_OUT;
+	for (i = 0; i < n; i++) {
+		struct pf_meta *md = pf_meta_at(pkts[i], off);
 
 		md->out_port = cfg->peer[md->in_port];
-		edge[i] = XC_EDGE_OUT;
-		if (unlikely(md->out_port == PF_PORT_NONE))
+		if (unlikely(md->out_port == PF_PORT_NONE)) {
 			PF_DROP(edge, i, st->ctrs, XC_CTR_NO_XCONNECT);
+			dropped++;
+		}
 	}
-	return PF_EDGE_MIXED;
+	return dropped == n ? XC_EDGE_DROP : dropped == 0 ? XC_EDGE_OUT : PF_EDGE_MIXED;
 }
 
 const struct pf_stage_ops pf_xconnect_ops = {

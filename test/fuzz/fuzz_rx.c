@@ -8,9 +8,12 @@
  * past the frame is a heap-buffer-overflow under ASan (libFuzzer builds and
  * the sanitizer build of the regression driver).
  *
- * The frame goes through two rx stages: one with every class wired, one
+ * The frame goes through three rx stages: one with every class wired, one
  * with only ipv4 wired (so unwired classes take the ethertype_unsupported
- * path). Invariants checked per stage:
+ * path), and the first again with fast_path: false (the full parser alone),
+ * which must agree with it exactly: edge, metadata, frame length and every
+ * counter delta. The mbuf carries port 0's id, as a PMD sets it, so the
+ * fast path is taken whenever it can be. Invariants checked per stage:
  *   - edge is a valid edge; edge 0 (drop) <=> exactly one drop counter moved,
  *     by exactly 1; a forwarded packet moved no drop counter;
  *   - a forwarded packet's edge is wired, and its metadata fits the frame:
@@ -44,6 +47,16 @@ static const char topo_all[] =
 	"lcores:\n"
 	"  1: [rx, xc, tx]\n";
 
+static const char topo_full[] =
+	"ports:\n"
+	"  p0: { device: net_null0, max_frame: 9018 }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0], next: xc, fast_path: false }\n"
+	"  xc: { type: xconnect, pairs: { p0: p0 }, next: tx }\n"
+	"  tx: { type: tx, ports: [p0] }\n"
+	"lcores:\n"
+	"  1: [rx, xc, tx]\n";
+
 static const char topo_ipv4[] =
 	"ports:\n"
 	"  p0: { device: net_null0 }\n"
@@ -59,7 +72,16 @@ struct target {
 	struct pf_stage *st;
 };
 
-static struct target targets[2];
+/* What one stage made of a frame, for the fast vs full comparison. */
+struct outcome {
+	uint16_t edge;
+	uint16_t data_len;
+	uint32_t pkt_len;
+	struct pf_meta md;
+	uint64_t delta[64];
+};
+
+static struct target targets[3];
 static struct rte_mempool *pool;
 static struct rte_mbuf_ext_shared_info shinfo;
 
@@ -96,6 +118,7 @@ setup(void)
 	CHECK(pool != NULL);
 	target_make(&targets[0], topo_all);
 	target_make(&targets[1], topo_ipv4);
+	target_make(&targets[2], topo_full);
 }
 
 static uint64_t
@@ -118,12 +141,12 @@ drop_sum(const struct pf_stage *st, uint64_t *snap, bool save, int *moved)
 }
 
 static void
-run_one(struct target *t, uint8_t *buf, uint16_t len)
+run_one(struct target *t, uint8_t *buf, uint16_t len, struct outcome *out)
 {
 	struct pf_stage *st = t->st;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint64_t snap[64], before, after;
-	uint16_t edge = 0xdead;
+	uint64_t snap[64], all[64], before, after;
+	uint16_t edge = 0xdead, k;
 	int moved;
 
 	CHECK(m != NULL);
@@ -134,12 +157,22 @@ run_one(struct target *t, uint8_t *buf, uint16_t len)
 	m->data_off = 0;
 	m->data_len = len;
 	m->pkt_len = len;
+	m->port = 0;
 	memset(pf_meta(m), 0, sizeof(struct pf_meta));
 	pf_meta(m)->in_port = 0;
 
+	memcpy(all, st->ctrs, st->ops->n_ctrs * sizeof(uint64_t));
 	before = drop_sum(st, snap, true, &moved);
 	st->ops->process_burst(st, &m, 1, &edge);
 	after = drop_sum(st, snap, false, &moved);
+	memset(out, 0, sizeof(*out));
+	out->edge = edge;
+	out->data_len = m->data_len;
+	out->pkt_len = m->pkt_len;
+	if (edge != PF_EDGE_DROP)
+		out->md = *pf_meta(m);
+	for (k = 0; k < st->ops->n_ctrs; k++)
+		out->delta[k] = st->ctrs[k] - all[k];
 
 	CHECK(edge < st->ops->n_edges);
 	if (edge == PF_EDGE_DROP) {
@@ -173,13 +206,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		shinfo.free_cb = ext_free;
 		ready = 1;
 	}
+	static struct outcome out[RTE_DIM(targets)];
+
 	for (i = 0; i < RTE_DIM(targets); i++) {
 		/* A fresh exact-size copy each time: rx may trim, never write past it. */
 		buf = malloc(len ? len : 1);
 		CHECK(buf != NULL);
 		memcpy(buf, data, len);
-		run_one(&targets[i], buf, len);
+		run_one(&targets[i], buf, len, &out[i]);
 		free(buf);
 	}
+	/* Fast path and full parser: one verdict (struct pf_meta has no padding). */
+	CHECK(memcmp(&out[0], &out[2], sizeof(out[0])) == 0);
 	return 0;
 }

@@ -4,7 +4,8 @@
 
     /usr/bin/python3 test/fuzz/seeds.py OUT
 
-fuzz_rx: every frame of every replay case pcap (test/replay/*/{in,expected}/*.pcap).
+fuzz_rx: every frame of every replay case pcap (test/replay/*/{in,expected}/*.pcap),
+  and test/fuzz/seeds/fuzz_rx/* (frames at the edges of rx's fast path).
 fuzz_topology: conf/*.yaml, test/replay/*/topology.yaml, test/unit/fixtures/*.yaml.
 fuzz_tables: conf/tables/*, conf/examples/*.rules and the replay cases' table files.
 fuzz_l2fib: test/fuzz/seeds/fuzz_l2fib/* (hand-written operation sequences).
@@ -48,6 +49,9 @@ def main():
         for frame in pcap_frames(p):
             put(rx, frame)
             n_rx += 1
+    for p in sorted(glob.glob(os.path.join(ROOT, "test/fuzz/seeds/fuzz_rx/*"))):
+        put(rx, open(p, "rb").read())
+        n_rx += 1
     for pat in ("conf/*.yaml", "conf/*/*.yaml", "test/replay/*/topology.yaml",
                 "test/unit/fixtures/*.yaml"):
         for p in sorted(glob.glob(os.path.join(ROOT, pat))):

@@ -241,11 +241,24 @@ test_tx_discipline(void **state)
 			pkts[i] = pf_test_mbuf(b, sizeof(b), 0);
 			random_out(pkts[i]);
 		}
-		/* Sinks: 1 means "mine to send" (the runtime hands those to ops->tx). */
+		/*
+		 * Sinks: 1 means "mine to send" (the runtime hands those to ops->tx).
+		 * tx takes every packet; ops->tx checks out_port (test_tx_ports).
+		 */
 		check_discipline(tx, pkts, n, 1);
 		pf_test_free(pkts, n);
 	}
-	assert_true(pf_test_ctr(tx, "no_tx_port") > 0);
+}
+
+/* Would tx (serving p0 and p1) send @p m nowhere? The model of no_tx_port. */
+static bool
+tx_unserved(const struct rte_mbuf *m)
+{
+	const struct pf_meta *md = pf_meta((struct rte_mbuf *)(uintptr_t)m);
+
+	if (md->out_port == PF_PORT_FLOOD)
+		return (md->flood_mask & 0x3) == 0;
+	return md->out_port > 1;
 }
 
 /* ---- tx on real ports --------------------------------------------------- */
@@ -294,6 +307,7 @@ feed_tx(uint32_t total, bool flood)
 {
 	struct rte_mbuf *pkts[PF_BURST_MAX], *keep[PF_BURST_MAX];
 	uint64_t given0 = 0, sent0 = tx_sent(tx), drop0 = drop_sum(tx), rep0 = tx->replicas;
+	uint64_t unserved = 0, noport0 = pf_test_ctr(tx, "no_tx_port");
 	uint8_t b[64] = { 0 };
 	uint16_t edge[PF_BURST_MAX], n, i, k;
 	uint32_t done = 0;
@@ -308,6 +322,7 @@ feed_tx(uint32_t total, bool flood)
 			} else {
 				random_out(pkts[i]);
 			}
+			unserved += tx_unserved(pkts[i]);
 		}
 		pf_test_process(tx, pkts, n, edge);
 		for (i = 0, k = 0; i < n; i++)
@@ -321,6 +336,8 @@ feed_tx(uint32_t total, bool flood)
 		assert_int_equal(given0 + tx->replicas - rep0,
 				 tx_sent(tx) - sent0 + drop_sum(tx) - drop0 + tx_in_flight(tx));
 	}
+	/* Exactly the packets for no served port are no_tx_port. */
+	assert_int_equal(pf_test_ctr(tx, "no_tx_port") - noport0, unserved);
 	tx->ops->idle(tx, 0);
 	assert_false(tx->ops->busy(tx));
 	assert_int_equal(tx_in_flight(tx), 0);
@@ -338,6 +355,7 @@ test_tx_ports(void **state)
 	full0 = pf_test_ctr(tx, "tx_full");
 	sent0 = tx_sent(tx);
 	feed_tx(500, false);
+	assert_true(pf_test_ctr(tx, "no_tx_port") > 0);
 	assert_int_equal(pf_test_ctr(tx, "tx_full"), full0);
 	back = drain(0) + drain(1);
 	assert_int_equal(back, tx_sent(tx) - sent0);
@@ -351,6 +369,58 @@ test_tx_ports(void **state)
 	assert_int_equal(tx_sent(tx) - sent0, 600);
 	assert_int_equal(drain(0), 300);
 	assert_int_equal(drain(1), 300);
+	assert_int_equal(rte_mempool_in_use_count(pf_test_pool()), 0);
+}
+
+/*
+ * A burst for one port with nothing buffered there goes out at once (no
+ * copy into the buffer); after a mixed burst left packets buffered, a
+ * one-port burst queues behind them: order on the wire is kept either way.
+ */
+static void
+test_tx_direct(void **state)
+{
+	struct rte_mbuf *pkts[PF_BURST_MAX];
+	uint16_t edge[PF_BURST_MAX], i, n, seq = 0;
+	uint8_t b[64] = { 0 }, want = 0;
+	uint64_t sent0;
+
+	if (!have_ports)
+		skip();
+	tx->ops->idle(tx, 0);
+	drain(0);
+	drain(1);
+	sent0 = tx->port_tx[0];
+	for (i = 0; i < 20; i++) {
+		b[0] = (uint8_t)seq++;
+		pkts[i] = pf_test_mbuf(b, sizeof(b), 1);
+		pf_meta(pkts[i])->out_port = 0;
+	}
+	pf_test_process(tx, pkts, 20, edge);
+	tx->ops->tx(tx, pkts, 20);
+	assert_int_equal(tx->port_tx[0] - sent0, 20);
+	assert_int_equal(tx_in_flight(tx), 0);
+	/* Mixed (p0, p1, p0), then p0 only, twice. */
+	for (n = 0; n < 3; n++) {
+		uint16_t k = n == 0 ? 3 : 8;
+
+		for (i = 0; i < k; i++) {
+			pkts[i] = pf_test_mbuf(b, sizeof(b), 1);
+			pf_meta(pkts[i])->out_port = (uint16_t)(n == 0 && i == 1);
+			if (pf_meta(pkts[i])->out_port == 0)
+				rte_pktmbuf_mtod(pkts[i], uint8_t *)[0] = (uint8_t)seq++;
+		}
+		pf_test_process(tx, pkts, k, edge);
+		tx->ops->tx(tx, pkts, k);
+	}
+	tx->ops->idle(tx, 0);
+	assert_int_equal(drain(1), 1);
+	while ((n = rte_eth_rx_burst(0, 0, pkts, PF_BURST_MAX)) != 0) {
+		for (i = 0; i < n; i++)
+			assert_int_equal(rte_pktmbuf_mtod(pkts[i], uint8_t *)[0], want++);
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	assert_int_equal(want, seq);
 	assert_int_equal(rte_mempool_in_use_count(pf_test_pool()), 0);
 }
 
@@ -440,10 +510,13 @@ test_runtime_totals(void **state)
 	for (i = 0; i < 16; i++)
 		pkts[i] = pf_test_mbuf(b, sizeof(b), 0);
 	assert_int_equal(rte_ring_enqueue_bulk(ring, (void **)pkts, 16, NULL), 16);
-	/* tx: 5 buffered (in flight), 10 extra flood copies, 120 + 10 - 5 - ... sent. */
+	/*
+	 * tx: 5 buffered (in flight), 10 extra flood copies, 120 + 10 - 5 - ... sent.
+	 * Two ports: a mixed burst is buffered (a one-port burst would go out at once).
+	 */
 	for (i = 0; i < 5; i++) {
 		held[i] = pf_test_mbuf(b, sizeof(b), 0);
-		pf_meta(held[i])->out_port = 1;
+		pf_meta(held[i])->out_port = (uint16_t)(i & 1);
 	}
 	pf_test_process(tx, held, 5, edge);
 	tx->ops->tx(tx, held, 5);
@@ -479,8 +552,10 @@ test_runtime_totals(void **state)
 
 	/* Restore: flush what tx holds into the loopback port, free the ring. */
 	tx->ops->idle(tx, 0);
-	if (have_ports)
+	if (have_ports) {
+		drain(0);
 		drain(1);
+	}
 	while (rte_ring_dequeue(ring, (void **)&pkts[0]) == 0)
 		rte_pktmbuf_free(pkts[0]);
 	rte_ring_free(ring);
@@ -503,6 +578,7 @@ main(void)
 		cmocka_unit_test(test_xconnect_discipline),
 		cmocka_unit_test(test_tx_discipline),
 		cmocka_unit_test(test_tx_ports),
+		cmocka_unit_test(test_tx_direct),
 		cmocka_unit_test(test_tx_full),
 		cmocka_unit_test(test_runtime_totals),
 	};

@@ -7,6 +7,10 @@
  * frame faults: the parser must check every length before it reads. Each
  * case asserts the edge, the metadata and the exact delta of every counter
  * (the named drop reason +1, everything else unchanged unless listed).
+ *
+ * Every case also runs through a second rx stage with fast_path: false (the
+ * full parser alone), and the two must agree exactly: edge, metadata, frame
+ * length and every counter delta.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -19,16 +23,24 @@
 
 enum { E_DROP, E_IPV4, E_IPV6, E_ARP, E_OTHER };
 
-static const char topo_all[] =
-	"ports:\n"
-	"  p0: { device: net_null0 }\n"
-	"  p1: { device: net_null1, max_frame: 9018 }\n"
-	"stages:\n"
-	"  rx: { type: rx, ports: [p0, p1], next: { ipv4: xc, ipv6: xc, arp: xc, other: xc } }\n"
-	"  xc: { type: xconnect, pairs: { p0: p1, p1: p0 }, next: tx }\n"
-	"  tx: { type: tx, ports: [p0, p1] }\n"
-	"lcores:\n"
-	"  1: [rx, xc, tx]\n";
+#define TOPO_ALL(fast)										\
+	"ports:\n"										\
+	"  p0: { device: net_null0 }\n"								\
+	"  p1: { device: net_null1, max_frame: 9018, mac: \"02:00:00:00:00:11\" }\n"		\
+	"stages:\n"										\
+	"  rx: { type: rx, ports: [p0, p1], fast_path: " fast ",\n"				\
+	"        next: { ipv4: xc, ipv6: xc, arp: xc, other: xc } }\n"				\
+	"  xc: { type: xconnect, pairs: { p0: p1, p1: p0 }, next: tx }\n"			\
+	"  tx: { type: tx, ports: [p0, p1] }\n"							\
+	"lcores:\n"										\
+	"  1: [rx, xc, tx]\n"
+
+static const char topo_all[] = TOPO_ALL("true");
+/* The same stage with the full parser only: the reference for the fast path. */
+static const char topo_full[] = TOPO_ALL("false");
+
+/* p1's MAC (p0 has none): frames to it are L2_LOCAL on p1; from it, a spoof. */
+static const uint8_t mac_p1[6] = { 0x02, 0, 0, 0, 0, 0x11 };
 
 /* Only IPv4 is wired: every other class is ethertype_unsupported. */
 static const char topo_ipv4_only[] =
@@ -40,8 +52,10 @@ static const char topo_ipv4_only[] =
 	"lcores:\n"
 	"  1: [rx, tx]\n";
 
-static struct pf_topo *topo, *topo4;
-static struct pf_stage *rx, *rx4;
+static struct pf_topo *topo, *topo4, *topo_f;
+static struct pf_stage *rx, *rx4, *rxf;
+/* RX offload flags the next guard mbuf gets (the checksum verdict of a port). */
+static uint64_t next_ol_flags;
 
 /* ---- guarded mbufs ------------------------------------------------------ */
 
@@ -82,6 +96,9 @@ guard_mbuf(const void *data, uint16_t len, uint16_t in_port)
 	rte_pktmbuf_attach_extbuf(m, buf, (rte_iova_t)(uintptr_t)buf, len, &g->shinfo);
 	m->data_len = len;
 	m->pkt_len = len;
+	/* As a PMD leaves it: the DPDK port id (the tests' ids are the indexes). */
+	m->port = in_port;
+	m->ol_flags |= next_ol_flags;
 	memset(pf_meta(m), 0, sizeof(struct pf_meta));
 	pf_meta(m)->in_port = in_port;
 	return m;
@@ -231,15 +248,53 @@ check_deltas(const struct pf_stage *st, const uint64_t *before, const struct del
 	}
 }
 
+/*
+ * The frame through rx (fast path on) and rxf (full parser only): the same
+ * edge, metadata, length and counter deltas. Returns the edge.
+ */
+static uint16_t
+same_as_full(const struct frame *f, uint16_t port, const char *what)
+{
+	uint64_t b_fast[MAX_CTRS], b_full[MAX_CTRS];
+	struct rte_mbuf *mf = guard_mbuf(f->b, f->len, port);
+	struct rte_mbuf *mr = guard_mbuf(f->b, f->len, port);
+	uint16_t ef, er, k;
+
+	snap(rx, b_fast);
+	snap(rxf, b_full);
+	pf_test_process(rx, &mf, 1, &ef);
+	pf_test_process(rxf, &mr, 1, &er);
+	if (ef != er)
+		fail_msg("%s: fast path edge %u, full parser %u", what, ef, er);
+	for (k = 0; k < rx->ops->n_ctrs; k++)
+		if (rx->ctrs[k] - b_fast[k] != rxf->ctrs[k] - b_full[k])
+			fail_msg("%s: counter %s moved by %" PRIu64 " (fast) vs %" PRIu64 " (full)",
+				 what, rx->ops->ctrs[k].name, rx->ctrs[k] - b_fast[k],
+				 rxf->ctrs[k] - b_full[k]);
+	if (ef != E_DROP) {
+		if (memcmp(pf_meta(mf), pf_meta(mr), sizeof(struct pf_meta)) != 0)
+			fail_msg("%s: metadata differs (flags %#x vs %#x)", what,
+				 pf_meta(mf)->flags, pf_meta(mr)->flags);
+		assert_int_equal(mf->data_len, mr->data_len);
+		assert_int_equal(mf->pkt_len, mr->pkt_len);
+	}
+	rte_pktmbuf_free(mf);
+	rte_pktmbuf_free(mr);
+	return ef;
+}
+
 /* Run one frame through @p st; check its edge and counter deltas; return the mbuf. */
 static struct rte_mbuf *
 one(struct pf_stage *st, const struct frame *f, uint16_t port, uint16_t want_edge,
     const struct delta *d, const char *what)
 {
 	uint64_t before[MAX_CTRS];
-	struct rte_mbuf *m = guard_mbuf(f->b, f->len, port);
+	struct rte_mbuf *m;
 	uint16_t edge[2] = { 0xdead, 0xbeef };
 
+	if (st == rx)
+		same_as_full(f, port, what);
+	m = guard_mbuf(f->b, f->len, port);
 	snap(st, before);
 	pf_test_process(st, &m, 1, edge);
 	if (edge[0] != want_edge)
@@ -266,6 +321,7 @@ setup(void **state)
 	if (pf_test_eal_init("rx") < 0)
 		return -1;
 	rx = pf_test_stage(topo_all, "rx", &topo);
+	rxf = pf_test_stage(topo_full, "rx", &topo_f);
 	rx4 = pf_test_stage(topo_ipv4_only, "rx", &topo4);
 	return rx->ops->n_ctrs <= MAX_CTRS ? 0 : -1;
 }
@@ -274,8 +330,10 @@ static int
 teardown(void **state)
 {
 	pf_stage_destroy(rx);
+	pf_stage_destroy(rxf);
 	pf_stage_destroy(rx4);
 	pf_topo_free(topo);
+	pf_topo_free(topo_f);
 	pf_topo_free(topo4);
 	return 0;
 }
@@ -707,6 +765,173 @@ test_unwired_class(void **state)
 			     "malformed ipv6 unwired"));
 }
 
+/* ---- fast path ---------------------------------------------------------- */
+
+/* in_port comes from mbuf->port (the DPDK port id), whatever the metadata held. */
+static void
+test_in_port_from_mbuf(void **state)
+{
+	struct rte_mbuf *m;
+	struct frame f;
+	uint16_t edge;
+
+	ipv4(&f, -1, 5, 100);
+	m = guard_mbuf(f.b, f.len, 1);
+	pf_meta(m)->in_port = 0;          /* stale: a previous life of the mbuf */
+	pf_test_process(rx, &m, 1, &edge);
+	assert_int_equal(edge, E_IPV4);
+	assert_int_equal(pf_meta(m)->in_port, 1);
+	rte_pktmbuf_free(m);
+	/* The same through the full parser (a tagged frame). */
+	ipv4(&f, 100, 5, 100);
+	m = guard_mbuf(f.b, f.len, 0);
+	pf_meta(m)->in_port = 1;
+	pf_test_process(rx, &m, 1, &edge);
+	assert_int_equal(edge, E_IPV4);
+	assert_int_equal(pf_meta(m)->in_port, 0);
+	rte_pktmbuf_free(m);
+	/* A hand-built mbuf (no port): the metadata's in_port stands. */
+	ipv4(&f, -1, 5, 100);
+	m = guard_mbuf(f.b, f.len, 1);
+	m->port = RTE_MBUF_PORT_INVALID;
+	pf_test_process(rx, &m, 1, &edge);
+	assert_int_equal(edge, E_IPV4);
+	assert_int_equal(pf_meta(m)->in_port, 1);
+	rte_pktmbuf_free(m);
+}
+
+/* PF_META_L2_LOCAL: the destination is the ingress port's own MAC. */
+static void
+test_l2_local(void **state)
+{
+	struct rte_mbuf *m;
+	struct frame f;
+
+	ipv4(&f, -1, 5, 100);
+	memcpy(f.b, mac_p1, 6);
+	m = one(rx, &f, 1, E_IPV4, NONE, "to p1's mac on p1");
+	assert_int_equal(pf_meta(m)->flags, PF_META_L2_LOCAL);
+	rte_pktmbuf_free(m);
+	m = one(rx, &f, 0, E_IPV4, NONE, "to p1's mac on p0");
+	assert_int_equal(pf_meta(m)->flags, 0);
+	rte_pktmbuf_free(m);
+	ipv4(&f, 42, 5, 100);
+	memcpy(f.b, mac_p1, 6);
+	m = one(rx, &f, 1, E_IPV4, D({ "vlan_tagged", 1 }), "tagged, to p1's mac on p1");
+	assert_int_equal(pf_meta(m)->flags, PF_META_L2_LOCAL | PF_META_VLAN);
+	rte_pktmbuf_free(m);
+	ipv6(&f, -1, 60);
+	memcpy(f.b, mac_p1, 6);
+	m = one(rx, &f, 1, E_IPV6, NONE, "ipv6 to p1's mac on p1");
+	assert_int_equal(pf_meta(m)->flags, PF_META_L2_LOCAL);
+	rte_pktmbuf_free(m);
+	/* p1's MAC as a source is a spoof or a loop, on any port. */
+	ipv4(&f, -1, 5, 100);
+	memcpy(f.b + 6, mac_p1, 6);
+	drop_case(&f, 0, D({ "l2_src_is_own_mac", 1 }), "source is p1's mac");
+	drop_case(&f, 1, D({ "l2_src_is_own_mac", 1 }), "source is p1's mac, on p1");
+	/* Same last byte as p1's MAC (the filter hits), another MAC: fine. */
+	f.b[7] = 0x99;
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, NONE, "filter hit, not ours"));
+}
+
+/* The port's checksum verdict: GOOD skips the sum, BAD drops, NONE/UNKNOWN verify. */
+static void
+test_cksum_offload(void **state)
+{
+	struct frame f;
+	uint8_t *ip;
+
+	ip = ipv4(&f, -1, 5, 100);
+	ip[10] ^= 0x5a;
+	next_ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, NONE, "offload good, sum wrong"));
+	next_ol_flags = RTE_MBUF_F_RX_IP_CKSUM_NONE;
+	drop_case(&f, 0, D({ "ip4_bad_checksum", 1 }), "offload none, sum wrong");
+	next_ol_flags = RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN;
+	drop_case(&f, 0, D({ "ip4_bad_checksum", 1 }), "offload unknown, sum wrong");
+	ip = ipv4(&f, -1, 5, 100);
+	next_ol_flags = RTE_MBUF_F_RX_IP_CKSUM_BAD;
+	drop_case(&f, 0, D({ "ip4_bad_checksum", 1 }), "offload bad, sum right");
+	next_ol_flags = RTE_MBUF_F_RX_IP_CKSUM_NONE;
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, NONE, "offload none, sum right"));
+	/* Options: the full parser honours the verdict the same way. */
+	ip = ipv4(&f, -1, 6, 100);
+	ip[10] ^= 0x5a;
+	next_ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, D({ "ip4_options_seen", 1 }),
+			     "options, offload good"));
+	ip = ipv4(&f, 9, 6, 100);
+	next_ol_flags = RTE_MBUF_F_RX_IP_CKSUM_BAD;
+	drop_case(&f, 0, D({ "ip4_bad_checksum", 1 }, { "vlan_tagged", 1 }),
+		  "tagged options, offload bad");
+	/* A length error still wins over the verdict (same order as before). */
+	ip = ipv4(&f, -1, 5, 100);
+	put16(ip + 2, 400);
+	drop_case(&f, 0, D({ "ip4_bad_length", 1 }), "offload bad, length first");
+	next_ol_flags = 0;
+	(void)ip;
+}
+
+static uint32_t
+xorshift(uint64_t *r)
+{
+	*r ^= *r << 13;
+	*r ^= *r >> 7;
+	*r ^= *r << 17;
+	return (uint32_t)*r;
+}
+
+/*
+ * Differential: frames near the fast path's edge (good IPv4, then a few
+ * bytes, the length, the port or the offload verdict disturbed) give the
+ * same verdict, metadata and counters with and without the fast path.
+ */
+static void
+test_fast_vs_full(void **state)
+{
+	static const uint64_t ol[] = { 0, RTE_MBUF_F_RX_IP_CKSUM_GOOD, RTE_MBUF_F_RX_IP_CKSUM_BAD,
+				       RTE_MBUF_F_RX_IP_CKSUM_NONE };
+	static struct frame f;
+	uint64_t r = 0x2545f4914f6cdd1dull, fast0 = pf_test_ctr(rx, "ip4_bad_checksum");
+	unsigned int it, k, hits[5] = { 0 };
+	uint8_t *ip;
+	char what[64];
+	uint16_t port, e;
+
+	for (it = 0; it < 20000; it++) {
+		uint32_t v = xorshift(&r);
+
+		ip = ipv4(&f, (v & 7) == 0 ? (int)(v >> 20 & 0xffff) : -1, 5 + (v >> 3 & 3) / 3,
+			  (uint16_t)(26 + (v >> 5 & 63)));
+		if (v & 0x800)
+			memcpy(f.b, mac_p1, 6);
+		if (v & 0x1000)
+			f.b[0] |= 1;
+		for (k = (v >> 13) & 3; k > 0; k--) {
+			uint32_t w = xorshift(&r);
+
+			f.b[w % 40] ^= (uint8_t)(1u << (w >> 8 & 7));
+		}
+		if ((v >> 16 & 7) == 0)
+			ipv4_recsum(ip);          /* a disturbed header that still sums right */
+		if ((v >> 19 & 7) == 0)
+			f.len = (uint16_t)(f.len - (v >> 22 & 31));
+		else if ((v >> 19 & 7) == 1)
+			f.len = (uint16_t)(f.len + (v >> 22 & 31));   /* Ethernet padding */
+		port = (v >> 27 & 3) == 3 ? 1 : (v >> 27 & 1);
+		next_ol_flags = ol[v >> 29 & 3];
+		snprintf(what, sizeof(what), "differential %u", it);
+		e = same_as_full(&f, port, what);
+		hits[e]++;
+	}
+	next_ol_flags = 0;
+	/* The corpus reaches the fast path, the full parser and the drops. */
+	assert_true(hits[E_IPV4] > 2000 && hits[E_DROP] > 2000 && hits[E_OTHER] > 0);
+	assert_true(pf_test_ctr(rx, "ip4_bad_checksum") > fast0);
+	assert_int_equal(rte_mempool_in_use_count(pf_test_pool()), 0);
+}
+
 /* ---- bursts ------------------------------------------------------------- */
 
 /* Frame kind @p k of a rotating mix; returns its edge and adds its deltas. */
@@ -811,6 +1036,10 @@ main(void)
 		cmocka_unit_test(test_meta_reset),
 		cmocka_unit_test(test_padding_trimmed),
 		cmocka_unit_test(test_unwired_class),
+		cmocka_unit_test(test_in_port_from_mbuf),
+		cmocka_unit_test(test_l2_local),
+		cmocka_unit_test(test_cksum_offload),
+		cmocka_unit_test(test_fast_vs_full),
 		cmocka_unit_test(test_bursts),
 	};
 
