@@ -344,7 +344,13 @@ def report(res, out):
     w("  It opens one tx queue per lcore on every port (main + worker = 2), so its net_pcap0 "
       "gets `tx_pcap=/dev/null` twice (nothing is routed to port 0). It has no RX checksum "
       "offload to ask for and does not verify IPv4 checksums either. Its bursts are rte_graph's "
-      "256 packets (`RTE_GRAPH_BURST_SIZE`), not 32.")
+      "256 packets (`RTE_GRAPH_BURST_SIZE`, fixed when librte_node was built), not 32, and on "
+      "these vdevs that costs: its own node table (printed each second into its log under "
+      "build/bench/logs/) puts most of the cycles in `ethdev_rx` (the pcap copy into freshly "
+      "allocated mbufs), and `dpdk-testpmd` io with `--burst=256` also runs at 0.5-0.7x its "
+      "`--burst=32` rate here (without hugepages a 256-mbuf burst cycles far more mbufs through "
+      "the caches and TLB than a 32 one). Read its row as rte_graph at its own burst on these "
+      "vdevs, not as the graph dispatch's cost.")
     w("- OVS-DPDK (`ovs-normal`, Debian's openvswitch-switch-dpdk: `ovs-vswitchd-dpdk`) is run "
       "by scripts/bench_ovs.py: a private ovsdb-server and ovs-vswitchd with every file "
       "(database, sockets, logs) in a temp dir of their own and ovs-vswitchd in a network "
