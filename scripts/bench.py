@@ -35,8 +35,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 IMG = os.path.join(ROOT, "docs", "img")
-L3FWD_SRC = "/usr/share/dpdk/examples/l3fwd"
-L3FWD_COMMON = "/usr/share/dpdk/examples/common"
+EXAMPLES = "/usr/share/dpdk/examples"
+L3FWD_SRC = os.path.join(EXAMPLES, "l3fwd")
+L3FWD_COMMON = os.path.join(EXAMPLES, "common")
+OVS_WRAPPER = os.path.join(ROOT, "scripts", "bench_ovs.py")
 TESTPMD = "dpdk-testpmd"
 
 P0_MAC = "02:00:00:00:00:10"   # the forwarder's ingress port (frames are sent to it)
@@ -244,7 +246,8 @@ CASES = [
     case("pass", "pass-through rx -> xconnect -> tx", PASS, ["testpmd-io", "testpmd-mac"],
          quick=True),
     case("pass-imix", "pass-through, IMIX", PASS, ["testpmd-io"], traffic="imix"),
-    case("l3-1k", "L3 routing, 1k routes", L3, ["l3fwd-lpm"], quick=True, routes=1 << 10),
+    case("l3-1k", "L3 routing, 1k routes", L3, ["l3fwd-lpm", "l3fwd-graph"], quick=True,
+         routes=1 << 10),
     case("l3-1M", "L3 routing, 1M routes", L3, ["l3fwd-lpm"], layouts=["fused"], rounds=3,
          routes=1 << 20),
     case("l3-1k-imix", "L3 routing, 1k routes, IMIX", L3, ["l3fwd-lpm"], traffic="imix",
@@ -252,7 +255,8 @@ CASES = [
     case("acl-1", "ACL, 1 rule", ACL, ["l3fwd-acl"], acl=1),
     case("acl-100", "ACL, 100 rules", ACL, ["l3fwd-acl"], quick=True, acl=100),
     case("acl-1000", "ACL, 1000 rules", ACL, ["l3fwd-acl"], acl=1000),
-    case("l2-1k", "L2 bridge, 1k MACs", L2, quick=True, macs=1 << 10),
+    case("l2-1k", "L2 bridge, 1k MACs", L2, ["ovs-normal"], quick=True, macs=1 << 10),
+    case("l2-16k", "L2 bridge, 16k MACs", L2, ["ovs-normal"], quick=True, macs=1 << 14),
     case("l2-1M", "L2 bridge, 1M MACs", L2, macs=1 << 20),
     case("l2-4M", "L2 bridge, 4M MACs", L2, layouts=["fused"], rounds=3, macs=1 << 22),
     case("full", "rx -> acl (100 rules) -> lpm (1k routes) -> tx", FULL, quick=True, acl=100,
@@ -288,6 +292,23 @@ PEERS = {
         "{l3fwd}", "{eal}", "--lcores=1@{last}", "--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)",
         "--parse-ptype", "--lookup=acl", "--rule_ipv4={acl}", "--rule_ipv6={acl6}",
         "--eth-dest=1,%s" % GW_MAC]),
+    # Its routes are compiled in: the copy gets the case's table (L3FWD_GRAPH_PATCHES).
+    # One tx queue per lcore on every port: net_pcap0 gets two tx_pcap queues
+    # (nothing is routed to port 0, so they stay empty).
+    "l3fwd-graph": dict(desc="DPDK examples/l3fwd-graph (rte_graph + rte_node)",
+                        build="l3fwd-graph", vdev0=",tx_pcap=/dev/null,tx_pcap=/dev/null", cmd=[
+        "{l3fwd_graph}", "{eal}", "--lcores=0@0,1@{last}", "--", "-p", "0x3",
+        "--config", "(0,0,1),(1,0,1)", "--eth-dest=1,%s" % GW_MAC]),
+    # scripts/bench_ovs.py: private ovsdb-server + ovs-vswitchd-dpdk, NORMAL,
+    # the sink added first (DPDK port 0); the megaflow cache fills on the first
+    # packets (upcalls), so the warm-up is longer.
+    "ovs-normal": dict(desc="OVS-DPDK (openvswitch-switch-dpdk) netdev bridge, NORMAL action "
+                       "(MAC learning; the table's MACs as static entries)", sink_port=0,
+                       warmup_s=3.0, needs="/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk",
+                       cmd=[
+        "/usr/bin/python3", OVS_WRAPPER, "--prefix", "{prefix}", "--rx", "{pcap}",
+        "--macs", "{macs}", "--table-size", "{macsize}", "--mem", "{ovsmem}", "--cpu", "{last}",
+        "--log-copy", "{ovslog}"]),
 }
 
 # l3fwd is built from Debian's dpdk-doc copy in BUILD/bench/peers, with three
@@ -297,6 +318,22 @@ L3FWD_PATCHES = [
     ("l3fwd_lpm.c", r"s|^#define IPV4_L3FWD_LPM_MAX_RULES .*|#define IPV4_L3FWD_LPM_MAX_RULES (1 << 21)|"),
     ("l3fwd_lpm.c", r"s|^#define IPV4_L3FWD_LPM_NUMBER_TBL8S .*|#define IPV4_L3FWD_LPM_NUMBER_TBL8S (1 << 16)|"),
     ("l3fwd_lpm.c", r's|printf("LPM: Adding route %s|if (i < 4) printf("LPM: Adding route %s|'),
+]
+
+# l3fwd-graph is built from dpdk-doc's copy in BUILD/bench/peers too. Its
+# routes (198.18.0-7.0/24) are compiled into main.c: these edits swap them for
+# the case's route table (bench_routes.h, written from the same routes file
+# pipefwd and l3fwd load, every route via port 1) and key the next hop by port
+# instead of by route index (rte_node's ip4_rewrite holds 64 next hops).
+L3FWD_GRAPH_PATCHES = [
+    ("main.c", r"/^static struct ipv4_l3fwd_lpm_route ipv4_l3fwd_lpm_route_array\[\] = {/,/^};/"
+     r"{/RTE_IPV4(198, 18, /d}"),
+    ("main.c", r"s|^static struct ipv4_l3fwd_lpm_route ipv4_l3fwd_lpm_route_array\[\] = {|"
+     r'&\n#include "bench_routes.h"|'),
+    ("main.c", r"s|ipv4_l3fwd_lpm_route_array\[i\].depth, i,|"
+     r"ipv4_l3fwd_lpm_route_array[i].depth, dst_port,|"),
+    ("main.c", r"s|rte_node_ip4_rewrite_add(i, rewrite_data,|"
+     r"rte_node_ip4_rewrite_add(dst_port, rewrite_data,|"),
 ]
 
 # ---------------------------------------------------------------- helpers ----
@@ -364,7 +401,10 @@ class Bench:
         self.window = 1.0 if self.quick else 2.0
         self.pipefwd = os.path.join(self.build, "app", "pipefwd")
         self.l3fwd = None
+        self.l3fwd_graph = {}
         self.seq = 0
+        # --file-prefix base: two harnesses at once must not read each other's telemetry.
+        self.prefix = getattr(args, "file_prefix", None) or "bench"
 
     # -- inputs --
     def pcap(self, traffic, macs=0):
@@ -438,40 +478,76 @@ class Bench:
         return None
 
     # -- peers --
-    def build_l3fwd(self):
-        if self.l3fwd:
-            return self.l3fwd
-        src = os.path.join(self.out, "peers", "l3fwd-src")
-        binary = os.path.join(src, "build", "l3fwd")
+    def build_example(self, app, dest, patches, prepare=None):
+        """Copy dpdk-doc's examples/APP to peers/DEST, apply the sed patches (after
+        prepare(src), which may add files), build it as its Makefile does."""
+        src = os.path.join(self.out, "peers", dest)
+        binary = os.path.join(src, "build", app)
         stamp = os.path.join(src, ".bench-patched")
         if not os.path.exists(binary) or not os.path.exists(stamp):
-            if not os.path.isdir(L3FWD_SRC):
-                raise RuntimeError("%s missing: install dpdk-doc" % L3FWD_SRC)
+            orig = os.path.join(EXAMPLES, app)
+            if not os.path.isdir(orig):
+                raise RuntimeError("%s missing: install dpdk-doc" % orig)
             shutil.rmtree(src, ignore_errors=True)
-            shutil.copytree(L3FWD_SRC, src)
-            for f, expr in L3FWD_PATCHES:
-                before = open(os.path.join(src, f)).read()
-                sh(["sed", "-i", expr, os.path.join(src, f)])
-                if open(os.path.join(src, f)).read() == before:
-                    raise RuntimeError("l3fwd patch did not apply: %s %s" % (f, expr))
-            log("bench: building l3fwd from %s into %s" % (L3FWD_SRC, rel(src)))
+            shutil.copytree(orig, src)
+            if prepare:
+                prepare(src)
+            self.patch(src, patches, app)
+            log("bench: building %s from %s into %s" % (app, orig, rel(src)))
             env = dict(os.environ, CFLAGS="-I" + L3FWD_COMMON)
-            with open(os.path.join(self.out, "logs", "l3fwd-build.log"), "w") as lf:
+            with open(os.path.join(self.out, "logs", "%s-build.log" % app), "w") as lf:
                 sh(["make", "-C", src, "-j2"], env=env, stdout=lf, stderr=subprocess.STDOUT)
             open(stamp, "w").close()
-        self.l3fwd = binary
         return binary
+
+    def build_l3fwd(self):
+        if not self.l3fwd:
+            self.l3fwd = self.build_example("l3fwd", "l3fwd-src", L3FWD_PATCHES)
+        return self.l3fwd
+
+    def build_l3fwd_graph(self, routes):
+        """l3fwd-graph with the routes of file `routes` (pipefwd's format) compiled in."""
+        rs = [ln.split()[0] for ln in open(routes) if ln.strip() and not ln.startswith("#")]
+
+        def write_routes_h(src):
+            with open(os.path.join(src, "bench_routes.h"), "w") as f:
+                f.write("/* generated by scripts/bench.py from %s */\n" % self.show(routes))
+                for r in rs:
+                    a, plen = r.split("/")
+                    f.write("{RTE_IPV4(%s), %s, 1},\n" % (a.replace(".", ", "), plen))
+        if len(rs) not in self.l3fwd_graph:
+            self.l3fwd_graph[len(rs)] = self.build_example(
+                "l3fwd-graph", "l3fwd-graph-src-%d" % len(rs), L3FWD_GRAPH_PATCHES,
+                write_routes_h)
+        return self.l3fwd_graph[len(rs)]
+
+    @staticmethod
+    def patch(src, patches, what):
+        for f, expr in patches:
+            before = open(os.path.join(src, f)).read()
+            sh(["sed", "-i", expr, os.path.join(src, f)])
+            if open(os.path.join(src, f)).read() == before:
+                raise RuntimeError("%s patch did not apply: %s %s" % (what, f, expr))
 
     def peer_cmd(self, peer, pcap, t, tables):
         p = PEERS[peer]
-        prefix = "bench_%s" % peer.replace("-", "_")
+        if p.get("needs") and not os.path.exists(p["needs"]):
+            raise RuntimeError("%s missing: install openvswitch-switch-dpdk" % p["needs"])
+        prefix = "%s_%s" % (self.prefix, peer.replace("-", "_"))
         eal = ["--no-huge", "-m", str(self.mem(tables)), "--no-pci", "--file-prefix=" + prefix,
-               "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
+               "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1%s" % (pcap, p.get("vdev0", "")),
                "--vdev", "net_null0,no-rx=1"]
+        build = p.get("build")
         subs = dict(last=(os.cpu_count() or 2) - 1, mbufs=TRAFFIC_FRAMES(pcap) + 16384,
-                    l3fwd=self.build_l3fwd() if p.get("build") == "l3fwd" else "",
+                    l3fwd=self.build_l3fwd() if build == "l3fwd" else "",
+                    l3fwd_graph=self.build_l3fwd_graph(t["routes"])
+                    if build == "l3fwd-graph" else "",
                     routes=t.get("routes_peer", ""), routes6=t.get("routes6", ""),
-                    acl=t.get("acl_peer", ""), acl6=t.get("acl6", ""))
+                    acl=t.get("acl_peer", ""), acl6=t.get("acl6", ""),
+                    prefix=prefix, pcap=pcap, macs=t.get("macs", ""),
+                    macsize=tables.get("macs", 0) + 4096, ovsmem=max(1024, self.mem(tables)),
+                    ovslog=os.path.join(self.out, "logs", "ovs-vswitchd-%d.log" %
+                                        tables.get("macs", 0)))
         cmd = []
         for a in p["cmd"]:
             if a == "{eal}":
@@ -481,7 +557,7 @@ class Bench:
         return cmd, prefix
 
     # -- one run --
-    def run(self, label, cmd, prefix, json_path=None):
+    def run(self, label, cmd, prefix, json_path=None, sink_port=1, warm=None):
         """Start cmd, wait until the sink transmits, measure over the window, stop."""
         self.seq += 1
         logf = os.path.join(self.out, "logs", "%03d-%s.log" % (self.seq, label))
@@ -498,7 +574,7 @@ class Bench:
                             p.returncode, rel(logf))
                         return res
                     try:
-                        if sink_opackets(prefix) > 0:
+                        if sink_opackets(prefix, sink_port) > 0:
                             break
                     except (OSError, ValueError, KeyError, TypeError):
                         pass
@@ -506,10 +582,10 @@ class Bench:
                         res["error"] = "no packet forwarded within 180 s (see %s)" % rel(logf)
                         return res
                     time.sleep(0.05)
-                time.sleep(self.warm)
-                t0, a = time.monotonic(), sink_opackets(prefix)
+                time.sleep(self.warm if warm is None else warm)
+                t0, a = time.monotonic(), sink_opackets(prefix, sink_port)
                 time.sleep(self.window)
-                t1, b = time.monotonic(), sink_opackets(prefix)
+                t1, b = time.monotonic(), sink_opackets(prefix, sink_port)
                 res.update(ok=True, mpps=(b - a) / (t1 - t0) / 1e6)
             except (OSError, ValueError, KeyError, TypeError) as e:
                 res["error"] = "telemetry: %s (see %s)" % (e, rel(logf))
@@ -539,7 +615,7 @@ class Bench:
         return res
 
     def pf_runner(self, label, topo, binary=None):
-        prefix = "bench_pf"
+        prefix = self.prefix + "_pf"
         js = os.path.join(self.out, "stats", label + ".json")
         cap = self.warm + self.window + 200
         cmd = [binary or self.pipefwd, "-q", "-d", "%g" % cap, "-j", js, topo, "--",
@@ -552,7 +628,8 @@ class Bench:
         todo = runners
         for rnd in range(min(rounds or self.rounds, self.rounds)):
             for r in todo:
-                res = self.run(r["label"], r["cmd"], r["prefix"], r.get("json"))
+                res = self.run(r["label"], r["cmd"], r["prefix"], r.get("json"),
+                               r.get("sink_port", 1), r.get("warm"))
                 runs[r["label"]].append(res)
                 log("  %-34s round %d: %s" % (r["label"], rnd + 1,
                                               "%.2f Mpps" % res["mpps"] if res["ok"] else
@@ -618,7 +695,8 @@ class Bench:
                     meta[peer] = dict(skipped=str(e))
                     continue
                 runners.append(dict(label="%s-%s" % (c["name"], peer), cmd=cmd, prefix=prefix,
-                                    peer=peer))
+                                    peer=peer, sink_port=PEERS[peer].get("sink_port", 1),
+                                    warm=PEERS[peer].get("warmup_s")))
             runs = self.alternate(runners, c["rounds"])
             row = dict(case=c["name"], title=c["title"], traffic=c["traffic"],
                        tables=c["tables"], burst=32, pipefwd={}, peers={})
@@ -712,7 +790,9 @@ class Bench:
             commit=git_commit(os.path.dirname(self.build)), note=self.args.note,
             harness_commit=git_commit(), quick=self.quick, rounds=self.rounds, warmup_s=self.warm,
             window_s=self.window, machine=machine(), traffic=TRAFFIC,
-            l3fwd_patches=[dict(file=f, sed=e) for f, e in L3FWD_PATCHES])
+            l3fwd_patches=[dict(file=f, sed=e) for f, e in L3FWD_PATCHES],
+            l3fwd_graph_patches=[dict(file=f, sed=e) for f, e in L3FWD_GRAPH_PATCHES],
+            file_prefix=self.prefix)
         results["cases"] = self.run_cases()
         results["sweeps"] = self.run_sweeps()
         tsc = [p.get("tsc_hz") for r in results["cases"] for p in r.get("pipefwd", {}).values()
@@ -865,6 +945,8 @@ def main():
     ap.add_argument("--compare", metavar="REF", help="compare the quick set against git REF")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/")
     ap.add_argument("--note", help="one line on what was measured, shown in the report")
+    ap.add_argument("--file-prefix", default="bench",
+                    help="DPDK --file-prefix base for every run (default bench)")
     args = ap.parse_args()
     if args.compare:
         args.quick = True

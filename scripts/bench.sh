@@ -4,7 +4,8 @@
 set -euo pipefail
 BUILD=${1:-build}
 shift || true
-pkgs=(dpdk-doc gnuplot-nox make)
+# openvswitch-switch-dpdk: the OVS-DPDK peer (scripts/bench_ovs.py runs a private instance).
+pkgs=(dpdk-doc gnuplot-nox make openvswitch-switch-dpdk)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
