@@ -288,8 +288,8 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 		}
 		if (pcap) {
 			t = l2_pkt_time(l2, m, burst_s);
-			if ((int32_t)(t - l2->now_s) > 0)
-				l2->now_s = t;
+			if ((int32_t)(t - l2->pkt_s) > 0)
+				l2->pkt_s = t;
 			ts[i] = t;
 		}
 		skey = l2_mac48(d + 6) | (uint64_t)bd << 48;
@@ -410,13 +410,13 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 	uint32_t burst_s;
 	uint16_t off, drops = 0;
 
-	/* Time runs even with age_s 0: a reload may turn aging on. */
 	burst_s = (uint32_t)(pf_now_ns() / L2_NS_PER_S);
-	if ((int32_t)(burst_s - l2->now_s) > 0 && !pcap)
-		l2->now_s = burst_s;
 	for (off = 0; off < n; off += L2_CHUNK)
 		drops += l2_chunk(st, l2, pkts + off, (uint16_t)RTE_MIN(L2_CHUNK, n - off),
 				  edge + off, burst_s, pcap);
+	/* Replay: tell the sweep how far this instance got (l2_upkeep). */
+	if (pcap)
+		__atomic_store_n(&l2->tb->pkt_s[l2->inst], l2->pkt_s, __ATOMIC_RELAXED);
 	if (likely(drops == 0))
 		return L2_EDGE_OUT;
 	return drops == n ? L2_EDGE_DROP : PF_EDGE_MIXED;

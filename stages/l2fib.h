@@ -143,6 +143,8 @@ struct l2_table {
 	uint32_t n_static;
 	uint32_t dom_entries[L2_MAX_DOMAINS];
 	uint32_t port_learned[PF_MAX_PORTS];
+	uint16_t n_inst;              /* instances sharing the table */
+	uint32_t pkt_s[PF_MAX_INSTANCES];   /* pcap clock: each instance's l2_priv.pkt_s */
 	uint64_t mem_bytes;           /* measured at init */
 	uint64_t mem_estimate;
 	/* Removed positions and their grace-period tokens (instance 0 only). */
@@ -167,7 +169,9 @@ struct l2_priv {
 	int32_t age_lim;              /* age_s, or INT32_MAX without aging (l2_set_age) */
 	bool prefetch_ent;            /* entry array larger than a cache: prefetch entries */
 	uint32_t port_limit;          /* 0: none */
-	uint32_t now_s;               /* newest time this stage saw */
+	uint32_t now_s;               /* the sweep's time (l2_upkeep) */
+	uint32_t pkt_s;               /* pcap clock: newest packet time this instance processed */
+	uint16_t inst;                /* instance index (st->conf->instance) */
 	int ts_offset;
 	uint64_t ts_flag;
 	uint8_t untagged_bd[PF_MAX_PORTS];

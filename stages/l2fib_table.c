@@ -76,6 +76,7 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 
 	l2->cap = cfg->table_size;
 	l2_set_age(l2, cfg->age_s);
+	l2->inst = RTE_MIN(st->conf->instance, PF_MAX_INSTANCES - 1);
 	for (i = 0; i < RTE_DIM(l2->kp); i++)
 		l2->kp[i] = &l2->key[i];
 	l2->port_limit = cfg->port_learn_limit;
@@ -128,6 +129,7 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 	l2->tb = tb;
 	tb->refs = 1;
 	tb->mt = st->conf->n_instances > 1;
+	tb->n_inst = RTE_MAX(st->conf->n_instances, 1);
 	l2->mt = tb->mt;
 	l2->sweeper = true;
 

@@ -116,9 +116,20 @@ static void
 l2_upkeep(struct pf_stage *st, uint64_t now_ns, uint32_t cmd_budget, uint32_t sweep_budget)
 {
 	struct l2_priv *l2 = st->priv;
-	uint32_t now_s = (uint32_t)(now_ns / L2_NS_PER_S);
-	uint16_t d;
+	uint32_t now_s = (uint32_t)(now_ns / L2_NS_PER_S), t;
+	uint16_t d, k;
 
+	if (l2->pcap_clock && st->rt != NULL) {
+		/* Replay under a runtime: rx's clock runs ahead of packets still
+		 * queued to an instance; age by the oldest time every instance has
+		 * processed, so no entry ages before its own refresh is seen. */
+		for (k = 0, now_s = UINT32_MAX; k < l2->tb->n_inst; k++) {
+			t = __atomic_load_n(&l2->tb->pkt_s[k], __ATOMIC_RELAXED);
+			now_s = RTE_MIN(now_s, t);
+		}
+	} else if ((int32_t)(l2->pkt_s - now_s) > 0) {
+		now_s = l2->pkt_s;
+	}
 	if ((int32_t)(now_s - l2->now_s) > 0)
 		l2->now_s = now_s;
 	if (unlikely(l2->cmd_cur != NULL ||
