@@ -258,10 +258,10 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 	uint8_t sk[L2_CHUNK], dk[L2_CHUNK], bds[L2_CHUNK];
 	uint32_t ts[L2_CHUNK];
 	struct l2_new nl[L2_CHUNK];
-	uint64_t prev = UINT64_MAX;
+	uint64_t prev = UINT64_MAX, prev_dkey = UINT64_MAX;
 	uint32_t prev_t = burst_s, hit = 0, miss = 0, flooded = 0;
 	uint16_t i, nk = 0, n_new = 0, drops = 0;
-	uint8_t rep = L2_REP_NONE;
+	uint8_t rep = L2_REP_NONE, prev_dk = L2_NO_KEY;
 
 	/* Pass 1: domain, keys, early drops; headers prefetched 4 ahead. */
 	for (i = 0; i < n && i < 4; i++)
@@ -272,8 +272,8 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 		uint16_t in_port = md->in_port;
 		uint32_t t = burst_s;
-		uint64_t skey;
-		uint8_t bd;
+		uint64_t skey, dkey;
+		uint8_t bd, new_dst = 0;
 
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
@@ -319,9 +319,18 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 				continue;   /* its source is not learned either */
 			}
 		} else {
-			dk[i] = (uint8_t)(nk + (sk[i] != L2_NO_KEY));
-			key[dk[i]] = l2_mac48(d) | (uint64_t)bd << 48;
-			sig[dk[i]] = l2_hash_key(key[dk[i]], l2->seed);
+			dkey = l2_mac48(d) | (uint64_t)bd << 48;
+			/* The run's destination: one lookup, its entry read per packet. */
+			if (dkey == prev_dkey) {
+				dk[i] = prev_dk;
+			} else {
+				dk[i] = (uint8_t)(nk + (sk[i] != L2_NO_KEY));
+				key[dk[i]] = dkey;
+				sig[dk[i]] = l2_hash_key(dkey, l2->seed);
+				prev_dkey = dkey;
+				prev_dk = dk[i];
+				new_dst = 1;
+			}
 		}
 		if (sk[i] != L2_NO_KEY) {
 			prev = skey | (uint64_t)in_port << 56;
@@ -330,7 +339,7 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 			sig[nk] = l2_hash_key(skey, l2->seed);
 			nk++;
 		}
-		nk += dk[i] != L2_NO_KEY;
+		nk += new_dst;
 		edge[i] = L2_EDGE_OUT;
 		md->bd = bd;
 		bds[i] = bd;
