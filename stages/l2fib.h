@@ -185,7 +185,7 @@ struct l2_priv {
 
 	/* Housekeeping (owning lcore, between bursts). */
 	uint32_t sweep_pos;
-	uint32_t sweep_rest_s;                    /* now_s + 1 of the last full pass (0: none) */
+	uint32_t sweep_rest_s;                    /* no sweep before this second (l2_sweep) */
 	uint64_t dom_full_warned[L2_MAX_DOMAINS];
 	uint64_t warn_tsc;
 	struct l2_cmd *cmd_cur;                   /* the update being applied */

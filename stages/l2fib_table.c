@@ -298,8 +298,10 @@ l2_sweep(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
 	uint32_t pos, n = RTE_MIN(budget, l2->n_pos);
 	struct l2_entry e;
 
-	/* Entries expire in whole seconds: one pass per second finds them all. */
-	if (l2->sweep_rest_s == l2->now_s + 1)
+	/* Entries expire in whole seconds: one pass per second finds them all;
+	 * with the wall clock and a long age_s, one per age_s / 8 is enough (an
+	 * expired entry is unknown to lookups at once; only its slot waits). */
+	if ((int32_t)(l2->now_s - l2->sweep_rest_s) < 0)
 		n = 0;
 	/* A position check costs 1, a key removal L2_SWEEP_REMOVE: a call stays short
 	 * when many entries expire at once. */
@@ -308,7 +310,9 @@ l2_sweep(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
 		pos = l2->sweep_pos;
 		l2->sweep_pos = pos + 1 == l2->n_pos ? 0 : pos + 1;
 		if (l2->sweep_pos == 0) {
-			l2->sweep_rest_s = l2->now_s + 1;   /* pass done: rest until the next second */
+			/* Pass done: rest. */
+			l2->sweep_rest_s = l2->now_s +
+				(l2->pcap_clock || l2->age_s < 16 ? 1 : l2->age_s / 8);
 			n = 0;
 		}
 		e = l2_load(l2, pos);
