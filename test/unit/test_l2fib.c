@@ -333,9 +333,13 @@ test_aging(void **state)
 	expect_flood(st, frame(A, B, P1, 0), PORTS(0x5));
 	assert_int_equal(pf_test_ctr(st, "miss"), 1);
 
-	/* Sweep after a burst (no idle): B ages while other traffic flows. */
+	/* Bursts never sweep (bounded, lock-free work only); housekeeping does,
+	 * on a loaded lcore that never idles too: B ages while traffic flows. */
 	pf_clock_advance_ns(200 * s);
 	expect_flood(st, frame(BCAST, C, P2, 0), PORTS(0x3));
+	assert_int_equal(pf_test_ctr(st, "aged"), 1);
+	assert_int_equal(gauge(st, "entries"), 2);
+	st->ops->housekeep(st, pf_now_ns());
 	assert_int_equal(pf_test_ctr(st, "aged"), 2);
 	assert_int_equal(gauge(st, "entries"), 1);
 
@@ -1003,6 +1007,113 @@ test_update_handoff(void **state)
 	unlink(path);
 }
 
+/*
+ * process_burst keeps its promise (no locks, no waiting, bounded work): a
+ * posted update waits for housekeeping however many bursts run, and the
+ * housekeep op alone (a loaded lcore that never idles) applies it.
+ */
+static void
+test_update_only_in_housekeep(void **state)
+{
+	char line[256];
+	struct upd_arg a = { 0 };
+	struct pf_stage *st;
+	struct rte_mbuf *pkts[32];
+	uint16_t edge[32], i;
+	uint8_t mac[6], src[6];
+	pthread_t th;
+	int k, calls = 0;
+
+	st = mk_stage("  l2: { type: l2fib, ports: [p0, p1, p2], next: tx }\n");
+	st->rt = st;   /* pretend a runtime runs it: update() posts and waits */
+	snprintf(line, sizeof(line),
+		 "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx,\n"
+		 "        static: [ { mac: \"" A "\", port: p2 } ] }\n");
+	a.st = st;
+	a.line = line;
+	assert_int_equal(pthread_create(&th, NULL, upd_thread, &a), 0);
+	mac_n(src, 0x5151);
+	for (k = 0; k < 200; k++) {
+		for (i = 0; i < 32; i++)
+			pkts[i] = frame_b(mac_n_ret(mac, 0x7000 + i), src, P0, 0);
+		pf_test_process(st, pkts, 32, edge);
+		pf_test_free(pkts, 32);
+		usleep(100);
+	}
+	assert_int_equal(__atomic_load_n(&a.done, __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(gauge(st, "entries_static"), 0);
+	while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE)) {
+		st->ops->housekeep(st, pf_now_ns());
+		calls++;
+		usleep(100);
+	}
+	pthread_join(th, NULL);
+	assert_int_equal(a.rc, 0);
+	assert_true(calls >= 1);
+	assert_int_equal(gauge(st, "entries_static"), 1);
+	expect_out(st, frame(A, B, P0, 0), P2);
+	st->rt = NULL;
+	rm_stage(st);
+}
+
+/*
+ * A run of packets from one station is looked up and learned once, yet
+ * counts as the same packets one by one: a static mismatch, a full table,
+ * a port at its limit count once per packet.
+ */
+static void
+test_runs_count_per_packet(void **state)
+{
+	struct rte_mbuf *pkts[40];
+	uint16_t edge[40], i;
+	uint8_t mac[6], src[6];
+	struct pf_stage *st;
+
+	st = mk_stage("  l2: { type: l2fib, ports: [p0, p1, p2], table_size: 3, next: tx,\n"
+		      "        static: [ { mac: \"" A "\", port: p1 } ] }\n");
+	/* 40 frames from A on p0 (static on p1): 40 mismatches, A stays on p1. */
+	for (i = 0; i < 40; i++)
+		pkts[i] = frame(B, A, P0, 0);
+	pf_test_process(st, pkts, 40, edge);
+	pf_test_free(pkts, 40);
+	assert_int_equal(pf_test_ctr(st, "static_src_mismatch"), 40);
+	assert_int_equal(pf_test_ctr(st, "flooded"), 40);
+	expect_out(st, frame(A, C, P0, 0), P1);     /* C learned: 2 of 3 */
+	expect_flood(st, frame(BCAST, D, P2, 0), PORTS(0x3));   /* D: 3 of 3 */
+	/* Full: E's 33 frames (two chunks) are each fib_full; D's refresh is not. */
+	for (i = 0; i < 33; i++)
+		pkts[i] = frame_b(mac_n_ret(mac, 0x100 + i), mac_n_ret(src, 0xe), P1, 0);
+	for (i = 33; i < 36; i++)
+		pkts[i] = frame(BCAST, D, P2, 0);
+	pf_test_process(st, pkts, 36, edge);
+	for (i = 0; i < 36; i++)
+		assert_int_equal(edge[i], OUT);
+	pf_test_free(pkts, 36);
+	assert_int_equal(pf_test_ctr(st, "fib_full"), 33);
+	assert_int_equal(pf_test_ctr(st, "learned"), 2);
+	assert_int_equal(gauge(st, "entries"), 3);
+	rm_stage(st);
+
+	/* port_learn_limit 1: the second station of p0 is refused on each packet. */
+	st = mk_stage("  l2: { type: l2fib, ports: [p0, p1], port_learn_limit: 1, next: tx }\n");
+	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x2));
+	for (i = 0; i < 5; i++)
+		pkts[i] = frame(BCAST, B, P0, 0);
+	pf_test_process(st, pkts, 5, edge);
+	pf_test_free(pkts, 5);
+	assert_int_equal(pf_test_ctr(st, "port_learn_limit"), 5);
+	/* A run from one source on two ports is two runs: learn, then a move. */
+	pkts[0] = frame(BCAST, C, P1, 0);
+	pkts[1] = frame(BCAST, C, P1, 0);
+	pkts[2] = frame(BCAST, A, P1, 0);
+	pkts[3] = frame(BCAST, A, P1, 0);
+	pf_test_process(st, pkts, 4, edge);
+	pf_test_free(pkts, 4);
+	assert_int_equal(pf_test_ctr(st, "learned"), 2);            /* A, C */
+	assert_int_equal(pf_test_ctr(st, "port_learn_limit"), 7);   /* A cannot move to full p1 */
+	rm_stage(st);
+}
+
 /* reliability.md case 8: a frame with one of our port MACs as source. */
 static void
 test_own_mac(void **state)
@@ -1093,6 +1204,8 @@ main(void)
 		cmocka_unit_test(test_update_refused),
 		cmocka_unit_test(test_update_static_file),
 		cmocka_unit_test(test_update_handoff),
+		cmocka_unit_test(test_update_only_in_housekeep),
+		cmocka_unit_test(test_runs_count_per_packet),
 		cmocka_unit_test(test_own_mac),
 	};
 

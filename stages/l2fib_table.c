@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The l2fib MAC table: an rte_hash of 8-byte keys (MAC | domain << 48) plus
+ * an array of 8-byte entries indexed by hash position. One per stage, shared
+ * by its instances. Here: creating and freeing it, removing keys (at once with
+ * one instance, after a QSBR grace period with several), the incremental
+ * aging sweep, eviction for static entries, gauges and the table-full warning.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_random.h>
+
+#include "l2fib.h"
+#include "pf_log.h"
+
+#define L2_WARN_INTERVAL_S 10
+#define L2_LCORE_CACHE 64                 /* rte_hash's per-lcore free-slot cache (MULTI_WRITER_ADD) */
+#define L2_ENT_CACHED (256u << 10)       /* entry arrays up to this stay cached: no prefetch */
+#define L2_SWEEP_REMOVE 16                /* budget units a key removal costs in the sweep */
+
+static uint64_t
+l2_mem_estimate(uint32_t entries)
+{
+	uint64_t p2 = rte_align64pow2(entries);
+
+	/* buckets + extendable buckets (64 B each, 8 keys), key store (16 B), two free
+	 * rings of 4-byte slots, and our 8-byte entries. */
+	return p2 / 8 * 64 * 2 + (uint64_t)(entries + 1) * 16 + rte_align64pow2(entries + 1) * 4 +
+	       p2 / 8 * 4 + (uint64_t)(entries + 1) * sizeof(struct l2_entry);
+}
+
+/* rte_hash's hash function; the data path computes the same inline (l2_hash_key). */
+static uint32_t
+l2_hash_fn(const void *key, uint32_t len, uint32_t seed)
+{
+	uint64_t k;
+
+	RTE_SET_USED(len);
+	memcpy(&k, key, sizeof(k));
+	return l2_hash_key(k, seed);
+}
+
+/* Keys are whole 8-byte words: one compare instead of memcmp. */
+static int
+l2_key_cmp(const void *a, const void *b, size_t len)
+{
+	uint64_t x, y;
+
+	RTE_SET_USED(len);
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x != y;
+}
+
+int
+l2_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	static uint32_t seq;
+	const struct l2_cfg *cfg = st->conf->cfg;
+	struct l2_priv *l2 = st->priv;
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = { 0 };
+	int socket = SOCKET_ID_ANY, lcore = st->conf->lcore;
+	struct l2_table *tb;
+	uint64_t mem0;
+	uint32_t i;
+	uint16_t d, p;
+
+	l2->cap = cfg->table_size;
+	l2_set_age(l2, cfg->age_s);
+	l2->inst = RTE_MIN(st->conf->instance, PF_MAX_INSTANCES - 1);
+	for (i = 0; i < RTE_DIM(l2->kp); i++)
+		l2->kp[i] = &l2->key[i];
+	l2->port_limit = cfg->port_learn_limit;
+	l2->n_domains = cfg->n_domains;
+	memset(l2->untagged_bd, L2_NO_BD, sizeof(l2->untagged_bd));
+	for (d = 0; d < cfg->n_domains; d++) {
+		l2->dom_vlan[d] = cfg->dom[d].vlan;
+		l2->dom_mask[d] = cfg->dom[d].port_mask;
+		for (p = 0; p < PF_MAX_PORTS; p++)
+			if (cfg->dom[d].vlan == 0 && (cfg->dom[d].port_mask & (1u << p)))
+				l2->untagged_bd[p] = (uint8_t)d;
+	}
+	l2->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	l2->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+	if (l2->ts_offset >= 0) {
+		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+
+		l2->ts_flag = bit >= 0 ? 1ull << bit : 0;
+	}
+	l2->applied = l2_static_keys(cfg);
+	if (l2->applied == NULL)
+		return pf_node_err(errs, st->conf->node, "stages.%s: out of memory", st->conf->name);
+	l2->n_applied = cfg->n_static;
+	l2->ctl_age_s = cfg->age_s;
+	l2->ctl_port_limit = cfg->port_learn_limit;
+	/* Port MACs are final here: configured, or read from the devices at start. */
+	pf_own_macs_init(&l2->own, st->topo);
+	if (st->first != st) {
+		/* Instance k > 0: use the table instance 0 made (init runs in order). */
+		tb = ((struct l2_priv *)st->first->priv)->tb;
+		if (tb == NULL)
+			return pf_node_err(errs, st->conf->node, "stages.%s: instance 0 has no table",
+					   st->conf->name);
+		tb->refs++;
+		l2->tb = tb;
+		l2->h = tb->h;
+		l2->ent = tb->ent;
+		l2->n_pos = tb->n_pos;
+	l2->prefetch_ent = (uint64_t)tb->n_pos * sizeof(*tb->ent) > L2_ENT_CACHED;
+		l2->prefetch_ent = (uint64_t)tb->n_pos * sizeof(*tb->ent) > L2_ENT_CACHED;
+		l2->seed = tb->seed;
+		l2->mt = tb->mt;
+		return 0;
+	}
+	if (lcore >= 0 && lcore < RTE_MAX_LCORE && rte_lcore_is_enabled((unsigned int)lcore))
+		socket = (int)rte_lcore_to_socket_id((unsigned int)lcore);
+	tb = rte_zmalloc_socket("l2fib_table", sizeof(*tb), RTE_CACHE_LINE_SIZE, socket);
+	if (tb == NULL)
+		return pf_node_err(errs, st->conf->node, "stages.%s: out of memory", st->conf->name);
+	l2->tb = tb;
+	tb->refs = 1;
+	tb->mt = st->conf->n_instances > 1;
+	tb->n_inst = RTE_MAX(st->conf->n_instances, 1);
+	l2->mt = tb->mt;
+	l2->sweeper = true;
+
+	snprintf(name, sizeof(name), "l2f%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	hp.name = name;
+	/* 25% more key slots than table_size: cuckoo inserts slow down sharply
+	 * near a full bucket array (95% load cost ~15k cycles per insert). */
+	hp.entries = RTE_MAX(cfg->table_size + cfg->table_size / 4, 8u);
+	hp.key_len = sizeof(uint64_t);
+	hp.hash_func = l2_hash_fn;
+	hp.hash_func_init_val = (uint32_t)rte_rand();   /* crafted collision sets miss */
+	tb->seed = hp.hash_func_init_val;
+	hp.socket_id = socket;
+	/* Lock-free readers; extendable buckets so table_size keys always fit. */
+	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
+	/* Positions run up to entries plus every lcore's free-slot cache with
+	 * several writers (rte_hash keeps up to 63 free slots per lcore). */
+	tb->n_pos = hp.entries + 1;
+	if (tb->mt) {
+		hp.extra_flag |= RTE_HASH_EXTRA_FLAGS_MULTI_WRITER_ADD;
+		tb->n_pos += (RTE_MAX_LCORE - 1) * (L2_LCORE_CACHE - 1);
+	}
+	tb->mem_estimate = l2_mem_estimate(hp.entries);
+	mem0 = pf_heap_used();
+	tb->h = rte_hash_create(&hp);
+	if (tb->h != NULL)
+		tb->ent = rte_zmalloc_socket("l2fib_ent", (size_t)tb->n_pos * sizeof(*tb->ent),
+					     RTE_CACHE_LINE_SIZE, socket);
+	if (tb->h == NULL || tb->ent == NULL)
+		return pf_node_err(errs, st->conf->node,
+				   "stages.%s: cannot allocate a %u-entry MAC table (about %" PRIu64
+				   " MiB): %s; lower table_size or give EAL more memory (-m)",
+				   st->conf->name, cfg->table_size, tb->mem_estimate >> 20,
+				   rte_strerror(tb->h == NULL ? rte_errno : ENOMEM));
+	tb->mem_bytes = pf_heap_used() - mem0;
+	rte_hash_set_cmp_func(tb->h, l2_key_cmp);
+	l2->h = tb->h;
+	l2->seed = tb->seed;
+	l2->ent = tb->ent;
+	l2->n_pos = tb->n_pos;
+
+	for (i = 0; i < cfg->n_static; i++) {
+		const struct l2_static_cfg *s = &cfg->statics[i];
+		uint64_t k = l2_key(s->mac, s->bd);
+		int32_t pos = rte_hash_add_key(l2->h, &k);
+
+		if (pos < 0)
+			return pf_err_add(errs, s->file, s->line, s->col,
+					  "stages.%s.static: cannot insert entry: %s", st->conf->name,
+					  rte_strerror(-pos));
+		tb->ent[pos].e = (struct l2_entry){ .port = s->port, .bd = (uint8_t)s->bd,
+			.flags = L2_F_INHASH | L2_F_LIVE | L2_F_STATIC };
+		tb->dom_entries[s->bd]++;
+		tb->n_slots++;
+		tb->n_static++;
+	}
+	PF_LOG(INFO, "l2fib %s: %u domain(s), table_size %u, %u static, age %u s, "
+	       "%.1f MiB (estimated %.1f MiB)%s", st->conf->name, cfg->n_domains, cfg->table_size,
+	       cfg->n_static, cfg->age_s, (double)tb->mem_bytes / 1048576.0,
+	       (double)tb->mem_estimate / 1048576.0,
+	       tb->mt ? ", shared by its instances" : "");
+	return 0;
+}
+
+void
+l2_warn_full(struct pf_stage *st, bool force)
+{
+	const struct l2_cfg *cfg = st->conf->cfg;
+	struct l2_priv *l2 = st->priv;
+	uint64_t now = rte_get_tsc_cycles();
+	uint16_t d;
+
+	if (!force && l2->warn_tsc != 0 &&
+	    now - l2->warn_tsc < rte_get_tsc_hz() * L2_WARN_INTERVAL_S)
+		return;
+	for (d = 0; d < l2->n_domains; d++) {
+		if (l2->dom_full[d] == l2->dom_full_warned[d])
+			continue;
+		PF_LOG(WARNING, "l2fib %s: MAC table full (%u entries, table_size %u): %" PRIu64
+		       " source(s) in domain '%s' not learned, flooded instead (fib_full)",
+		       st->conf->name, __atomic_load_n(&l2->tb->n_slots, __ATOMIC_RELAXED), l2->cap,
+		       l2->dom_full[d] - l2->dom_full_warned[d], cfg->dom[d].name);
+		l2->dom_full_warned[d] = l2->dom_full[d];
+		l2->warn_tsc = now;
+	}
+}
+
+void
+l2_free(struct pf_stage *st)
+{
+	struct l2_priv *l2 = st->priv;
+	struct l2_table *tb;
+
+	if (l2 == NULL)
+		return;
+	free(l2->applied);
+	l2->applied = NULL;
+	if ((tb = l2->tb) == NULL)
+		return;
+	if (tb->h != NULL && tb->ent != NULL)
+		l2_warn_full(st, true);
+	l2->tb = NULL;
+	l2->h = NULL;
+	l2->ent = NULL;
+	/* The last instance to go frees the shared table. */
+	if (--tb->refs != 0)
+		return;
+	rte_hash_free(tb->h);
+	rte_free(tb->ent);
+	rte_free(tb);
+}
+
+/*
+ * Remove the dead key at @p pos (instance 0's sweep only: never while a
+ * burst of its own holds positions). One instance: the position is reused at
+ * once. Several: it is marked gone and freed after a grace period, because
+ * another instance may hold it from a lookup made before the delete.
+ */
+void
+l2_remove(struct l2_priv *l2, uint32_t pos, struct l2_entry e, bool dead)
+{
+	struct l2_table *tb = l2->tb;
+	struct l2_entry gone = { .flags = L2_F_GONE };
+	void *key;
+
+	if (!l2->mt) {
+		if (rte_hash_get_key_with_position(l2->h, (int32_t)pos, &key) == 0 &&
+		    rte_hash_del_key(l2->h, key) >= 0)
+			rte_hash_free_key_with_position(l2->h, (int32_t)pos);
+		l2->ent[pos].w = 0;
+		tb->n_slots--;
+		tb->n_dead -= dead;
+		return;
+	}
+	if (tb->pend_tail - tb->pend_head == L2_PEND || !l2_commit(l2, pos, e, gone))
+		return;   /* no room to defer (next sweep), or revived meanwhile */
+	l2_add(l2, &tb->n_dead, -(int32_t)dead);
+	if (rte_hash_get_key_with_position(l2->h, (int32_t)pos, &key) == 0)
+		rte_hash_del_key(l2->h, key);
+	tb->pend_pos[tb->pend_tail % L2_PEND] = pos;
+	tb->pend_tok[tb->pend_tail % L2_PEND] = pf_rcu_start();
+	tb->pend_tail++;
+}
+
+/* Free the removed positions whose grace period is over (tokens only grow). */
+static void
+l2_reclaim(struct l2_priv *l2)
+{
+	struct l2_table *tb = l2->tb;
+	uint32_t pos;
+
+	while (tb->pend_head != tb->pend_tail &&
+	       pf_rcu_done(tb->pend_tok[tb->pend_head % L2_PEND])) {
+		pos = tb->pend_pos[tb->pend_head % L2_PEND];
+		/* Empty before free: whoever gets the position next claims it from 0. */
+		__atomic_store_n(&l2->ent[pos].w, 0, __ATOMIC_RELEASE);
+		rte_hash_free_key_with_position(l2->h, (int32_t)pos);
+		l2_add(l2, &tb->n_slots, -1);
+		tb->pend_head++;
+	}
+}
+
+void
+l2_sweep(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
+{
+	uint32_t pos, n = RTE_MIN(budget, l2->n_pos);
+	struct l2_entry e;
+
+	/* Entries expire in whole seconds: one pass per second finds them all;
+	 * with the wall clock and a long age_s, one per age_s / 8 is enough (an
+	 * expired entry is unknown to lookups at once; only its slot waits). */
+	if ((int32_t)(l2->now_s - l2->sweep_rest_s) < 0)
+		n = 0;
+	/* A position check costs 1, a key removal L2_SWEEP_REMOVE: a call stays short
+	 * when many entries expire at once. */
+	while (n != 0) {
+		n--;
+		pos = l2->sweep_pos;
+		l2->sweep_pos = pos + 1 == l2->n_pos ? 0 : pos + 1;
+		if (l2->sweep_pos == 0) {
+			/* Pass done: rest. */
+			l2->sweep_rest_s = l2->now_s +
+				(l2->pcap_clock || l2->age_s < 16 ? 1 : l2->age_s / 8);
+			n = 0;
+		}
+		e = l2_load(l2, pos);
+		if ((e.flags & (L2_F_INHASH | L2_F_STATIC)) != L2_F_INHASH)
+			continue;
+		if (e.flags & L2_F_LIVE) {
+			if (!l2_expired(l2, &e, l2->now_s) || !l2_kill(l2, pos, e))
+				continue;
+			st->ctrs[L2_CTR_AGED]++;
+			e.flags &= (uint8_t)~L2_F_LIVE;
+		}
+		l2_remove(l2, pos, e, true);
+		n -= RTE_MIN(n, (uint32_t)L2_SWEEP_REMOVE);
+	}
+	if (l2->mt)
+		l2_reclaim(l2);
+}
+
+/* Make room for a static entry in a table at table_size: remove one learned
+ * (live or dead) entry. Returns false if there is none. */
+bool
+l2_evict(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
+{
+	struct l2_entry e;
+	uint32_t n, pos = l2->sweep_pos;
+
+	for (n = 0; n < l2->n_pos; n++, pos = pos + 1 == l2->n_pos ? 0 : pos + 1) {
+		e = l2_load(l2, pos);
+		if ((e.flags & (L2_F_INHASH | L2_F_STATIC)) != L2_F_INHASH)
+			continue;
+		if (e.flags & L2_F_LIVE) {
+			if (!l2_kill(l2, pos, e))
+				continue;
+			st->ctrs[L2_CTR_STATIC_EVICT]++;
+			c->evicted++;
+			e.flags &= (uint8_t)~L2_F_LIVE;
+		}
+		l2_remove(l2, pos, e, true);
+		return true;
+	}
+	return false;
+}
+
+/* Static entry changes (one instance only: update_check refuses them with
+ * instances, so these plain writes have no concurrent writer). */
+
+uint16_t
+l2_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+{
+	const struct l2_cfg *cfg = st->conf->cfg;
+	const struct l2_priv *l2 = st->priv;
+	const struct l2_table *tb = l2->tb;
+	uint32_t live = 0;
+	uint16_t n = 0, d;
+
+	for (d = 0; d < l2->n_domains; d++)
+		live += l2_get(&tb->dom_entries[d]);
+#define L2_GAUGE(nm, val) do {						\
+	if (n < max) {							\
+		snprintf(out[n].name, sizeof(out[n].name), "%s", nm);	\
+		out[n++].value = (val);					\
+	}								\
+} while (0)
+	L2_GAUGE("entries", live);
+	L2_GAUGE("entries_static", tb->n_static);
+	L2_GAUGE("table_size", l2->cap);
+	L2_GAUGE("memory_bytes", tb->mem_bytes);
+	L2_GAUGE("updates", __atomic_load_n(&l2->updates, __ATOMIC_RELAXED));
+	for (d = 0; d < l2->n_domains && n < max; d++) {
+		snprintf(out[n].name, sizeof(out[n].name), "entries.%s", cfg->dom[d].name);
+		out[n++].value = l2_get(&tb->dom_entries[d]);
+	}
+#undef L2_GAUGE
+	return n;
+}
+
