@@ -7,7 +7,9 @@
 1. Regenerates the case from case.py into a scratch dir and checks that the
    committed in/, expected/ and counters.json are what the model produces.
 2. Runs pipefwd on topology.yaml (@IN@, @OUT@, @CASE@ substituted) with the
-   net_pcap inputs, until idle, with --stats-json.
+   net_pcap inputs, until idle, with --stats-json; lossless
+   (runtime.backpressure: true is added unless the case expects ring_full
+   drops or sets it), so a busy machine cannot turn a replay into drops.
 3. Compares per output port: the same frames byte for byte, in the same
    order within each flow; the counters listed in counters.json exactly, and
    every drop counter not listed is zero; nothing unaccounted, no mbuf leaked.
@@ -123,6 +125,22 @@ def check_generated(case_dir, scratch, errors):
         errors.append("counters.json differs from case.py COUNTERS")
 
 
+def lossless(topo, want_ctrs):
+    """Run the case lossless (runtime.backpressure: a stage takes only what the
+    rings after it hold), so a replay is complete however the machine
+    schedules the lcores; unless the case sets backpressure itself or expects
+    ring_full drops (it then tests the overflow)."""
+    if "backpressure" in topo or any(k.endswith("ring_full") for k in want_ctrs):
+        return topo
+    m = re.search(r"^runtime:[ \t]*\{", topo, re.M)
+    if m:
+        return topo[:m.end()] + " backpressure: true," + topo[m.end():]
+    m = re.search(r"^runtime:[ \t]*\n", topo, re.M)
+    if m:
+        return topo[:m.end()] + "  backpressure: true\n" + topo[m.end():]
+    return topo.rstrip("\n") + "\nruntime: { backpressure: true }\n"
+
+
 def run_case(case_dir, pipefwd, keep):
     case_dir = os.path.abspath(case_dir)
     name = os.path.basename(case_dir)
@@ -135,6 +153,7 @@ def run_case(case_dir, pipefwd, keep):
         topo = open(os.path.join(case_dir, "topology.yaml")).read()
         topo = (topo.replace("@IN@", os.path.join(case_dir, "in"))
                 .replace("@OUT@", out_dir).replace("@CASE@", case_dir))
+        topo = lossless(topo, json.load(open(os.path.join(case_dir, "counters.json"))))
         topo_path = os.path.join(case_dir, f".run-{os.getpid()}.yaml")
         with open(topo_path, "w") as f:
             f.write(topo)

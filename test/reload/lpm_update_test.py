@@ -11,7 +11,9 @@ script flips the inline route 10.9.0.0/16 between next hop a (port p1) and b
 (port p2) and sends SIGHUP: each reload builds a complete new table beside the
 running one and swaps it. At the end: every reload applied, zero drops of any
 kind, zero unaccounted, both ports carried traffic, every flow's packets in
-order on each port and, merged, complete; no mbuf leaked.
+order on each port and, merged, complete; no mbuf leaked. The run is lossless
+(runtime.backpressure); on a busy machine that starves pipefwd until its idle
+exit, fewer frames are read but none may be lost (reported, not failed).
 
 With --in-file the flipping route lives in the routes file instead: the
 topology file is written once and never changes, each update rewrites only
@@ -56,6 +58,7 @@ stages:
   tx: {{ type: tx, ports: [p0, p1, p2] }}
 rings:
   default: {{ size: 8192, burst: 32 }}
+runtime: {{ backpressure: true }}
 lcores:
   1: [rx, lpm, tx]
 """
@@ -100,7 +103,7 @@ def main():
     topo = f"{d}/topology.yaml"
     write_atomic(topo, topology(paths, "a", args.in_file))
     stats = f"{d}/stats.json"
-    proc = subprocess.Popen([args.pipefwd, "-q", "-i", "1500", "-j", stats, topo, "--",
+    proc = subprocess.Popen([args.pipefwd, "-q", "-i", "3000", "-j", stats, topo, "--",
                              f"--file-prefix=lpmupd_{os.getpid()}"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.6)
@@ -113,7 +116,7 @@ def main():
         proc.send_signal(signal.SIGHUP)
         time.sleep(args.interval)
     out, err = proc.communicate(timeout=60)
-    st, errors = check_run(proc.returncode, err, stats, total)
+    st, errors = check_run(proc.returncode, err, stats, total, starved_ok=True)
     updates = st["stages"]["lpm"]["gauges"].get("route_updates", 0)
     if updates < 2:
         errors.append(f"lpm route_updates gauge {updates}, want >= 2")
@@ -132,8 +135,8 @@ def main():
         if n == 0:
             errors.append(f"{port} carried nothing: the swaps did not take effect")
         got += n
-    if got != total:
-        errors.append(f"outputs hold {got} of {total} frames")
+    if got != st["totals"]["rx"]:
+        errors.append(f"outputs hold {got} of {st['totals']['rx']} frames received")
     print(f"lpm update test{' (routes file only)' if args.in_file else ''}: {total} frames, "
           f"{updates} table swaps with "
           f"20000 routes, reload max {st['reload']['max_ms']:.1f} ms")
