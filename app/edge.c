@@ -223,15 +223,16 @@ pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int 
 	rs->bursts++;
 	rs->ran = true;
 	if (unlikely(all == PF_EDGE_MIXED)) {
-		/* The stage did not say: find out, four edges per compare. */
-		uint64_t want = edge[0] * 0x0001000100010001ull, w, d4 = 0;
+		/* The stage did not say: find out, eight edges per step. */
+		uint64_t want = edge[0] * 0x0001000100010001ull, w[2], d4 = 0;
+		uint16_t steps = n >> 3;
 
 		all = edge[0];
-		for (i = 0; i + 4 <= n; i += 4) {
-			memcpy(&w, edge + i, sizeof(w));
-			d4 |= w ^ want;
+		for (i = 0; i < steps; i++) {
+			memcpy(w, edge + 8 * i, sizeof(w));
+			d4 |= (w[0] ^ want) | (w[1] ^ want);
 		}
-		for (; i < n; i++)
+		for (i = steps * 8; i < n; i++)
 			diff |= edge[i] ^ all;
 		diff |= d4 != 0;
 		if (diff != 0)
