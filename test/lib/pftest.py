@@ -11,6 +11,8 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
+import time
 
 
 
@@ -29,6 +31,47 @@ stages:
 lcores:
   1: [rx, xc, tx]
 """
+
+
+class LogFollower:
+    """Reads a running process's stderr (text mode) in a thread, so a test can
+    wait for a line (start-up, a reload's acknowledgement) instead of
+    sleeping a fixed time that a busy machine overruns."""
+
+    def __init__(self, proc):
+        self.lines = []
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._run, args=(proc,), daemon=True)
+        self.thread.start()
+
+    def _run(self, proc):
+        for line in proc.stderr:
+            with self.cond:
+                self.lines.append(line)
+                self.cond.notify_all()
+
+    def wait_for(self, *texts, start=0, timeout=30.0):
+        """Index of the first line from @start holding one of @texts, or None."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for i in range(start, len(self.lines)):
+                    if any(t in self.lines[i] for t in texts):
+                        return i
+                left = end - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+
+    def reload(self, proc, signum):
+        """Send @signum (SIGHUP) and wait until the reload is applied or refused."""
+        n = len(self.lines)
+        proc.send_signal(signum)
+        return self.wait_for(" applied in ", "reload refused", start=n) is not None
+
+    def text(self):
+        self.thread.join(timeout=5)
+        return "".join(self.lines)
 
 
 def check_run(returncode, log, stats_path, total, starved_ok=False):

@@ -32,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 import replaylib  # noqa: E402
-from pftest import check_run, finish, ipv4_udp, write_atomic, write_pcap  # noqa: E402
+from pftest import LogFollower, check_run, finish, ipv4_udp, write_atomic, write_pcap  # noqa: E402
 
 FLOWS = 16
 PACE_PPS = 50000
@@ -105,17 +105,22 @@ def main():
     stats = f"{d}/stats.json"
     proc = subprocess.Popen([args.pipefwd, "-q", "-i", "3000", "-j", stats, topo, "--",
                              f"--file-prefix=lpmupd_{os.getpid()}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.6)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Flip only once pipefwd runs, and each flip only after the last was
+    # applied: on a busy machine SIGHUPs sent blind coalesce.
+    log = LogFollower(proc)
+    if log.wait_for(": running ") is None:
+        print("pipefwd did not start:", log.text()[-2000:])
     for i in range(args.updates):
         via = "b" if i % 2 == 0 else "a"
         if args.in_file:
             write_routes(paths, base, via, True)
         else:
             write_atomic(topo, topology(paths, via, False))
-        proc.send_signal(signal.SIGHUP)
+        log.reload(proc, signal.SIGHUP)
         time.sleep(args.interval)
-    out, err = proc.communicate(timeout=60)
+    proc.wait(timeout=60)
+    err = log.text()
     st, errors = check_run(proc.returncode, err, stats, total, starved_ok=True)
     updates = st["stages"]["lpm"]["gauges"].get("route_updates", 0)
     if updates < 2:

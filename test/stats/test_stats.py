@@ -171,7 +171,8 @@ def test_live(tmp):
         hist = r["hist"]
         check(list(hist)[0] == "le_0" and int(list(hist)[-1][3:]) >= r["capacity"],
               "%s: histogram buckets %r" % (key, list(hist)))
-        check(sum(hist.values()) > 0, "%s: empty histogram" % key)
+        # Occupancy is sampled on ring sends only: none on a direct edge.
+        check(sum(hist.values()) == 0, "%s: histogram of an unused ring %r" % (key, hist))
     check(set(s1) == set(s2) == {"rx", "xc", "tx"}, "stages keys")
     for k in s1:
         a, b = s1[k], s2[k]

@@ -21,6 +21,7 @@
 /* Every fixture is listed here; test_table_complete checks none is forgotten. */
 static const char *const bad_fixtures[] = {
 	"bad_alias.yaml",
+	"bad_backpressure.yaml",
 	"bad_burst_capacity.yaml",
 	"bad_burst_stage.yaml",
 	"bad_burst_zero.yaml",
