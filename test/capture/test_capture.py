@@ -67,7 +67,10 @@ class Run:
             f.write(topo.format(pcap=os.path.join(tmp, "in.pcap")))
         self.logpath = os.path.join(tmp, name + ".log")
         self.log = open(self.logpath, "w")
-        self.proc = subprocess.Popen([PIPEFWD, "-q", "-d", "60", "-j", self.json, self.topo,
+        # -d is only a safety net (finish() sends SIGINT): long enough that a
+        # busy machine, where each pipefwd-ctl call takes seconds, never hits
+        # it mid-test (60 s did), short of the meson timeout.
+        self.proc = subprocess.Popen([PIPEFWD, "-q", "-d", "400", "-j", self.json, self.topo,
                                       "--", "--file-prefix=" + self.prefix],
                                      stdout=self.log, stderr=subprocess.STDOUT)
 
