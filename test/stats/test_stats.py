@@ -134,7 +134,8 @@ def rx_rate(conn, secs):
 
 def test_live(tmp):
     write_pcap(os.path.join(tmp, "live.pcap"), [ipv4_udp(i) for i in range(256)])
-    run = Run(tmp, "live", True, ["-d", "60"])
+    # -d is a safety net (the run ends by SIGINT): a busy machine overran 60 s.
+    run = Run(tmp, "live", True, ["-d", "280"])
     if not check(run.wait_ready(), "live: pipefwd did not serve stats"):
         run.proc.kill()
         run.finish()
