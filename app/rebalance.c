@@ -41,7 +41,7 @@ pf_rebalance_suggest(const struct pf_runtime *rt, double cross_cycles, struct pf
 
 		e->from = rt->rings[i].conf->from;
 		e->to = rt->rings[i].conf->to;
-		e->pps = (double)rt->rings[i].enqueued / secs;
+		e->pps = (double)(rt->rings[i].enqueued + rt->rings[i].direct) / secs;
 	}
 	return pf_place(in, res);
 }

@@ -77,14 +77,14 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 		}
 		fprintf(out, "%s\n", any ? "" : " -");
 	}
-	fprintf(out, "\n%-24s %8s %6s %12s %12s %10s %8s\n", "ring", "size", "burst", "enqueued",
-		"dequeued", "ring_full", "hwm");
+	fprintf(out, "\n%-24s %8s %6s %12s %12s %10s %8s %12s\n", "ring", "size", "burst",
+		"enqueued", "dequeued", "ring_full", "hwm", "direct");
 	for (i = 0; i < rt->n_rings; i++) {
 		const struct pf_rt_ring *r = &rt->rings[i];
 
-		fprintf(out, "%-24s %8u %6u %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64 "\n",
-			r->conf->name, r->conf->size, r->conf->burst, r->enqueued, r->dequeued,
-			r->full_drops, r->hwm);
+		fprintf(out, "%-24s %8u %6u %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64 " %12" PRIu64 "\n",
+			r->conf->name, r->conf->size, r->burst, r->enqueued, r->dequeued,
+			r->full_drops, r->hwm, r->direct);
 	}
 	pf_runtime_totals(rt, &tot);
 	fprintf(out,
@@ -181,9 +181,9 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 
 		fprintf(f, "%s\n    ", i ? "," : "");
 		json_str(f, r->conf->name);
-		fprintf(f, ": {\"size\": %u, \"burst\": %u, \"enqueued\": %" PRIu64 ", \"dequeued\": %" PRIu64 ", \"ring_full\": %" PRIu64 ", \"hwm\": %" PRIu64 "}",
-			r->conf->size, r->conf->burst, r->enqueued, r->dequeued, r->full_drops,
-			r->hwm);
+		fprintf(f, ": {\"size\": %u, \"burst\": %u, \"enqueued\": %" PRIu64 ", \"dequeued\": %" PRIu64 ", \"ring_full\": %" PRIu64 ", \"hwm\": %" PRIu64 ", \"direct\": %" PRIu64 "}",
+			r->conf->size, r->burst, r->enqueued, r->dequeued, r->full_drops,
+			r->hwm, r->direct);
 	}
 	fprintf(f, "\n  },\n  \"totals\": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"replicas\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"in_flight\": %" PRIu64 ", \"unaccounted\": %" PRId64 "},\n  \"reload\": {\"generation\": %" PRIu64 ", \"failures\": %" PRIu64 ", \"last_ms\": %.3f, \"max_ms\": %.3f},\n  \"mbufs_in_use_after_stop\": %" PRId64 "\n}\n",
 		tot.rx, tot.tx, tot.replicas, tot.dropped, tot.in_flight, tot.unaccounted,

@@ -192,6 +192,7 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "enqueued", RD(r->enqueued));
 	rte_tel_data_add_dict_u64(d, "dequeued", deq);
 	rte_tel_data_add_dict_u64(d, "full_drops", RD(r->full_drops));
+	rte_tel_data_add_dict_u64(d, "direct", RD(r->direct));
 	if (h == NULL)
 		return;
 	/* Bucket b counts enqueue bursts that left 2^(b-1)..2^b-1 entries (b=0: 0). */

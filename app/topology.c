@@ -23,7 +23,8 @@ static const char *const top_keys[] = { "eal", "ports", "stages", "rings", "lcor
 static const char *const port_keys[] = { "device", "mac", "ipv4", "rxd", "txd", "max_frame",
 					 NULL };
 static const char *const ring_keys[] = { "size", "burst", NULL };
-static const char *const runtime_keys[] = { "mbufs", "mbuf_size", "tx_flush_us", "clock", NULL };
+static const char *const runtime_keys[] = { "mbufs", "mbuf_size", "tx_flush_us", "clock",
+					      "backpressure", NULL };
 static const char *const clock_words[] = { "wall", "pcap", NULL };
 
 #define MBUF_CACHE 256
@@ -1026,6 +1027,8 @@ load_runtime(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 	if ((v = pf_map_get(rt, "clock")) != NULL &&
 	    pf_node_enum(v, "runtime.clock", clock_words, &w, errs) == 0)
 		t->clock = (enum pf_clock_mode)w;
+	if ((v = pf_map_get(rt, "backpressure")) != NULL)
+		pf_node_bool(v, "runtime.backpressure", &t->backpressure, errs);
 }
 
 /* ---- entry points ------------------------------------------------------- */
@@ -1133,6 +1136,8 @@ pf_topo_describe(const struct pf_topo *t, FILE *out)
 	for (i = 0; i < t->n_rings; i++)
 		fprintf(out, "  ring %-24s size %-6u burst %u\n", t->rings[i].name, t->rings[i].size,
 			t->rings[i].burst);
+	if (t->backpressure)
+		fprintf(out, "  lossless: runtime.backpressure (stages take only what their rings hold)\n");
 	for (i = 0; i < t->n_lcores; i++) {
 		fprintf(out, "  lcore %u:", t->lcores[i].id);
 		for (j = 0; j < t->lcores[i].n_stages; j++)

@@ -22,16 +22,26 @@
 
 struct pf_cap_tap;   /* app/capture.c: a packet capture armed on a ring or a stage */
 
-/** A ring between two stages. Producer fields and consumer fields are apart. */
+/**
+ * The ring of one edge between two stages. Every edge keeps its ring, but
+ * packets go through it only when the consumer runs on another lcore (or
+ * while it drains after a move): when the consumer runs on the producer's
+ * lcore and the ring is empty, dispatch hands the burst straight to it.
+ * Producer fields and consumer fields are apart.
+ */
 struct pf_rt_ring {
 	struct rte_ring *ring;
 	const struct pf_ring_conf *conf;
 	struct pf_cap_tap *tap;                     /**< capture armed here, else NULL */
+	struct pf_rt_stage *to;                     /**< the consumer (instance) it feeds */
+	uint32_t burst;                             /**< consumer dequeue burst (runtime copy) */
 	/* written by the producer stage's lcore */
-	uint64_t enqueued __rte_cache_aligned;
+	uint64_t enqueued __rte_cache_aligned;      /**< through the ring (cross-lcore) */
+	uint64_t direct;                            /**< handed to the consumer on the same lcore */
 	uint64_t full_drops;
 	uint64_t hwm;                               /**< most entries ever seen after enqueue */
 	uint64_t hist[PF_RING_HIST_BUCKETS];        /**< occupancy after enqueue, log2 buckets */
+	bool bp_direct;                             /**< lossless mode: this burst goes direct */
 	/* written by the consumer stage's lcore */
 	uint64_t dequeued __rte_cache_aligned;
 };
@@ -53,10 +63,15 @@ struct pf_rt_stage {
 	struct pf_rt_fan *fan[PF_MAX_EDGES];
 	/** lcore allowed to run the stage now (-1: none, mid hand-over). */
 	int owner;
+	uint32_t burst;                             /**< source rx burst (runtime copy) */
+	bool lossless;                              /**< runtime.backpressure: take only what fits */
+	uint16_t n_out;                             /**< distinct output rings (fan rings included) */
+	struct pf_rt_ring *outs[PF_MAX_EDGES * PF_MAX_INSTANCES];
 	/* single writer: the lcore that runs the stage */
 	uint64_t packets __rte_cache_aligned;
 	uint64_t bursts;
-	uint64_t cycles;                            /**< in process + dispatch */
+	uint64_t cycles;                            /**< in process + dispatch, consumers excluded */
+	bool ran;                                   /**< had a burst since its last idle check */
 	uint64_t ring_full;                         /**< dropped: next ring full */
 	uint64_t no_edge;                           /**< dropped: edge not wired */
 	uint64_t edge_pkts[PF_MAX_EDGES];
@@ -129,6 +144,15 @@ void pf_runtime_destroy(struct pf_runtime *rt);
  * ever run one stage. Returns the number of stages moved.
  */
 int pf_runtime_apply_lcore_map(struct pf_runtime *rt, const struct pf_topo *topo);
+
+/**
+ * Publish @p topo's burst sizes (source rx bursts, ring dequeue bursts) to
+ * the runtime-owned copies the workers read every burst, so the running
+ * topology itself is never read on the data path. @p topo must have the
+ * running stages and rings (reload checks that). Returns how many changed.
+ * pf_runtime_apply_lcore_map() calls it first.
+ */
+int pf_runtime_apply_bursts(struct pf_runtime *rt, const struct pf_topo *topo);
 
 /** Sum of packets received from all ports so far. */
 uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);

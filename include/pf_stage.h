@@ -184,8 +184,16 @@ struct pf_stage {
 	void *rt;
 } __rte_cache_aligned;
 
-/** All stage types, NULL-terminated (stages/registry.c). */
-extern const struct pf_stage_ops *const pf_stage_types[];
+/**
+ * All stage types, NULL-terminated (stages/registry.c; the test binary's
+ * list, stages/test_registry.c, adds the test-only types).
+ */
+extern const struct pf_stage_ops *const *const pf_stage_types;
+extern const struct pf_stage_ops pf_rx_ops, pf_tx_ops, pf_xconnect_ops, pf_l2fib_ops,
+	pf_acl_ops, pf_lpm_ops;
+/** The production types, in registry order (both lists start with them). */
+#define PF_STAGE_TYPES_PRODUCTION \
+	&pf_rx_ops, &pf_tx_ops, &pf_xconnect_ops, &pf_l2fib_ops, &pf_acl_ops, &pf_lpm_ops
 /** Look a type up by name, NULL if unknown. */
 const struct pf_stage_ops *pf_stage_type_find(const char *type);
 

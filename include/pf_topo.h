@@ -136,6 +136,8 @@ struct pf_topo {
 	uint16_t mbuf_data_size;
 	uint32_t tx_flush_us;
 	enum pf_clock_mode clock;
+	/** runtime.backpressure: lossless mode, a stage takes only what its downstream rings hold */
+	bool backpressure;
 };
 
 /**

@@ -7,7 +7,9 @@
 1. Regenerates the case from case.py into a scratch dir and checks that the
    committed in/, expected/ and counters.json are what the model produces.
 2. Runs pipefwd on topology.yaml (@IN@, @OUT@, @CASE@ substituted) with the
-   net_pcap inputs, until idle, with --stats-json.
+   net_pcap inputs, until idle, with --stats-json; lossless
+   (runtime.backpressure: true is added unless the case expects ring_full
+   drops or sets it), so a busy machine cannot turn a replay into drops.
 3. Compares per output port: the same frames byte for byte, in the same
    order within each flow; the counters listed in counters.json exactly, and
    every drop counter not listed is zero; nothing unaccounted, no mbuf leaked.
@@ -60,8 +62,10 @@ def run_case(case_dir, pipefwd, keep):
         check_generated(case_dir, scratch, errors)
         out_dir = os.path.join(scratch, "out")
         os.makedirs(out_dir)
+        want = json.load(open(os.path.join(case_dir, "counters.json")))
         rc, err, stats, dt = replaycmp.run_pipefwd(case_dir, out_dir, pipefwd,
-                                                   f"replay_{name}_{os.getpid()}")
+                                                   f"replay_{name}_{os.getpid()}",
+                                                   want_ctrs=want)
         if rc != 0:
             errors.append(f"pipefwd exited {rc}\n{err}")
         if stats is None:

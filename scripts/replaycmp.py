@@ -240,9 +240,26 @@ def runtime_dir(prefix):
     return os.path.join(base, "dpdk", prefix)
 
 
-def run_pipefwd(case_dir, out_dir, pipefwd, prefix, idle_ms=500, timeout=120):
+def lossless(topo, want_ctrs):
+    """Run the case lossless (runtime.backpressure: a stage takes only what the
+    rings after it hold), so a replay is complete however the machine
+    schedules the lcores; unless the case sets backpressure itself or expects
+    ring_full drops (it then tests the overflow)."""
+    if "backpressure" in topo or any(k.endswith("ring_full") for k in want_ctrs):
+        return topo
+    m = re.search(r"^runtime:[ \t]*\{", topo, re.M)
+    if m:
+        return topo[:m.end()] + " backpressure: true," + topo[m.end():]
+    m = re.search(r"^runtime:[ \t]*\n", topo, re.M)
+    if m:
+        return topo[:m.end()] + "  backpressure: true\n" + topo[m.end():]
+    return topo.rstrip("\n") + "\nruntime: { backpressure: true }\n"
+
+
+def run_pipefwd(case_dir, out_dir, pipefwd, prefix, idle_ms=500, timeout=120, want_ctrs=None):
     """Run pipefwd on @case_dir's topology (placeholders filled in) until its
     inputs are replayed. Returns (returncode, stderr, stats or None, seconds).
+    With @want_ctrs (the expected counters) the run is lossless (lossless()).
 
     The filled-in topology is written beside the original for the run, so
     relative table paths in it resolve as they do for the original."""
@@ -250,6 +267,8 @@ def run_pipefwd(case_dir, out_dir, pipefwd, prefix, idle_ms=500, timeout=120):
     topo = open(os.path.join(case_dir, "topology.yaml")).read()
     topo = (topo.replace("@IN@", os.path.join(case_dir, "in")).replace("@OUT@", out_dir)
             .replace("@CASE@", case_dir).replace("@DIR@", case_dir))
+    if want_ctrs is not None:
+        topo = lossless(topo, want_ctrs)
     topo_path = os.path.join(case_dir, f".run-{os.getpid()}.yaml")
     with open(topo_path, "w") as f:
         f.write(topo)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * delay: a test and demo stage that models a slow stage. It busy-waits `us`
+ * delay: a test stage that models a slow stage (registered only in pipefwd-test). It busy-waits `us`
  * microseconds per burst and passes every packet on unchanged, so a topology
  * can stall a consumer (ring-full fault tests) or show a bottleneck.
  * Edges: drop (never used), out.
@@ -93,7 +93,7 @@ delay_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *
 
 const struct pf_stage_ops pf_delay_ops = {
 	.type = "delay",
-	.summary = "test/demo stage: busy-wait `us` per burst, pass packets on unchanged",
+	.summary = "test stage (pipefwd-test only): busy-wait `us` per burst, pass packets on",
 	.priv_size = sizeof(struct delay_priv),
 	.n_edges = DELAY_EDGE_MAX,
 	.edge_names = delay_edges,

@@ -209,17 +209,18 @@ stages:
 rings:
   default: {{ size: 1024, burst: 32 }}
   xc->slow: {{ size: {ring} }}
-lcores:
+{runtime}lcores:
   1: [rx, xc]
   2: [slow, tx]
 """
 
 
-def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None):
+def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None, lossless=False):
     """rx (paced @pps) -> xc -> [ring of @ring] -> slow (delay stage, @stall_us
     per burst) -> tx -> p1, on @n frames of flows_input(). Half a second in,
-    a reload sets `us: 0` (the stall ends). Returns (scratch, errors, keys of
-    the input frames, the stopped Pipefwd, its stats or None)."""
+    a reload sets `us: 0` (the stall ends). With @lossless the topology sets
+    runtime.backpressure. Returns (scratch, errors, keys of the input frames,
+    the stopped Pipefwd, its stats or None)."""
     sc = Scratch(name)
     errors = []
     keys = flows_input(sc.path("in.pcap"), n)
@@ -228,7 +229,9 @@ def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None):
 
     def write_topo(us):
         with open(topo + ".tmp", "w") as f:
-            f.write(STALL_TOPO.format(name=name, eal=EAL, d=sc.dir, pps=pps, us=us, ring=ring))
+            f.write(STALL_TOPO.format(name=name, eal=EAL, d=sc.dir, pps=pps, us=us, ring=ring,
+                                      runtime="runtime: { backpressure: true }\n"
+                                      if lossless else ""))
         os.replace(topo + ".tmp", topo)
 
     write_topo(stall_us)

@@ -4,7 +4,9 @@
 
     /usr/bin/python3 test/fault/reload.py --mode bad-file|ring-size [--pipefwd build/app/pipefwd]
 
-30000 frames at 20 kpps go through rx -> xc -> tx. Mid-stream the topology
+30000 frames at 20 kpps go through rx -> xc -> tx, lossless
+(runtime.backpressure: a starved lcore slows the input, it cannot drop it, so
+any loss is the reload's). Mid-stream the topology
 file is replaced and SIGHUP sent:
   bad-file:  a YAML syntax error (an unclosed flow sequence);
   ring-size: a valid file that changes the ring size (needs a restart).
@@ -34,6 +36,7 @@ stages:
   tx: {{ type: tx, ports: [p1] }}
 rings:
   default: {{ size: {size}, burst: 32 }}
+runtime: {{ backpressure: true }}
 lcores:
   1: [rx, xc]
   2: [tx]

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Fault: inter-stage ring full behind a stalled consumer; the producer never blocks.
 
-    /usr/bin/python3 test/fault/ring_full.py [--pipefwd build/app/pipefwd]
+    /usr/bin/python3 test/fault/ring_full.py [--lossless] [--pipefwd build/app/pipefwd-test]
 
 rx (paced, 50 kpps) -> xc -> [ring of 4096] -> slow (delay stage) -> tx -> p1.
 `slow` busy-waits 20 ms per burst (about 1.6 kpps), so the ring fills and xc
@@ -16,6 +16,9 @@ restart. Checks, all exact:
   - the output is exactly the enqueued frames, per-flow in order, and every
     frame of the second half of the input got through (recovery);
   - nothing unaccounted or in flight, mempool back to zero, exit 0.
+--lossless: the same stall (ring of 1024) with runtime.backpressure: the ring
+fills, rx then takes only what it holds, and every frame comes out, in order,
+with no drop at all.
 """
 import os
 import sys
@@ -28,8 +31,39 @@ N = 80000
 PPS = 50000
 STALL_US = 20000
 
+def lossless(args):
+    """The same stall with runtime.backpressure: the producer takes only what
+    the ring holds, so nothing is dropped and every frame comes out in order."""
+    sc, errors, keys, pf, st = run_stall(args.pipefwd, "ring_full_lossless", N, 1024, PPS,
+                                         STALL_US, lossless=True)
+    if st is None:
+        finish("ring_full lossless", sc, errors, "no stats")
+    out = read_pcap(sc.path("out.pcap"))
+    ring = st["rings"]["xc->slow"]
+    tot = st["totals"]
+    expect_eq(errors, "totals.rx (the whole file, later)", tot["rx"], N)
+    expect_eq(errors, "ring_full", ring["ring_full"], 0)
+    expect_eq(errors, "totals.dropped", tot["dropped"], 0)
+    expect_eq(errors, "output frames", len(out), N)
+    expect_eq(errors, "ring enqueued", ring["enqueued"], N)
+    if ring["hwm"] < 1023:
+        errors.append(f"ring hwm {ring['hwm']}: the stall never filled the ring")
+    # rx -> xc share lcore 1: that edge goes direct.
+    expect_eq(errors, "rx->xc direct", st["rings"]["rx->xc"]["direct"], N)
+    check_flow_order(out, errors)
+    check_common(st, errors)
+    finish("ring_full lossless", sc, errors,
+           f"{N} frames, all forwarded in order, ring hwm {ring['hwm']}, no drop, "
+           f"{st['seconds']:.2f} s")
+
+
 def main():
-    args = args_parser(__doc__).parse_args()
+    ap = args_parser(__doc__)
+    ap.add_argument("--lossless", action="store_true",
+                    help="runtime.backpressure: the stall slows the input, nothing is dropped")
+    args = ap.parse_args()
+    if args.lossless:
+        lossless(args)
     sc, errors, keys, pf, st = run_stall(args.pipefwd, "ring_full", N, 4096, PPS, STALL_US)
     if st is None:
         finish("ring_full", sc, errors, "no stats")

@@ -5,8 +5,9 @@
     /usr/bin/python3 test/fault/sigterm.py --mode graceful|force [--pipefwd build/app/pipefwd]
 
 graceful: a 2000-frame file loops (net_pcap infinite_rx=1) at 50 kpps through
-  rx -> xc -> tx into a tx_pcap file (rings of 16384: 300 ms of slack for a
-  descheduled lcore on a busy CI machine); SIGTERM after 1 s. Checks: exit 0 within
+  rx -> xc -> tx into a tx_pcap file, lossless (runtime.backpressure: rx takes
+  only what the rings hold, so a descheduled tx lcore on a busy machine slows
+  the input instead of dropping); SIGTERM after 1 s. Checks: exit 0 within
   2 s of the signal; the stats JSON is written; the output pcap is complete
   (every record whole) and is exactly the input sequence repeated, in order;
   output == ports.p1.tx == totals.tx == totals.rx (no drop: rx stopped first,
@@ -36,6 +37,7 @@ stages:
   tx: {{ type: tx, ports: [p1] }}
 rings:
   default: {{ size: 16384, burst: 32 }}
+runtime: {{ backpressure: true }}
 lcores:
   1: [rx, xc]
   2: [tx]

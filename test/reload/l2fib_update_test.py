@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 import replaylib  # noqa: E402
-from pftest import check_run, finish, write_atomic, write_pcap  # noqa: E402
+from pftest import LogFollower, check_run, finish, write_atomic, write_pcap  # noqa: E402
 
 FLOWS = 16
 PACE_PPS = 50000
@@ -105,16 +105,21 @@ def main():
     stats = f"{d}/stats.json"
     proc = subprocess.Popen([args.pipefwd, "-q", "-i", "1500", "-j", stats, topo, "--",
                              f"--file-prefix=l2up_upd_{os.getpid()}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.6)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Flip only once pipefwd runs, and each flip only after the last was
+    # applied: on a busy machine SIGHUPs sent blind coalesce.
+    log = LogFollower(proc)
+    if log.wait_for(": running ") is None:
+        print("pipefwd did not start:", log.text()[-2000:])
     file_only = 0
     for i in range(args.updates):
         k = "x" if i % 2 == 0 else "y"
         port[k] = "p2" if port[k] == "p1" else "p1"
         file_only += write_config(i < args.updates // 2)
-        proc.send_signal(signal.SIGHUP)
+        log.reload(proc, signal.SIGHUP)
         time.sleep(args.interval)
-    out, err = proc.communicate(timeout=60)
+    proc.wait(timeout=60)
+    err = log.text()
 
     st, errors = check_run(proc.returncode, err, stats, total)
     l2 = st["stages"]["l2"]

@@ -7,8 +7,10 @@
 A paced replay (16 flows, per-flow sequence numbers in the UDP payload) runs
 through rx -> xc -> tx while the script rewrites the lcore map and sends
 SIGHUP every ~60 ms, cycling through fused, split and swapped layouts over
-three worker lcores. At the end: zero unaccounted packets, zero ring_full
-drops (the documented bound with 32768-entry rings at the paced rate: 650 ms of
+three worker lcores, so edges switch between direct (producer and consumer
+on one lcore: the burst is handed over, no ring) and ring (across lcores),
+and back. At the end: every edge carried traffic both ways, zero
+unaccounted packets, zero ring_full drops (the documented bound with 32768-entry rings at the paced rate: 650 ms of
 buffer, more than any pause a move causes even on an oversubscribed machine), every
 flow's sequence complete and in order at the output, no mbuf leaked; it
 prints the reload times and the worst gap seen by a flow.
@@ -174,6 +176,15 @@ def main():
         errors.append(f"ring_full drops during moves: {ring_full} (bound is 0)")
     if tot["rx"] != total:
         errors.append(f"rx {tot['rx']} of {total} input frames")
+    # Fused layouts hand bursts over directly, split ones use the rings: each
+    # edge must have carried traffic both ways (the moves switched it).
+    direct = {k: r.get("direct", 0) for k, r in st["rings"].items()}
+    ringed = {k: r["enqueued"] for k, r in st["rings"].items()}
+    if args.moves >= len(layouts):
+        both = [k for k in direct if direct[k] > 0 and ringed[k] > 0]
+        if (args.instances == 1 and len(both) != len(direct)) or not both:
+            errors.append(f"edges did not switch between direct and ring: direct {direct}, "
+                          f"through the ring {ringed}")
     reloads = st["reload"]["generation"]
     if reloads < 50:
         errors.append(f"only {reloads} reloads applied (want >= 50): {err[-1000:]}")
@@ -214,6 +225,7 @@ def main():
     median = gaps[len(gaps) // 2] if gaps else 0
     print(f"move test{' (xc as 2 instances)' if args.instances > 1 else ''}: "
           f"{total} frames, {reloads} reloads, {stage_moves} stage moves, "
+          f"{sum(direct.values())} edge packets direct, {sum(ringed.values())} through rings, "
           f"reload max {st['reload']['max_ms']:.2f} ms, per-flow gap median "
           f"{median * 1e6:.0f} us, worst {worst[0] * 1e3:.2f} ms (flow {worst[1]})")
     finish(errors, d)

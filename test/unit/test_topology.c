@@ -21,6 +21,7 @@
 /* Every fixture is listed here; test_table_complete checks none is forgotten. */
 static const char *const bad_fixtures[] = {
 	"bad_alias.yaml",
+	"bad_backpressure.yaml",
 	"bad_burst_capacity.yaml",
 	"bad_burst_stage.yaml",
 	"bad_burst_zero.yaml",
@@ -285,6 +286,7 @@ test_ok_full_values(void **state)
 	assert_int_equal(t->mbuf_data_size, 2176);
 	assert_int_equal(t->tx_flush_us, 50);
 	assert_int_equal(t->clock, PF_CLOCK_PCAP);
+	assert_true(t->backpressure);
 	pf_topo_free(t);
 }
 
@@ -374,6 +376,7 @@ test_ok_minimal_defaults(void **state)
 	}
 	assert_true(t->mbufs >= t->mbufs_required);
 	assert_int_equal(t->clock, PF_CLOCK_WALL);
+	assert_false(t->backpressure);
 	assert_int_equal(t->tx_flush_us, 100);
 	assert_int_equal(t->n_lcores, 1);
 	assert_int_equal(t->lcores[0].id, 1);

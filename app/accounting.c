@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Accounting: per-port totals summed over stages, and the invariant
+ * rx + replicas = tx + dropped + in_flight. A packet handed directly to a
+ * consumer on the same lcore is never in flight between stages: only ring
+ * contents and what stages hold (tx buffers, gauge "in_flight") are.
+ */
+#include <string.h>
+
+#include <rte_ring.h>
+
+#include "rt_internal.h"
+
+bool
+pf_rt_drained(const struct pf_runtime *rt)
+{
+	uint16_t i;
+
+	for (i = 0; i < rt->n_rings; i++)
+		if (rte_ring_count(rt->rings[i].ring) != 0)
+			return false;
+	for (i = 0; i < rt->n_stages; i++)
+		if (rt->stages[i]->ops->busy != NULL && rt->stages[i]->ops->busy(rt->stages[i]))
+			return false;
+	return true;
+}
+
+uint64_t
+pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port)
+{
+	uint64_t v = 0;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		v += rt->stages[i]->port_rx[port];
+	return v;
+}
+
+uint64_t
+pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port)
+{
+	uint64_t v = 0;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		v += rt->stages[i]->port_tx[port];
+	return v;
+}
+
+uint64_t
+pf_runtime_rx_total(const struct pf_runtime *rt)
+{
+	uint64_t v = 0;
+	uint16_t p;
+
+	for (p = 0; p < rt->topo->n_ports; p++)
+		v += pf_runtime_port_rx(rt, p);
+	return v;
+}
+
+void
+pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t)
+{
+	struct pf_gauge g[PF_MAX_PORTS + 8];
+	uint16_t i, p, k, n;
+
+	memset(t, 0, sizeof(*t));
+	for (p = 0; p < rt->topo->n_ports; p++) {
+		t->rx += pf_runtime_port_rx(rt, p);
+		t->tx += pf_runtime_port_tx(rt, p);
+	}
+	for (i = 0; i < rt->n_stages; i++) {
+		const struct pf_stage *st = rt->stages[i];
+		const struct pf_rt_stage *rs = &rt->rts[i];
+
+		t->replicas += st->replicas;
+		t->dropped += rs->ring_full + rs->no_edge;
+		for (k = 0; k < st->ops->n_ctrs; k++)
+			if (st->ops->ctrs[k].kind == PF_CTR_DROP)
+				t->dropped += st->ctrs[k];
+		if (st->ops->gauges != NULL) {
+			n = st->ops->gauges(st, g, RTE_DIM(g));
+			for (k = 0; k < n; k++)
+				if (strcmp(g[k].name, "in_flight") == 0)
+					t->in_flight += g[k].value;
+		}
+	}
+	for (i = 0; i < rt->n_rings; i++)
+		t->in_flight += rte_ring_count(rt->rings[i].ring);
+	t->unaccounted = (int64_t)(t->rx + t->replicas) -
+			 (int64_t)(t->tx + t->dropped + t->in_flight);
+}

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The data path: run a burst through a stage and move it on by edge.
+ *
+ * Edge 0 is freed (the stage counted why), a sink takes the rest, and every
+ * other edge goes to the stage it is wired to:
+ *   direct  when that stage runs on this lcore and the edge's ring is empty:
+ *           the burst is handed straight to it and runs there and then,
+ *           depth-first (rte_graph's rte_node_next_stream_move, VPP frames);
+ *   ring    otherwise (another lcore, a stage mid hand-over, or a ring that
+ *           still drains after a move). A full ring drops the overflow and
+ *           counts it (ring_full) on the producer and on the ring: the
+ *           producer never blocks.
+ * Time is chained: one rdtsc per stage boundary, a stage's end is the next
+ * one's start, so each stage's cycles exclude the consumers it called.
+ * Ring statistics (enqueued, hwm, histogram) move only on ring sends; a
+ * direct hand-over counts its packets in the ring's `direct`.
+ *
+ * Lossless mode (runtime.backpressure) bounds every burst instead: a stage
+ * takes (from its port or ring) only what every ring after it, up to the
+ * next lcore boundary, can hold, so nothing is dropped as ring_full.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "pf_capture.h"
+#include "pf_flowhash.h"
+#include "rt_internal.h"
+
+/* Cross-lcore send: the only place ring statistics move. */
+static __rte_always_inline void
+ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n)
+{
+	unsigned int free_space, sent, used;
+
+	sent = rte_ring_enqueue_burst(r->ring, (void **)pkts, n, &free_space);
+	r->enqueued += sent;
+	used = rte_ring_get_capacity(r->ring) - free_space;
+	if (used > r->hwm)
+		r->hwm = used;
+	r->hist[used == 0 ? 0 : 32 - __builtin_clz(used)]++;
+	if (unlikely(sent < n)) {
+		r->full_drops += n - sent;
+		rs->ring_full += n - sent;
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+	}
+}
+
+/*
+ * Direct or ring? Direct only while the consumer's owner is this lcore and
+ * the ring is empty: a stage that just moved here first drains its ring
+ * through its own polling, so nothing overtakes what is queued. In lossless
+ * mode pf_rt_room() made the decision for this burst (and sized the burst
+ * by it); the owner cannot become this lcore in between without the ring
+ * check failing the same way, and a direct call begun before the owner was
+ * cleared finishes within the pass the hand-over waits for.
+ */
+static __rte_always_inline bool
+edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
+{
+	if (unlikely(rs->lossless))
+		return r->bp_direct;
+	return __atomic_load_n(&r->to->owner, __ATOMIC_ACQUIRE) == me && rte_ring_empty(r->ring);
+}
+
+/* Hand @p n packets to @p r's consumer on this lcore; contract as edge_send(). */
+static __rte_always_inline uint64_t
+direct_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
+	    int me, uint64_t t)
+{
+	uint64_t now = rte_rdtsc();
+
+	rs->cycles += now - t;
+	r->direct += n;
+	/* A capture on the edge sees the burst as its consumer gets it. */
+	if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
+		pf_capture_burst(&r->tap, pkts, n);
+	return pf_rt_run_burst(r->to, pkts, n, me, now);
+}
+
+/*
+ * Send @p n packets over @p r. @p rs has been running since @p t, not yet
+ * charged; returns the time since which it runs uncharged again.
+ */
+static __rte_always_inline uint64_t
+edge_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
+	  int me, uint64_t t)
+{
+	if (edge_direct(rs, r, me))
+		return direct_send(rs, r, pkts, n, me, t);
+	ring_send(rs, r, pkts, n);
+	return t;
+}
+
+/*
+ * An edge to a stage with instances: the symmetric flow hash picks each
+ * packet's instance (a flow always takes the same one, so it keeps its
+ * order); a stable counting sort keeps the burst order within each.
+ */
+static __rte_noinline uint64_t
+fan_send(struct pf_rt_stage *rs, const struct pf_rt_fan *f, struct rte_mbuf **pkts, uint16_t n,
+	 int me, uint64_t t)
+{
+	struct rte_mbuf *sorted[PF_BURST_MAX];
+	uint16_t cnt[PF_MAX_INSTANCES] = { 0 }, at[PF_MAX_INSTANCES], i, k, sum = 0;
+	uint8_t inst[PF_BURST_MAX];
+
+	pf_flow_pick_burst(pkts, n, f->n, inst);
+	for (i = 0; i < n; i++)
+		cnt[inst[i]]++;
+	for (k = 0; k < f->n; k++) {
+		at[k] = sum;
+		sum += cnt[k];
+	}
+	for (i = 0; i < n; i++)
+		sorted[at[inst[i]]++] = pkts[i];
+	for (k = 0, sum = 0; k < f->n; sum += cnt[k], k++)
+		if (cnt[k] != 0)
+			t = edge_send(rs, f->ring[k], sorted + sum, cnt[k], me, t);
+	return t;
+}
+
+/* Move @p n packets that all took edge @p e; same contract as edge_send(). */
+static __rte_always_inline uint64_t
+edge_move(struct pf_rt_stage *rs, uint16_t e, struct rte_mbuf **pkts, uint16_t n, int me,
+	  uint64_t t)
+{
+	struct pf_stage *st = rs->st;
+
+	rs->edge_pkts[e] += n;
+	if (e == PF_EDGE_DROP)
+		rte_pktmbuf_free_bulk(pkts, n);
+	else if (st->ops->tx != NULL)
+		st->ops->tx(st, pkts, n);
+	else if (likely(rs->out[e] != NULL))
+		return edge_send(rs, rs->out[e], pkts, n, me, t);
+	else if (rs->fan[e] != NULL)
+		return fan_send(rs, rs->fan[e], pkts, n, me, t);
+	else {
+		rs->no_edge += n;
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	return t;
+}
+
+/* Packets took different edges: sort them by edge (stable), move each group. */
+static __rte_noinline uint64_t
+dispatch_mixed(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, const uint16_t *edge,
+	       int me, uint64_t t)
+{
+	struct rte_mbuf *sorted[PF_BURST_MAX];
+	uint16_t cnt[PF_MAX_EDGES] = { 0 }, at[PF_MAX_EDGES], i, e, sum = 0;
+
+	for (i = 0; i < n; i++)
+		cnt[edge[i]]++;
+	for (e = 0; e < PF_MAX_EDGES; e++) {
+		at[e] = sum;
+		sum += cnt[e];
+	}
+	for (i = 0; i < n; i++)
+		sorted[at[edge[i]]++] = pkts[i];
+	for (e = 0, sum = 0; e < PF_MAX_EDGES; sum += cnt[e], e++)
+		if (cnt[e] != 0)
+			t = edge_move(rs, e, sorted + sum, cnt[e], me, t);
+	return t;
+}
+
+#ifndef NDEBUG
+/*
+ * Debug builds: every packet a stage sends to edge 0 must bump exactly one
+ * of its DROP counters, or the accounting cannot add up.
+ */
+static uint64_t
+drop_ctr_sum(const struct pf_stage *st)
+{
+	uint64_t drops = 0;
+	uint16_t k;
+
+	for (k = 0; k < st->ops->n_ctrs; k++)
+		if (st->ops->ctrs[k].kind == PF_CTR_DROP)
+			drops += st->ctrs[k];
+	return drops;
+}
+
+static void
+check_drop_discipline(const struct pf_stage *st, uint64_t before, uint16_t n,
+		      const uint16_t *edge, uint16_t all)
+{
+	uint64_t dropped = 0, moved = drop_ctr_sum(st) - before;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		dropped += edge[i] == PF_EDGE_DROP;
+		if (all != PF_EDGE_MIXED && edge[i] != all)
+			rte_panic("stage %s: said the burst took edge %u, packet %u took %u\n",
+				  st->conf->name, all, i, edge[i]);
+	}
+	if (moved != dropped)
+		rte_panic("stage %s: %" PRIu64 " packets on edge 0 but drop counters moved by %" PRIu64 "\n",
+			  st->conf->name, dropped, moved);
+}
+#endif
+
+uint64_t
+pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
+{
+	uint16_t edge[PF_BURST_MAX];
+	uint64_t t1;
+	uint16_t all, i, diff = 0;
+#ifndef NDEBUG
+	uint64_t drops_before = drop_ctr_sum(rs->st);
+#endif
+
+	all = rs->st->ops->process_burst(rs->st, pkts, n, edge);
+#ifndef NDEBUG
+	check_drop_discipline(rs->st, drops_before, n, edge, all);
+#endif
+	rs->packets += n;
+	rs->bursts++;
+	rs->ran = true;
+	if (unlikely(all == PF_EDGE_MIXED)) {
+		/* The stage did not say: find out, eight edges per step. */
+		uint64_t want = edge[0] * 0x0001000100010001ull, w[2], d4 = 0;
+		uint16_t steps = n >> 3;
+
+		all = edge[0];
+		for (i = 0; i < steps; i++) {
+			memcpy(w, edge + 8 * i, sizeof(w));
+			d4 |= (w[0] ^ want) | (w[1] ^ want);
+		}
+		for (i = steps * 8; i < n; i++)
+			diff |= edge[i] ^ all;
+		diff |= d4 != 0;
+		if (diff != 0)
+			t0 = dispatch_mixed(rs, pkts, n, edge, me, t0);
+	}
+	if (likely(diff == 0)) {
+		/* The common case: the whole burst takes one edge. A direct
+		 * hand-over charged this stage already: its consumer's end is
+		 * this stage's end too (no second timestamp). */
+		struct pf_rt_ring *r = rs->out[all];
+
+		if (r != NULL && all != PF_EDGE_DROP && rs->st->ops->tx == NULL &&
+		    edge_direct(rs, r, me)) {
+			rs->edge_pkts[all] += n;
+			return direct_send(rs, r, pkts, n, me, t0);
+		}
+		t0 = edge_move(rs, all, pkts, n, me, t0);
+	}
+	t1 = rte_rdtsc();
+	rs->cycles += t1 - t0;
+	return t1;
+}
+
+uint32_t
+pf_rt_room(struct pf_rt_stage *rs, int me, uint32_t max)
+{
+	uint16_t k;
+
+	for (k = 0; k < rs->n_out && max != 0; k++) {
+		struct pf_rt_ring *r = rs->outs[k];
+		uint32_t room;
+
+		r->bp_direct = __atomic_load_n(&r->to->owner, __ATOMIC_ACQUIRE) == me &&
+			       rte_ring_empty(r->ring);
+		room = r->bp_direct ? pf_rt_room(r->to, me, max) : rte_ring_free_count(r->ring);
+		if (room < max)
+			max = room;
+	}
+	return max;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the runtime's files share and nothing else sees:
+ *   runtime.c   building, start, stop, destroy, the QSBR helpers
+ *   port.c      port set-up, stats and close
+ *   edge.c      the data path: process a burst, move it by edge (direct to a
+ *               consumer on the same lcore, else by ring), lossless room
+ *   worker.c    the worker lcore loop
+ *   handover.c  moving stages between lcores, burst copies, waiting for passes
+ *   accounting.c totals and the drained test
+ */
+#ifndef PF_RT_INTERNAL_H
+#define PF_RT_INTERNAL_H
+
+#include "pf_runtime.h"
+
+/* port.c */
+int pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs);
+void pf_rt_close_ports(struct pf_runtime *rt);
+
+/*
+ * edge.c: run one burst through @p rs on lcore @p me, the clock having
+ * started at @p t0 (the previous boundary's timestamp); consumers on the
+ * same lcore run depth-first inside. Returns the time it ended.
+ */
+uint64_t pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me,
+			 uint64_t t0);
+/*
+ * Lossless mode: how many packets (at most @p max) @p rs can take now so
+ * that no ring after it, up to the next lcore boundary, overflows; fixes
+ * which of those edges the coming burst takes directly.
+ */
+uint32_t pf_rt_room(struct pf_rt_stage *rs, int me, uint32_t max);
+
+/* worker.c */
+int pf_rt_worker_main(void *arg);
+
+/* handover.c: wait until every worker has finished @p passes more loops. */
+void pf_rt_wait_passes(struct pf_runtime *rt, unsigned int passes);
+
+/* accounting.c: every ring and tx buffer empty? */
+bool pf_rt_drained(const struct pf_runtime *rt);
+
+#endif /* PF_RT_INTERNAL_H */

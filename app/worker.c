@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker lcore loop. Each pass runs the stages of the lcore's map that
+ * the lcore owns, in order: a source takes one burst from its ports, any
+ * other stage one burst from each input ring (the edges from other lcores,
+ * or a ring still draining after a move); edge.c runs each burst through
+ * the stage and, depth-first, through its consumers on this lcore. After the
+ * pass: stage upkeep about once a millisecond, busy/total cycles, and a
+ * quiescent state for QSBR.
+ */
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
+
+#include "pf_capture.h"
+#include "rt_internal.h"
+
+/* One pass of a stage; returns packets it took in. */
+static uint16_t
+run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
+{
+	struct rte_mbuf *pkts[PF_BURST_MAX];
+	struct pf_stage *st = rs->st;
+	uint16_t n, i, moved = 0;
+	uint32_t max;
+
+	if (st->ops->rx != NULL) {
+		if (likely(rt->rx_started && !rt->rx_stopped)) {
+			max = __atomic_load_n(&rs->burst, __ATOMIC_RELAXED);
+			if (unlikely(rs->lossless))
+				max = pf_rt_room(rs, me, max);
+			n = max != 0 ? st->ops->rx(st, pkts, (uint16_t)max) : 0;
+			if (n != 0) {
+				if (unlikely(__atomic_load_n(&rs->tap, __ATOMIC_RELAXED) != NULL))
+					pf_capture_burst(&rs->tap, pkts, n);
+				pf_rt_run_burst(rs, pkts, n, me, rte_rdtsc());
+				moved += n;
+			}
+		}
+	} else {
+		for (i = 0; i < rs->n_in; i++) {
+			struct pf_rt_ring *r = rs->in[i];
+
+			max = __atomic_load_n(&r->burst, __ATOMIC_RELAXED);
+			if (unlikely(rs->lossless))
+				max = pf_rt_room(rs, me, max);
+			n = (uint16_t)rte_ring_dequeue_burst(r->ring, (void **)pkts, max, NULL);
+			if (n == 0)
+				continue;
+			r->dequeued += n;
+			if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
+				pf_capture_burst(&r->tap, pkts, n);
+			pf_rt_run_burst(rs, pkts, n, me, rte_rdtsc());
+			moved += n;
+		}
+	}
+	/* Idle: no burst since the last check, from a port, a ring or a
+	 * producer on this lcore that handed one over directly. */
+	if (!rs->ran && st->ops->idle != NULL)
+		st->ops->idle(st, pf_now_ns());
+	rs->ran = false;
+	return moved;
+}
+
+int
+pf_rt_worker_main(void *arg)
+{
+	struct pf_runtime *rt = arg;
+	struct pf_rt_lcore *lc = NULL;
+	const struct pf_lcore_map *map;
+	int me = (int)rte_lcore_id();
+	uint64_t t0, t1, moved;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_lcores; i++)
+		if ((int)rt->lcores[i].id == me)
+			lc = &rt->lcores[i];
+	if (lc == NULL)
+		return 0;
+	rte_rcu_qsbr_thread_online(rt->qsbr, lc->qsbr_id);
+	/* Sources wait for every worker: a replayed file is read at once, and a
+	 * consumer that is not polling yet would turn it into ring_full drops. */
+	if (__atomic_add_fetch(&rt->workers_ready, 1, __ATOMIC_ACQ_REL) == rt->n_lcores)
+		__atomic_store_n(&rt->rx_started, 1, __ATOMIC_RELEASE);
+	t0 = rte_rdtsc();
+	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
+		moved = 0;
+		/* The map can change between passes (reload); a stage in the map
+		 * runs only once this lcore owns it (hand-over in progress). */
+		map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);
+		for (i = 0; i < map->n; i++)
+			if (likely(__atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) == me))
+				moved += run_stage(rt, map->stages[i], me);
+		t1 = rte_rdtsc();
+		if (unlikely(t1 >= lc->housekeep_tsc)) {
+			/* Upkeep runs loaded or idle, about once a millisecond. */
+			for (i = 0; i < map->n; i++) {
+				struct pf_stage *st = map->stages[i]->st;
+
+				if (st->ops->housekeep != NULL &&
+				    __atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) == me)
+					st->ops->housekeep(st, pf_now_ns());
+			}
+			lc->housekeep_tsc = t1 + rte_get_tsc_hz() / 1000;
+		}
+		if (moved != 0)
+			lc->busy_cycles += t1 - t0;
+		lc->total_cycles += t1 - t0;
+		t0 = t1;
+		__atomic_store_n(&lc->loops, lc->loops + 1, __ATOMIC_RELEASE);
+		rte_rcu_qsbr_quiescent(rt->qsbr, lc->qsbr_id);
+		/* A spare lcore (no stages) waits without burning its CPU. */
+		if (unlikely(map->n == 0))
+			rte_delay_us_sleep(200);
+	}
+	rte_rcu_qsbr_thread_offline(rt->qsbr, lc->qsbr_id);
+	return 0;
+}
