@@ -384,6 +384,7 @@ main(int argc, char **argv)
 	}
 out:
 	pf_capture_shutdown();
+	topo = rt->topo;     /* a reload published a new topology and freed the first */
 	pf_runtime_destroy(rt);
 	rte_eal_cleanup();
 	pf_topo_free(topo);

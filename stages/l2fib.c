@@ -28,7 +28,7 @@
  * age_s and port_learn_limit, then static removals, then static adds) and
  * waits; the owning lcore takes it at the start of a burst or in its idle
  * hook and applies it in slices (256 operations per burst, 4096 per idle
- * call), between bursts, where no position is held. See l2_update().
+ * call), between bursts, where no position is held. See l2_update_prepare().
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -151,12 +151,23 @@ struct l2_op {
 	uint8_t del;
 };
 
-/* An update, posted by the control thread, applied by the owning lcore. */
+/* What the control thread tells the lcore holding a taken update. */
+enum l2_cmd_go { L2_CMD_HOLD = 0, L2_CMD_APPLY, L2_CMD_DROP };
+
+/*
+ * An update, posted by the control thread (reload prepare), taken and held
+ * by the owning lcore, then applied (commit) or dropped (abort).
+ */
 struct l2_cmd {
 	uint32_t age_s;
 	uint32_t port_limit;
 	uint32_t n_ops;
 	uint32_t next;                /* applier only */
+	uint32_t taken;               /* lcore -> control: holding it */
+	uint32_t go;                  /* control -> lcore: enum l2_cmd_go */
+	bool started;                 /* applier only */
+	uint64_t done0;               /* control: cmd_done when posted */
+	struct l2_static_key *keys;   /* control: the static set it leads to */
 	/* What applying did (applier writes, control thread reads after done). */
 	uint32_t added, removed, repointed, replaced_learned, evicted, failed;
 	struct l2_op ops[];           /* removals first, then adds */
@@ -994,27 +1005,37 @@ l2_op_apply(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c, const str
 	c->added++;
 }
 
-/* Take a posted update and apply up to @p budget of its operations. */
+/* Take a posted update, and once told to, apply up to @p budget of its operations. */
 static void
 l2_cmd_run(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
 {
 	struct l2_cmd *c = l2->cmd_cur;
+	uint32_t go;
 
 	if (c == NULL) {
 		c = __atomic_exchange_n(&l2->cmd_post, NULL, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			return;
 		l2->cmd_cur = c;
-		l2->age_s = c->age_s;
-		l2->port_limit = c->port_limit;
+		__atomic_store_n(&c->taken, 1, __ATOMIC_RELEASE);
 	}
-	while (c->next < c->n_ops && budget-- != 0)
-		l2_op_apply(st, l2, c, &c->ops[c->next++]);
-	if (c->next == c->n_ops) {
-		/* The control thread owns c again after this store. */
-		l2->cmd_cur = NULL;
-		__atomic_store_n(&l2->cmd_done, l2->cmd_done + 1, __ATOMIC_RELEASE);
+	go = __atomic_load_n(&c->go, __ATOMIC_ACQUIRE);
+	if (go == L2_CMD_HOLD)
+		return;
+	if (go == L2_CMD_APPLY) {
+		if (!c->started) {
+			c->started = true;
+			l2->age_s = c->age_s;
+			l2->port_limit = c->port_limit;
+		}
+		while (c->next < c->n_ops && budget-- != 0)
+			l2_op_apply(st, l2, c, &c->ops[c->next++]);
+		if (c->next != c->n_ops)
+			return;
 	}
+	/* The control thread owns c again after this store. */
+	l2->cmd_cur = NULL;
+	__atomic_store_n(&l2->cmd_done, l2->cmd_done + 1, __ATOMIC_RELEASE);
 }
 
 struct l2_new {
@@ -1446,23 +1467,36 @@ l2_ms_since(uint64_t tsc)
 	return (double)(rte_get_tsc_cycles() - tsc) * 1e3 / (double)rte_get_tsc_hz();
 }
 
+/* Wait for the lcore to finish with @p c (applied or dropped). */
+static void
+l2_cmd_wait(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
+{
+	if (st->rt == NULL)
+		l2_cmd_run(st, l2, UINT32_MAX);
+	/* It took the command, so it runs and gets to it between two bursts. */
+	while (__atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE) == c->done0)
+		rte_delay_us_sleep(50);
+}
+
 /*
  * Reload: new static entries, age_s and port_learn_limit, applied to the
- * running table; learned entries stay. The control thread computes the
- * difference and posts it; the lcore running the stage applies it between
- * bursts (l2_cmd_run), so the table keeps one writer and lock-free readers.
- * Returns once applied. An lcore that does not take the update within
- * L2_UPDATE_TIMEOUT_MS gets it withdrawn: nothing changed, -ETIMEDOUT.
- * Stand-alone stages (unit tests, no runtime) apply it in the caller.
+ * running table; learned entries stay. Prepare computes the difference and
+ * posts it; the lcore running the stage takes it and holds it, so that
+ * commit cannot fail: it tells the lcore to apply it between bursts
+ * (l2_cmd_run; the table keeps one writer and lock-free readers) and waits.
+ * An lcore that does not take the update within L2_UPDATE_TIMEOUT_MS gets
+ * it withdrawn: prepare refuses, -ETIMEDOUT. Stand-alone stages (unit tests,
+ * no runtime) apply it in the caller.
  */
 static int
-l2_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
+l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+		  struct pf_errs *errs)
 {
 	const struct l2_cfg *cfg = new_sc->cfg;
 	struct l2_priv *l2 = st->priv;
 	struct l2_static_key *keys;
 	struct l2_cmd *c, *expect;
-	uint64_t t0 = rte_get_tsc_cycles(), done;
+	uint64_t t0 = rte_get_tsc_cycles();
 
 	if (l2_update_check(st, new_sc, errs) < 0)
 		return -EINVAL;
@@ -1472,45 +1506,69 @@ l2_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *err
 		free(keys);
 		return pf_node_err(errs, new_sc->node, "stages.%s: out of memory", new_sc->name);
 	}
-	done = __atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE);
+	c->keys = keys;
+	c->done0 = __atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&l2->cmd_post, c, __ATOMIC_RELEASE);
-	if (st->rt == NULL) {
+	if (st->rt == NULL)
 		l2_cmd_run(st, l2, UINT32_MAX);
-	} else {
-		while (__atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE) == done) {
-			if (l2_ms_since(t0) > L2_UPDATE_TIMEOUT_MS) {
-				expect = c;
-				/* Not taken yet: withdraw it. Taken: it is being applied, wait. */
-				if (__atomic_compare_exchange_n(&l2->cmd_post, &expect, NULL, false,
-								__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-					free(c);
-					free(keys);
-					pf_node_err(errs, new_sc->node,
-						    "stages.%s: the lcore running the stage did not take "
-						    "the update within %u ms; nothing changed",
-						    new_sc->name, L2_UPDATE_TIMEOUT_MS);
-					return -ETIMEDOUT;
-				}
+	while (!__atomic_load_n(&c->taken, __ATOMIC_ACQUIRE)) {
+		if (l2_ms_since(t0) > L2_UPDATE_TIMEOUT_MS) {
+			expect = c;
+			/* Not taken yet: withdraw it. Taken meanwhile: held, go on. */
+			if (__atomic_compare_exchange_n(&l2->cmd_post, &expect, NULL, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				free(c);
+				free(keys);
+				pf_node_err(errs, new_sc->node,
+					    "stages.%s: the lcore running the stage did not take "
+					    "the update within %u ms; nothing changed",
+					    new_sc->name, L2_UPDATE_TIMEOUT_MS);
+				return -ETIMEDOUT;
 			}
-			rte_delay_us_sleep(50);
 		}
+		rte_delay_us_sleep(50);
 	}
+	*prep = c;
+	return 0;
+}
+
+static void
+l2_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
+{
+	const struct l2_cfg *cfg = new_sc->cfg;
+	struct l2_priv *l2 = st->priv;
+	struct l2_cmd *c = prep;
+	uint64_t t0 = rte_get_tsc_cycles();
+
+	__atomic_store_n(&c->go, L2_CMD_APPLY, __ATOMIC_RELEASE);
+	l2_cmd_wait(st, l2, c);
 	PF_LOG(INFO, "l2fib %s: updated in %.2f ms: %u static added (%u replacing learned, "
 	       "%u learned evicted), %u removed, %u re-pointed; age_s %u -> %u, "
-	       "port_learn_limit %u -> %u", st->conf->name, l2_ms_since(t0), c->added,
+	       "port_learn_limit %u -> %u", new_sc->name, l2_ms_since(t0), c->added,
 	       c->replaced_learned, c->evicted, c->removed, c->repointed, l2->ctl_age_s,
 	       cfg->age_s, l2->ctl_port_limit, cfg->port_learn_limit);
 	if (c->failed != 0)
-		PF_LOG(WARNING, "l2fib %s: %u static entries could not be inserted", st->conf->name,
+		PF_LOG(WARNING, "l2fib %s: %u static entries could not be inserted", new_sc->name,
 		       c->failed);
 	free(l2->applied);
-	l2->applied = keys;
+	l2->applied = c->keys;
 	l2->n_applied = cfg->n_static;
 	l2->ctl_age_s = cfg->age_s;
 	l2->ctl_port_limit = cfg->port_learn_limit;
 	__atomic_store_n(&l2->updates, l2->updates + 1, __ATOMIC_RELAXED);
 	free(c);
-	return 0;
+}
+
+static void
+l2_update_abort(struct pf_stage *st, void *prep)
+{
+	struct l2_priv *l2 = st->priv;
+	struct l2_cmd *c = prep;
+
+	__atomic_store_n(&c->go, L2_CMD_DROP, __ATOMIC_RELEASE);
+	l2_cmd_wait(st, l2, c);
+	free(c->keys);
+	free(c);
 }
 
 static uint16_t
@@ -1560,7 +1618,9 @@ const struct pf_stage_ops pf_l2fib_ops = {
 	.process_burst = l2_process_burst,
 	.idle = l2_idle,
 	.gauges = l2_gauges,
-	.update = l2_update,
+	.update_prepare = l2_update_prepare,
+	.update_commit = l2_update_commit,
+	.update_abort = l2_update_abort,
 	.update_check = l2_update_check,
 	.free = l2_free,
 };
