@@ -134,7 +134,7 @@ def rx_rate(conn, secs):
 
 def test_live(tmp):
     write_pcap(os.path.join(tmp, "live.pcap"), [ipv4_udp(i) for i in range(256)])
-    run = Run(tmp, "live", True, ["-d", "60"])
+    run = Run(tmp, "live", True, ["-d", "600"])   # ended by SIGINT; long for a busy machine
     if not check(run.wait_ready(), "live: pipefwd did not serve stats"):
         run.proc.kill()
         run.finish()
