@@ -698,7 +698,8 @@ cap_open(struct cap_slot *s, const char *path, bool overwrite, bool *created)
 	*created = false;
 	if (path[0] == '/') {
 		if (strncmp(path, dir, dl) != 0 || path[dl] != '/')
-			return cap_fail(s, "%.40s is outside the capture directory %.60s", path, dir);
+			return cap_fail(s, "%.40s is outside the capture directory %.60s", path,
+					dir);
 		rel = path + dl + 1;
 	}
 	while (*rel == '/')

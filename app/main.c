@@ -143,8 +143,8 @@ parse_args(int argc, char **argv, struct options *o)
 			d = strtod(optarg, &end);
 			if (errno != 0 || end == optarg || *end != '\0' || !isfinite(d) || d < 0 ||
 			    d > 1e9) {
-				fprintf(stderr, "pipefwd: -%c: '%s' is not a number in [0, 1e9]\n", c,
-					optarg);
+				fprintf(stderr, "pipefwd: -%c: '%s' is not a number in [0, 1e9]\n",
+					c, optarg);
 				return -EINVAL;
 			}
 			if (c == 'i')
@@ -330,8 +330,8 @@ main(int argc, char **argv)
 	eal_argc = build_eal_argv(topo, &o, eal_argv, RTE_DIM(eal_argv), lcores, sizeof(lcores));
 	busy = prefix_busy(eal_argv, eal_argc, prefix, sizeof(prefix));
 	if (busy != 0) {
-		fprintf(stderr, "error: --file-prefix=%s is in use by another DPDK process (pid %d): "
-			"stop it or choose another --file-prefix\n", prefix, (int)busy);
+		fprintf(stderr, "error: --file-prefix=%s is in use by another DPDK process "
+			"(pid %d): stop it or choose another --file-prefix\n", prefix, (int)busy);
 		pf_topo_free(topo);
 		return PF_EXIT_CONFIG;
 	}

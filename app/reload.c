@@ -295,7 +295,8 @@ pf_reload(struct pf_runtime *rt, const char *path)
 			for (j = 0; j < i; j++)
 				if (changed[j])
 					rt->stages[j]->ops->update_abort(rt->stages[j], prep[j]);
-			snprintf(what, sizeof(what), "stage %s: update refused", new->stages[i].name);
+			snprintf(what, sizeof(what), "stage %s: update refused",
+				 new->stages[i].name);
 			pf_topo_free(new);
 			return refuse(t0, &errs, what);
 		}

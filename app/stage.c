@@ -159,8 +159,9 @@ pf_stage_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_err
 	int rc;
 
 	if (st->ops->update_prepare == NULL)
-		return pf_node_err(errs, new_sc->node, "stages.%s: stage type '%s' cannot update live",
-				   new_sc->name, st->ops->type);
+		return pf_node_err(errs, new_sc->node,
+				   "stages.%s: stage type '%s' cannot update live", new_sc->name,
+				   st->ops->type);
 	rc = st->ops->update_prepare(st, new_sc, &prep, errs);
 	if (rc < 0)
 		return rc;

@@ -331,9 +331,9 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 			pf_node_err(errs, ports->keys[i], "%s: missing required key 'device'", path);
 		} else if (pf_node_str(v, key_path(kp, sizeof(kp), path, "device"), &dev, errs) == 0) {
 			if (strlen(dev) >= sizeof(pc->device)) {
-				pf_node_err(errs, v, "%s.device: a device string is at most %zu "
-					    "characters, this one has %zu", path, sizeof(pc->device) - 1,
-					    strlen(dev));
+				pf_node_err(errs, v, "%s.device: a device string is at most "
+					    "%zu characters, this one has %zu", path,
+					    sizeof(pc->device) - 1, strlen(dev));
 				continue;
 			}
 			snprintf(pc->device, sizeof(pc->device), "%s", dev);
@@ -477,8 +477,9 @@ load_stages(struct pf_topo *t, const struct pf_node *stages, struct pf_errs *err
 		sc->n_instances = 1;
 		sc->first = (uint16_t)(t->n_stages - 1);
 		if (strlen(name) >= PF_NAME_MAX)
-			pf_node_err(errs, stages->keys[i], "stages: a name is at most %d characters, "
-				    "'%.20s...' has %zu", PF_NAME_MAX - 1, name, strlen(name));
+			pf_node_err(errs, stages->keys[i],
+				    "stages: a name is at most %d characters, '%.20s...' has %zu",
+				    PF_NAME_MAX - 1, name, strlen(name));
 		if (pf_topo_port_index(t, name) >= 0)
 			pf_node_err(errs, stages->keys[i],
 				    "stages: '%s' is already the name of a port", name);

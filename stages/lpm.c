@@ -10,7 +10,7 @@
  * already rejected malformed headers. The routing table lives in a struct
  * lpm_fib that process_burst reads once per burst; a route update builds a
  * new fib beside it, swaps the pointer and frees the old one only after the
- * workers have passed a quiescent point (pf_rcu_synchronize, see lpm_update_commit).
+ * workers have passed a quiescent point (pf_rcu_synchronize, lpm_update_commit).
  * Tables are filled directly (fib_fill): rte_lpm_add is O(n) per route.
  */
 #include <errno.h>
@@ -380,7 +380,8 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
  * failure changes nothing and the old table keeps forwarding), publish it
  * with one pointer store, wait until every worker lcore has finished the
  * pass it was in (process_burst reads the pointer once per burst), then
- * free the old one. Prepare builds, commit swaps, abort frees the new one. No packet is dropped or delayed by the swap.
+ * free the old one. Prepare builds, commit swaps, abort frees the new one.
+ * No packet is dropped or delayed by the swap.
  */
 static int
 lpm_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
