@@ -12,14 +12,15 @@
   -d nan and -i junk are refused (exit 2).
 Live: pipefwd forwards rx -> acl (rules_file) -> xc -> tx; the rules file is
 replaced by a FIFO and SIGHUP sent: the reload is refused, the telemetry
-socket keeps answering, SIGTERM ends the run at once, nothing unaccounted.
+socket keeps answering; a second instance on the same --file-prefix exits 78
+naming the pid that holds it; SIGTERM ends the run at once, nothing
+unaccounted.
 Every file is in this test's own temp dir.
 """
 import os
 import re
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -85,27 +86,24 @@ def main():
                      re.escape(fifo) + "' is a FIFO", err):
         errors.append(f"FIFO rules_file: no located 'is a FIFO' error: {err[-500:]}")
 
-    # A rules file that keeps changing while it is read.
+    # A rules file that keeps changing while it is read: a writer process appends
+    # all the time (a big file: the parse takes a while, the writer cannot miss it).
     growing = sc.path("growing.rules")
     with open(growing, "w") as f:
-        f.write("permit proto udp\n" * 1000)
-    stop = threading.Event()
-
-    def writer():
-        with open(growing, "a") as f:
-            while not stop.is_set():
-                f.write("deny src 10.0.0.1\n")
-                f.flush()
-                time.sleep(0.0002)
-    th = threading.Thread(target=writer, daemon=True)
-    th.start()
-    time.sleep(0.05)
+        f.write("permit proto udp\n" * 20000)
+    writer = subprocess.Popen(["/usr/bin/python3", "-c",
+                               "import sys\nf = open(sys.argv[1], 'a')\n"
+                               "while True:\n    f.write('deny src 10.0.0.1\\n')\n    f.flush()\n",
+                               growing])
+    size0 = os.path.getsize(growing)
+    while os.path.getsize(growing) == size0 and writer.poll() is None:
+        time.sleep(0.01)
     topo = sc.path("growing.yaml")
     with open(topo, "w") as f:
         f.write(TOPO.format(eal=EAL, d=sc.dir, rules=growing))
     err = check_run(args.pipefwd, topo, errors, "growing rules file")
-    stop.set()
-    th.join()
+    writer.kill()
+    writer.wait()
     if f"{growing}: error: changed while it was read" not in err:
         errors.append(f"growing rules file: not refused as changed while read: {err[-500:]}")
 
@@ -142,6 +140,14 @@ def main():
     if pf.wait_log("running", timeout=30) is None:
         errors.append("pipefwd did not start: " + pf.stderr()[-1500:])
     else:
+        # A second instance on the same --file-prefix says so (not "EAL init failed: Success").
+        p = subprocess.run([args.pipefwd, "-q", "-d", "1", topo, "--",
+                            f"--file-prefix={pf.prefix}"], capture_output=True, text=True,
+                           timeout=60)
+        if p.returncode != 78 or f"--file-prefix={pf.prefix} is in use by another DPDK " \
+                f"process (pid {pf.proc.pid})" not in p.stderr:
+            errors.append(f"second instance on a busy prefix: exit {p.returncode}: "
+                          f"{p.stderr[-500:]}")
         os.unlink(rules)
         os.mkfifo(rules)
         start = len(pf.log)
