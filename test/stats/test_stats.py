@@ -229,17 +229,6 @@ def test_live(tmp):
         check("pipefwd_ring_hwm_entries" in body, "/metrics body")
     srv.wait(10)
 
-    # numeric arguments: finite numbers in range only (NaN passes a plain range check)
-    conn = telemetry_conn(run.sock)
-    for arg in ("nan", "NaN", "inf", "-inf", "1e999", "12abc", "-1", "100001", "0x"):
-        conn.send(("/pipefwd/rebalance," + arg).encode())
-        r = json.loads(conn.recv(65536))
-        check(r.get("/pipefwd/rebalance") is None, "rebalance,%s accepted: %s" % (arg, r))
-    conn.send(b"/pipefwd/rebalance,130")
-    r = json.loads(conn.recv(65536)).get("/pipefwd/rebalance") or {}
-    check(r.get("cross_cycles") == 130, "rebalance,130: %s" % r)
-    conn.close()
-
     # abusive clients: the data path must not notice
     mon = telemetry_conn(run.sock)   # DPDK serves 10 clients: keep a seat for measuring
     fds0, tasks0 = proc_counts(run.proc.pid)
@@ -289,6 +278,17 @@ def test_live(tmp):
     mon.close()
     print("live: rx %.2f Mpps before, %.2f Mpps with abusive clients" % (
         before / 1e6, during / 1e6), flush=True)
+
+    # numeric arguments: finite numbers in range only (NaN passes a plain range check)
+    conn = telemetry_conn(run.sock)
+    for arg in ("nan", "NaN", "inf", "-inf", "1e999", "12abc", "-1", "100001", "0x"):
+        conn.send(("/pipefwd/rebalance," + arg).encode())
+        r = json.loads(conn.recv(65536))
+        check(r.get("/pipefwd/rebalance") is None, "rebalance,%s accepted: %s" % (arg, r))
+    conn.send(b"/pipefwd/rebalance,130")
+    r = json.loads(conn.recv(65536)).get("/pipefwd/rebalance") or {}
+    check(r.get("cross_cycles") == 130, "rebalance,130: %s" % r)
+    conn.close()
 
     rc = run.finish(interrupt=True)
     check(rc == 0, "live: pipefwd exit %d" % rc)
