@@ -2,7 +2,14 @@
 /*
  * Live capture: the next N packets of an edge or a port into a pcapng file.
  *
- *   /pipefwd/capture,TARGET,COUNT[,overwrite][,snaplen=N],/ABSOLUTE/PATH
+ *   /pipefwd/capture,TARGET,COUNT[,overwrite][,snaplen=N],FILE
+ *
+ * FILE lies beneath the capture directory (pipefwd --capture-dir, default
+ * the DPDK runtime directory's captures/): relative to it, or absolute
+ * inside it. It is opened without leaving the directory and without
+ * following symlinks (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS),
+ * without blocking (a FIFO is refused), and never replaces a file that is
+ * not a capture pipefwd wrote.
  *   /pipefwd/capture_status     state, target, wanted, captured, dropped, file
  *   /pipefwd/capture_stop       finish early: the file keeps what was written
  *
@@ -50,11 +57,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <linux/openat2.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -407,7 +417,7 @@ cap_parse(struct cap_slot *s, char *params, struct cap_request *req, uint32_t sn
 	f = strsep(&rest, ",");
 	if (f == NULL || *f == '\0' || rest == NULL)
 		return cap_fail(s, "usage: /pipefwd/capture,TARGET,COUNT[,overwrite]"
-				   "[,snaplen=N],/ABSOLUTE/PATH");
+				   "[,snaplen=N],FILE (beneath the capture directory)");
 	if (strlen(f) >= sizeof(req->target))
 		return cap_fail(s, "target name too long");
 	snprintf(req->target, sizeof(req->target), "%s", f);
@@ -419,23 +429,23 @@ cap_parse(struct cap_slot *s, char *params, struct cap_request *req, uint32_t sn
 				CAP_MAX_COUNT);
 	req->count = v;
 	req->snaplen = snap_max;
-	while (rest != NULL && *rest != '/') {
+	/* Options until the path: the last field (commas and all) or one with a '/'. */
+	while (rest != NULL && *rest != '/' && strchr(rest, ',') != NULL &&
+	       (strncmp(rest, "overwrite,", 10) == 0 || strncmp(rest, "snaplen=", 8) == 0)) {
 		f = strsep(&rest, ",");
 		if (strcmp(f, "overwrite") == 0) {
 			req->overwrite = true;
-		} else if (strncmp(f, "snaplen=", 8) == 0) {
+		} else {
 			errno = 0;
 			v = strtoull(f + 8, &end, 10);
-			if (f[8] == '\0' || *end != '\0' || errno != 0 || v < 14 || v > snap_max)
+			if (f[8] < '0' || f[8] > '9' || *end != '\0' || errno != 0 || v < 14 ||
+			    v > snap_max)
 				return cap_fail(s, "snaplen: want 14..%u bytes", snap_max);
 			req->snaplen = (uint32_t)v;
-		} else {
-			return cap_fail(s, "unknown option '%.40s' (overwrite, snaplen=N), or the "
-					   "path is not absolute", f);
 		}
 	}
-	if (rest == NULL)
-		return cap_fail(s, "missing the file: an absolute path");
+	if (rest == NULL || *rest == '\0')
+		return cap_fail(s, "missing the file: a path in the capture directory");
 	req->path = rest;
 	return 0;
 }
@@ -595,70 +605,145 @@ cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_re
 	return taps;
 }
 
+/* ---- the capture directory ----------------------------------------------- */
+
+static char cap_dir[PATH_MAX];               /* "": the default, made on first use */
+static bool cap_dir_given;
+
+void
+pf_capture_set_dir(const char *dir)
+{
+	char real[PATH_MAX];
+
+	cap_dir_given = dir != NULL;
+	if (dir == NULL)
+		cap_dir[0] = '\0';
+	else   /* compare absolute paths against the resolved directory */
+		snprintf(cap_dir, sizeof(cap_dir), "%s", realpath(dir, real) != NULL ? real : dir);
+}
+
+const char *
+pf_capture_dir(void)
+{
+	if (!cap_dir_given && cap_dir[0] == '\0')
+		snprintf(cap_dir, sizeof(cap_dir), "%s/captures", rte_eal_get_runtime_dir());
+	return cap_dir;
+}
+
+/* Open @p rel beneath @p dfd: no "..", no symlink anywhere, never blocking. */
+static int
+cap_openat(int dfd, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
+		.mode = (flags & O_CREAT) ? 0600 : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	char buf[PATH_MAX], *p, *save = NULL, *next;
+	int fd, cur;
+
+	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+	/* Kernels before 5.6: walk the components, none of them a symlink. */
+	snprintf(buf, sizeof(buf), "%s", rel);
+	cur = dup(dfd);
+	for (p = strtok_r(buf, "/", &save); p != NULL && cur >= 0; p = next) {
+		next = strtok_r(NULL, "/", &save);
+		fd = openat(cur, p, next == NULL ? (int)how.flags :
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0600);
+		close(cur);
+		if (fd < 0)
+			return -1;
+		if (next == NULL)
+			return fd;
+		cur = fd;
+	}
+	if (cur >= 0)
+		close(cur);
+	errno = EINVAL;
+	return -1;
+}
+
+/* A file pipefwd may overwrite: a regular file of ours holding a pipefwd pcapng. */
+static bool
+cap_ours(int fd)
+{
+	char head[1024];
+	struct stat sb;
+	ssize_t got;
+
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+		return false;
+	got = pread(fd, head, sizeof(head) - 1, 0);
+	if (got < 28 || memcmp(head, "\x0a\x0d\x0d\x0a", 4) != 0)
+		return false;   /* not a pcapng section header */
+	head[got] = '\0';
+	return memmem(head, (size_t)got, "pipefwd capture of ", 19) != NULL;
+}
+
 /*
- * Open @p path for writing: absolute, in an existing directory that this
- * user owns, not a symlink, and not an existing file unless @p overwrite.
- * Returns the fd, or -errno with the error set.
+ * Open @p path for writing, beneath the capture directory only: a relative
+ * path, or an absolute one inside the directory; no "..", no symlink; a new
+ * file, or with @p overwrite a pipefwd capture file. Never blocks (a FIFO is
+ * refused). Returns the fd, or -errno with the error set.
  */
 static int
 cap_open(struct cap_slot *s, const char *path, bool overwrite, bool *created)
 {
-	char dir[PATH_MAX];
-	const char *base = strrchr(path, '/') + 1;
-	struct stat sb;
-	int dfd, fd;
+	const char *dir = pf_capture_dir(), *rel = path, *c;
+	size_t dl = strlen(dir);
+	int dfd, fd, err;
 
 	*created = false;
-	if (path[0] != '/')
-		return cap_fail(s, "the file must be an absolute path");
-	if (strlen(path) >= sizeof(dir))
-		return cap_fail(s, "path too long");
-	if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+	if (path[0] == '/') {
+		if (strncmp(path, dir, dl) != 0 || path[dl] != '/')
+			return cap_fail(s, "%.40s is outside the capture directory %.60s", path,
+					dir);
+		rel = path + dl + 1;
+	}
+	while (*rel == '/')
+		rel++;
+	for (c = rel; c != NULL; c = strchr(c, '/') != NULL ? strchr(c, '/') + 1 : NULL)
+		if (strncmp(c, "..", 2) == 0 && (c[2] == '/' || c[2] == '\0'))
+			return cap_fail(s, "'..' is not allowed in a capture path");
+	if (*rel == '\0' || rel[strlen(rel) - 1] == '/')
 		return cap_fail(s, "the path names a directory, not a file");
-	/* The directory without its trailing '/', which would make
-	 * O_NOFOLLOW follow a symlink. */
-	snprintf(dir, sizeof(dir), "%.*s", (int)RTE_MAX(base - path - 1, 1), path);
+	if (!cap_dir_given && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return cap_fail(s, "cannot make the capture directory %.60s: %s", dir,
+				strerror(errno));
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0) {
-		int err = errno;
-
-		return cap_fail(s, "directory %.60s: %s", dir,
-				lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode) ? "is a symlink" :
-									   strerror(err));
-	}
-	if (fstat(dfd, &sb) < 0 || sb.st_uid != geteuid()) {
-		close(dfd);
-		return cap_fail(s, "directory %.60s is not owned by this user (uid %u)", dir,
-				(unsigned int)geteuid());
-	}
-	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (dfd < 0)
+		return cap_fail(s, "capture directory %.60s: %s", dir, strerror(errno));
+	fd = cap_openat(dfd, rel, O_WRONLY | O_CREAT | O_EXCL);
 	if (fd >= 0) {
 		*created = true;
 	} else if (errno == EEXIST && overwrite) {
-		/* O_NOFOLLOW: a symlink put there meanwhile is refused, not followed. */
-		fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-				sb.st_uid != geteuid())) {
+		fd = cap_openat(dfd, rel, O_RDWR);
+		if (fd >= 0 && !cap_ours(fd)) {
 			close(fd);
 			close(dfd);
-			return cap_fail(s, "%.60s is not a regular file of this user", base);
+			return cap_fail(s, "%.60s is not a capture file pipefwd wrote: not "
+					   "overwritten", rel);
 		}
 		if (fd >= 0 && ftruncate(fd, 0) < 0) {
 			close(fd);
 			fd = -1;
 		}
 	}
+	err = errno;
+	close(dfd);
 	if (fd < 0) {
-		int err = errno;
-
-		close(dfd);
 		if (err == EEXIST)
 			return cap_fail(s, "%.60s exists (add the option overwrite: pipefwd-ctl "
-					   "capture --force)", base);
-		return cap_fail(s, "%.60s: %s", base,
-				err == ELOOP ? "is a symlink" : strerror(err));
+					   "capture --force)", rel);
+		return cap_fail(s, "%.60s: %s", rel, err == ELOOP ? "a symlink is in the way" :
+						     err == EXDEV ? "leaves the capture directory" :
+						     err == ENXIO ? "is a FIFO or a device" :
+						     strerror(err));
 	}
-	close(dfd);
+	/* Writes may block on a slow disk, not on a FIFO: back to blocking mode. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
 }
 
@@ -723,12 +808,10 @@ cap_arm(struct pf_runtime *rt, const char *params)
 	s->error[0] = '\0';
 	if (params == NULL || strlen(params) >= sizeof(buf))
 		return cap_fail(s, "usage: /pipefwd/capture,TARGET,COUNT[,overwrite]"
-				   "[,snaplen=N],/ABSOLUTE/PATH");
+				   "[,snaplen=N],FILE (beneath the capture directory)");
 	snprintf(buf, sizeof(buf), "%s", params);
 	if (cap_parse(s, buf, &req, snap_max) < 0)
 		return -EINVAL;
-	if (req.path[0] != '/')
-		return cap_fail(s, "the file must be an absolute path");
 	taps = cap_resolve(s, rt, &req, what, sizeof(what), stages, sizeof(stages));
 	if (taps < 0)
 		return taps;
@@ -739,7 +822,10 @@ cap_arm(struct pf_runtime *rt, const char *params)
 		return fd;
 	snprintf(s->target, sizeof(s->target), "%s", req.target);
 	snprintf(s->stages, sizeof(s->stages), "%s", stages);
-	snprintf(s->file, sizeof(s->file), "%s", req.path);
+	if (req.path[0] == '/')
+		snprintf(s->file, sizeof(s->file), "%s", req.path);
+	else
+		snprintf(s->file, sizeof(s->file), "%s/%s", pf_capture_dir(), req.path);
 	s->wanted = req.count;
 	s->snaplen = req.snaplen;
 	s->n_ports = rt->topo->n_ports;
@@ -757,7 +843,7 @@ cap_arm(struct pf_runtime *rt, const char *params)
 	if (s->png == NULL) {
 		close(fd);
 		if (created)
-			unlink(req.path);
+			unlink(s->file);
 		return cap_fail(s, "cannot start the pcapng file: %s", rte_strerror(rte_errno));
 	}
 	s->claimed = 0;

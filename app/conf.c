@@ -156,7 +156,7 @@ static int
 load_node(struct loader *ld, yaml_event_t *ev, struct pf_node **out)
 {
 	struct pf_node *n;
-	const yaml_char_t *anchor = NULL;
+	const yaml_char_t *anchor = NULL, *tag;
 	int rc = 0;
 
 	*out = NULL;
@@ -207,6 +207,15 @@ load_node(struct loader *ld, yaml_event_t *ev, struct pf_node **out)
 	}
 	if (anchor != NULL) {
 		pf_err_add(ld->errs, ld->file, n->line, n->col, "YAML anchors are not supported");
+		ld->failed = true;
+	}
+	/* An explicit tag (!!binary, !!str, !foo) would change what a value means. */
+	tag = ev->type == YAML_SCALAR_EVENT ? ev->data.scalar.tag :
+	      ev->type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.tag :
+	      ev->data.mapping_start.tag;
+	if (tag != NULL) {
+		pf_err_add(ld->errs, ld->file, n->line, n->col,
+			   "YAML tags are not supported ('%.40s')", (const char *)tag);
 		ld->failed = true;
 	}
 	*out = n;

@@ -3,10 +3,15 @@
  * Table-file stamps (include/pf_topo.h): a stage's parse records each file it
  * reads (routes, rules, static MACs) with its size, mtime and a content hash,
  * so that a reload sees an edited table file even when the topology YAML did
- * not change. No DPDK: parse runs for --check too.
+ * not change, and a file that changes while it is read is refused. Table
+ * files are opened without blocking and read with a size cap. No DPDK:
+ * parse runs for --check too.
  */
+#define _GNU_SOURCE 1   /* fopencookie */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,11 +30,53 @@ mix(uint64_t h, uint64_t w)
 	return h ^ (h >> 29);
 }
 
+/*
+ * Open a table file without blocking: a FIFO with no writer, a tty or a
+ * device would block a plain open (and --check or a reload with it).
+ * Returns the fd, or -errno with *@p why naming a wrong file type.
+ */
+static int
+table_open(const char *path, struct stat *sb, const char **why)
+{
+	int fd, err;
+
+	*why = NULL;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		/* A FIFO or a device that refuses to open still has a type. */
+		if (stat(path, sb) == 0 && !S_ISREG(sb->st_mode))
+			goto bad_type;
+		return -err;
+	}
+	if (fstat(fd, sb) < 0) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	if (S_ISREG(sb->st_mode)) {
+		if ((uint64_t)sb->st_size <= PF_TABLE_MAX_BYTES)
+			return fd;
+		close(fd);
+		*why = "is larger than the table file limit (" PF_TABLE_MAX_TEXT ")";
+		return -EFBIG;
+	}
+	close(fd);
+bad_type:
+	*why = S_ISDIR(sb->st_mode) ? "is a directory, not a table file" :
+	       S_ISFIFO(sb->st_mode) ? "is a FIFO, not a table file" :
+	       S_ISCHR(sb->st_mode) ? "is a character device, not a table file" :
+	       S_ISBLK(sb->st_mode) ? "is a block device, not a table file" :
+	       "is not a regular file";
+	return S_ISDIR(sb->st_mode) ? -EISDIR : -EINVAL;
+}
+
 int
 pf_file_stamp_read(const char *path, struct pf_file_stamp *out)
 {
 	uint64_t h = 0xcbf29ce484222325ull, w;
 	unsigned char *buf;
+	const char *why;
 	struct stat sb;
 	ssize_t got, i;
 	int fd, rc = 0;
@@ -37,21 +84,21 @@ pf_file_stamp_read(const char *path, struct pf_file_stamp *out)
 	out->size = 0;
 	out->mtime_ns = 0;
 	out->hash = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	out->ino = 0;
+	out->dev = 0;
+	fd = table_open(path, &sb, &why);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
+		return fd;
 	buf = malloc(STAMP_CHUNK);
 	if (buf == NULL) {
 		close(fd);
 		return -ENOMEM;
 	}
 	out->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-	for (;;) {
+	out->ino = sb.st_ino;
+	out->dev = sb.st_dev;
+	/* Bounded: a file growing while read ends at the cap (and differs later). */
+	while (out->size <= PF_TABLE_MAX_BYTES) {
 		got = read(fd, buf, STAMP_CHUNK);
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -78,11 +125,45 @@ pf_file_stamp_read(const char *path, struct pf_file_stamp *out)
 	return rc;
 }
 
+/* The YAML value that names @p path in @p sc (for the error position). */
+static const struct pf_node *
+file_node(const struct pf_stage_conf *sc, const char *path, const char **key)
+{
+	size_t pl = strlen(path), vl;
+	uint32_t i;
+
+	*key = NULL;
+	for (i = 0; sc->node != NULL && sc->node->kind == PF_NODE_MAP && i < sc->node->n; i++) {
+		const struct pf_node *v = sc->node->items[i];
+
+		if (v->kind != PF_NODE_SCALAR)
+			continue;
+		vl = strlen(v->value);
+		if (vl != 0 && vl <= pl && strcmp(path + pl - vl, v->value) == 0) {
+			*key = sc->node->keys[i]->value;
+			return v;
+		}
+	}
+	return sc->node;
+}
+
 int
-pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path)
+pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path, struct pf_errs *errs)
 {
 	struct pf_file_stamp *f;
+	const struct pf_node *v;
+	const char *why, *key;
+	struct stat sb;
+	int fd;
 
+	fd = table_open(path, &sb, &why);
+	if (fd >= 0)
+		close(fd);
+	if (why != NULL) {
+		v = file_node(sc, path, &key);
+		return pf_node_err(errs, v, "stages.%s%s%s: '%s' %s", sc->name, key ? "." : "",
+				   key ? key : "", path, why);
+	}
 	f = realloc(sc->files, (sc->n_files + 1u) * sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;
@@ -95,6 +176,131 @@ pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path)
 	(void)pf_file_stamp_read(path, f);
 	sc->n_files++;
 	return 0;
+}
+
+/* A stdio stream over a table file's fd that ends after PF_TABLE_MAX_BYTES. */
+struct capped {
+	int fd;
+	uint64_t left;
+};
+
+static ssize_t
+capped_read(void *cookie, char *buf, size_t size)
+{
+	struct capped *c = cookie;
+	ssize_t got;
+
+	if (size > c->left)
+		size = (size_t)c->left;
+	if (size == 0)
+		return 0;
+	do
+		got = read(c->fd, buf, size);
+	while (got < 0 && errno == EINTR);
+	if (got > 0)
+		c->left -= (uint64_t)got;
+	return got;
+}
+
+static int
+capped_close(void *cookie)
+{
+	struct capped *c = cookie;
+	int rc = close(c->fd);
+
+	free(c);
+	return rc;
+}
+
+FILE *
+pf_table_fopen(const char *path)
+{
+	static const cookie_io_functions_t io = { .read = capped_read, .close = capped_close };
+	struct capped *c;
+	const char *why;
+	struct stat sb;
+	FILE *f;
+	int fd;
+
+	fd = table_open(path, &sb, &why);
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	c = malloc(sizeof(*c));
+	if (c == NULL) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->fd = fd;
+	c->left = PF_TABLE_MAX_BYTES;
+	f = fopencookie(c, "r", io);
+	if (f == NULL) {
+		close(fd);
+		free(c);
+	}
+	return f;
+}
+
+/* Line number of the first line that is neither blank nor a comment, 0 if none. */
+static int
+first_entry_line(const char *path)
+{
+	char line[512];
+	int n = 0, k;
+	FILE *f = pf_table_fopen(path);
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL && n < 100000) {
+		n++;
+		for (k = 0; line[k] == ' ' || line[k] == '\t' || line[k] == '\r'; k++)
+			;
+		if (line[k] != '\n' && line[k] != '\0' && line[k] != '#') {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+int
+pf_stage_conf_files_check(struct pf_stage_conf *sc, unsigned int first, struct pf_errs *errs)
+{
+	struct pf_file_stamp now;
+	unsigned int k;
+	int rc = 0, line;
+	uint16_t i;
+
+	for (i = 0; i < sc->n_files; i++) {
+		const struct pf_file_stamp *was = &sc->files[i];
+
+		if (pf_file_stamp_read(was->path, &now) < 0 && was->size == 0)
+			continue;   /* unreadable before and after: the parser said why */
+		if (now.size != was->size || now.mtime_ns != was->mtime_ns ||
+		    now.hash != was->hash || now.ino != was->ino || now.dev != was->dev)
+			rc = pf_err_add(errs, was->path, 0, 0,
+					"changed while it was read: refused (write the new table "
+					"to another file and rename it over this one)");
+	}
+	/* Errors on a file whose very first entry is wrong: position only. */
+	for (i = 0; i < sc->n_files; i++) {
+		line = INT_MAX;
+		for (k = first; k < errs->n && k < PF_ERRS_MAX; k++)
+			if (errs->e[k].line > 0 && errs->e[k].line < line &&
+			    strcmp(errs->e[k].file, sc->files[i].path) == 0)
+				line = errs->e[k].line;
+		if (line == INT_MAX || line != first_entry_line(sc->files[i].path))
+			continue;
+		for (k = first; k < errs->n && k < PF_ERRS_MAX; k++)
+			if (errs->e[k].line > 0 && strcmp(errs->e[k].file, sc->files[i].path) == 0)
+				snprintf(errs->e[k].msg, sizeof(errs->e[k].msg),
+					 "not a valid entry (content not shown: from its first "
+					 "line on, this file does not look like a table)");
+	}
+	return rc;
 }
 
 static const struct pf_file_stamp *

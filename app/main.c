@@ -5,8 +5,11 @@
  * accounting invariant. Only this file decides exit codes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +59,7 @@ on_signal(int sig)
 struct options {
 	const char *topology;
 	const char *stats_json;
+	const char *capture_dir;
 	bool check;
 	bool quiet;
 	uint64_t idle_exit_ms;
@@ -76,6 +80,8 @@ usage(FILE *out)
 		"  -i, --idle-exit MS     stop once no packet arrived for MS milliseconds\n"
 		"  -d, --duration SEC     stop after SEC seconds\n"
 		"  -q, --quiet            no summary on stdout\n"
+		"      --capture-dir DIR  where /pipefwd/capture may write (default: the DPDK\n"
+		"                         runtime directory's captures/)\n"
 		"      --counters         print every stage type's counters as Markdown and exit\n"
 		"  -V, --version          print the version and exit\n"
 		"  -h, --help             this text\n"
@@ -118,10 +124,13 @@ parse_args(int argc, char **argv, struct options *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "counters", no_argument, NULL, 'C' },
+		{ "capture-dir", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	double d;
+	char *end;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+cj:i:d:qhV", longopts, NULL)) != -1) {
@@ -133,10 +142,23 @@ parse_args(int argc, char **argv, struct options *o)
 			o->stats_json = optarg;
 			break;
 		case 'i':
-			o->idle_exit_ms = strtoull(optarg, NULL, 10);
-			break;
 		case 'd':
-			o->duration_s = strtod(optarg, NULL);
+			/* Numbers only: no junk, NaN, infinity or negative values. */
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno != 0 || end == optarg || *end != '\0' || !isfinite(d) || d < 0 ||
+			    d > 1e9) {
+				fprintf(stderr, "pipefwd: -%c: '%s' is not a number in [0, 1e9]\n",
+					c, optarg);
+				return -EINVAL;
+			}
+			if (c == 'i')
+				o->idle_exit_ms = (uint64_t)d;
+			else
+				o->duration_s = d;
+			break;
+		case 'W':
+			o->capture_dir = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -201,15 +223,63 @@ build_eal_argv(const struct pf_topo *t, const struct options *o, char **argv, in
 	return argc;
 }
 
+/*
+ * Another process holding the EAL lock of our --file-prefix: say so before
+ * rte_eal_init, which would fail with a misleading errno. Returns its pid,
+ * or 0 when the prefix is free (or cannot be checked: EAL then decides).
+ */
+static pid_t
+prefix_busy(char **argv, int argc, char *prefix, size_t len)
+{
+	const char *p = "rte", *xdg = getenv("XDG_RUNTIME_DIR");
+	char path[PATH_MAX];
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int i, fd;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--no-shconf") == 0 || strcmp(argv[i], "--in-memory") == 0)
+			return 0;
+		if (strncmp(argv[i], "--file-prefix=", 14) == 0)
+			p = argv[i] + 14;
+		else if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < argc)
+			p = argv[++i];
+	}
+	snprintf(prefix, len, "%s", p);
+	if (geteuid() == 0)
+		snprintf(path, sizeof(path), "/var/run/dpdk/%s/config", p);
+	else
+		snprintf(path, sizeof(path), "%s/dpdk/%s/config", xdg != NULL ? xdg : "/tmp", p);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
+		fl.l_pid = 0;
+	close(fd);
+	return fl.l_pid;
+}
+
 static void
 run_until_done(struct pf_runtime *rt, const struct options *o)
 {
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), last_rx = 0, last_change = start;
 	uint64_t now, rx;
+	struct timespec next;
 
 	pf_notify_ready();              /* systemd Type=notify: started */
+	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop_signals) {
-		rte_delay_us_sleep(10 * 1000);
+		/* An absolute deadline: net_tap raises a signal per received frame,
+		 * and a relative sleep restarted after each one may never end. */
+		next.tv_nsec += 10 * 1000 * 1000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
+		       !stop_signals && reload_requests == 0)
+			;
+		if (stop_signals)
+			break;
 		if (reload_requests != 0) {
 			reload_requests = 0;
 			pf_notify_reloading();
@@ -217,6 +287,7 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 			pf_reload(rt, o->topology);
 			pf_telemetry_resume();
 			pf_notify_ready();
+			clock_gettime(CLOCK_MONOTONIC, &next);   /* no catching up after a reload */
 		}
 		now = rte_rdtsc();
 		if (o->duration_s > 0 && (double)(now - start) / (double)hz >= o->duration_s)
@@ -241,10 +312,11 @@ main(int argc, char **argv)
 	struct pf_errs errs = { 0 };
 	struct pf_runtime *rt = NULL;
 	struct pf_topo *topo = NULL;
-	char *eal_argv[PF_MAX_EAL_ARGS + 64], lcores[1024];
+	char *eal_argv[PF_MAX_EAL_ARGS + 64], lcores[1024], prefix[256];
 	struct pf_totals tot;
 	struct sigaction sa = { 0 };
 	int eal_argc, rc, status = 0;
+	pid_t busy;
 
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
@@ -269,21 +341,31 @@ main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	eal_argc = build_eal_argv(topo, &o, eal_argv, RTE_DIM(eal_argv), lcores, sizeof(lcores));
+	busy = prefix_busy(eal_argv, eal_argc, prefix, sizeof(prefix));
+	if (busy != 0) {
+		fprintf(stderr, "error: --file-prefix=%s is in use by another DPDK process "
+			"(pid %d): stop it or choose another --file-prefix\n", prefix, (int)busy);
+		pf_topo_free(topo);
+		return PF_EXIT_CONFIG;
+	}
 	rc = rte_eal_init(eal_argc, eal_argv);
 	if (rc < 0) {
-		fprintf(stderr, "error: EAL init failed: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "error: EAL init failed: %s\n", rte_errno != 0 ?
+			rte_strerror(rte_errno) : "see the EAL messages above");
 		pf_topo_free(topo);
 		return 1;
 	}
 	pf_log_init();
 	if (pf_runtime_create(&rt, topo, &errs) < 0) {
+		/* Ports, rings, tables the configuration asks for: a configuration error. */
 		pf_errs_print(&errs, stderr);
 		rte_eal_cleanup();
 		pf_topo_free(topo);
-		return 1;
+		return PF_EXIT_CONFIG;
 	}
 	pf_telemetry_set_reload_hook(request_reload);
 	pf_telemetry_register(rt);   /* stats socket; forwarding goes on without it */
+	pf_capture_set_dir(o.capture_dir);
 	pf_capture_init(rt);         /* /pipefwd/capture* and dpdk-dumpcap (rte_pdump) */
 	if (pf_runtime_start(rt) < 0) {
 		status = 1;
@@ -315,6 +397,7 @@ main(int argc, char **argv)
 	}
 out:
 	pf_capture_shutdown();
+	topo = rt->topo;     /* a reload published a new topology and freed the first */
 	pf_runtime_destroy(rt);
 	rte_eal_cleanup();
 	pf_topo_free(topo);

@@ -2,6 +2,10 @@
 /*
  * Live reload (include/pf_reload.h).
  *
+ * A reload applies to every stage or to none (two phases, see pf_reload),
+ * and the running topology is never written: a new one is published by
+ * pointer and the old one freed after a grace period.
+ *
  * What can change live: the lcore map (stages move with the hand-over of
  * pf_runtime_apply_lcore_map), ring and rx bursts, and a stage's parameters
  * when its type has an update hook (tables built beside the old ones and
@@ -155,7 +159,7 @@ diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_top
 		file = pf_stage_conf_files_changed(o, n);
 		if (file == NULL && node_equal(o->node, n->node, runtime_keys))
 			continue;
-		if (o->ops->update == NULL)
+		if (o->ops->update_prepare == NULL)
 			pf_node_err(errs, n->node,
 				    "stages.%s: stage type '%s' cannot change its parameters live; restart to apply",
 				    n->name, n->ops->type);
@@ -215,64 +219,103 @@ finish(double t0, int rc, const char *msg)
 	}
 }
 
+/* Refuse with the first error of @p errs. */
+static int
+refuse(double t0, struct pf_errs *errs, const char *what)
+{
+	char msg[1024], line[PF_ERR_MSG_MAX + 300];
+	unsigned int k;
+
+	for (k = 0; k < errs->n && k < PF_ERRS_MAX; k++) {
+		pf_err_format(&errs->e[k], line, sizeof(line));
+		PF_LOG(ERR, "reload: %s", line);
+	}
+	pf_err_format(&errs->e[0], line, sizeof(line));
+	if (what != NULL)
+		snprintf(msg, sizeof(msg), "%s: %s", what, line);
+	else
+		snprintf(msg, sizeof(msg), "%u error%s, first: %s", errs->n,
+			 errs->n == 1 ? "" : "s", line);
+	finish(t0, -EINVAL, msg);
+	return -EINVAL;
+}
+
+/* Fault injection for tests: PIPEFWD_FAULT_UPDATE_REFUSE=<stage> refuses its update. */
+static bool
+fault_refuse(const char *stage)
+{
+	const char *f = getenv("PIPEFWD_FAULT_UPDATE_REFUSE");
+
+	return f != NULL && strcmp(f, stage) == 0;
+}
+
+/*
+ * Two phases. Prepare: every changed stage builds its new state beside the
+ * running one; the first refusal aborts every prepared stage, and nothing
+ * that runs has changed. Commit (cannot fail): the new topology is
+ * published by pointer (stages, rings and the runtime point into it; the
+ * running one is never written), the stages swap in what they prepared,
+ * the lcore map is applied, and the old topology is freed after a grace
+ * period, when no worker reads it any more.
+ */
 int
 pf_reload(struct pf_runtime *rt, const char *path)
 {
-	struct pf_topo *old = rt->topo, *new = NULL, merged;
+	struct pf_topo *old = rt->topo, *new = NULL;
 	struct pf_errs errs = { 0 };
 	bool changed[PF_MAX_STAGES] = { false };
-	void *retired[PF_MAX_STAGES];
-	char msg[1024] = "", line[PF_ERR_MSG_MAX + 300];
+	void *prep[PF_MAX_STAGES], *spare[PF_MAX_STAGES];
+	char msg[1024], what[PF_NAME_MAX + 32];
 	double t0 = now_ms();
-	uint16_t i, n_retired = 0, bursts = 0, updated = 0;
-	unsigned int k;
-	int moved;
+	uint16_t i, j, bursts = 0, updated = 0;
+	int moved, rc;
 
 	if (pf_topo_load(path, &new, &errs) == 0)
 		diff(rt, old, new, changed, &errs);
 	if (errs.n != 0) {
-		for (k = 0; k < errs.n && k < PF_ERRS_MAX; k++) {
-			pf_err_format(&errs.e[k], line, sizeof(line));
-			PF_LOG(ERR, "reload: %s", line);
-		}
-		pf_err_format(&errs.e[0], line, sizeof(line));
-		snprintf(msg, sizeof(msg), "%u error%s, first: %s", errs.n, errs.n == 1 ? "" : "s",
-			 line);
 		pf_topo_free(new);
-		finish(t0, -EINVAL, msg);
-		return -EINVAL;
+		return refuse(t0, &errs, NULL);
 	}
 
-	/* Tables first: each update builds beside the running table and swaps. */
+	/* Phase 1: prepare every change; nothing that runs changes. */
 	for (i = 0; i < new->n_stages; i++) {
+		struct pf_stage *st = rt->stages[i];
+
 		if (!changed[i])
 			continue;
-		if (rt->stages[i]->ops->update(rt->stages[i], &new->stages[i], &errs) < 0) {
-			pf_err_format(&errs.e[0], line, sizeof(line));
-			snprintf(msg, sizeof(msg), "stage %s: update failed: %s", new->stages[i].name,
-				 line);
+		rc = st->ops->update_prepare(st, &new->stages[i], &prep[i], &errs);
+		if (rc == 0 && fault_refuse(new->stages[i].name)) {
+			pf_node_err(&errs, new->stages[i].node,
+				    "stages.%s: update refused (PIPEFWD_FAULT_UPDATE_REFUSE)",
+				    new->stages[i].name);
+			st->ops->update_abort(st, prep[i]);
+			rc = -EINVAL;
+		}
+		if (rc < 0) {
+			for (j = 0; j < i; j++)
+				if (changed[j])
+					rt->stages[j]->ops->update_abort(rt->stages[j], prep[j]);
+			snprintf(what, sizeof(what), "stage %s: update refused",
+				 new->stages[i].name);
 			pf_topo_free(new);
-			finish(t0, -EINVAL, msg);
-			return -EINVAL;
+			return refuse(t0, &errs, what);
 		}
 		updated++;
 	}
 
-	/* The new file becomes the running topology in place, so every pointer
-	 * the runtime holds into it stays valid. Stages keep the config they run
-	 * with: the new one for updated stages, the old one for the others. */
-	merged = *new;
+	/* Phase 2: commit. The new topology takes what only the running one knows. */
 	for (i = 0; i < new->n_ports; i++) {
-		merged.ports[i].port_id = old->ports[i].port_id;
-		merged.ports[i].has_mac = old->ports[i].has_mac;
-		memcpy(merged.ports[i].mac, old->ports[i].mac, 6);
+		new->ports[i].port_id = old->ports[i].port_id;
+		new->ports[i].has_mac = old->ports[i].has_mac;
+		memcpy(new->ports[i].mac, old->ports[i].mac, 6);
 	}
+	/* Unchanged stages keep the config they run with; the new parse of it
+	 * goes to the old topology, to be freed with it. */
 	for (i = 0; i < new->n_stages; i++) {
-		if (changed[i]) {
-			retired[n_retired++] = old->stages[i].cfg;
-		} else {
-			merged.stages[i].cfg = old->stages[i].cfg;
-			retired[n_retired++] = new->stages[i].cfg;
+		spare[i] = NULL;
+		if (!changed[i]) {
+			spare[i] = new->stages[i].cfg;
+			new->stages[i].cfg = old->stages[i].cfg;
 		}
 		if (old->stages[i].burst != new->stages[i].burst)
 			bursts++;
@@ -280,20 +323,23 @@ pf_reload(struct pf_runtime *rt, const char *path)
 	for (i = 0; i < new->n_rings; i++)
 		if (old->rings[i].burst != new->rings[i].burst)
 			bursts++;
-	for (i = 0; i < old->eal_argc; i++)
-		free(old->eal_argv[i]);
-	for (i = 0; i < old->n_stages; i++)
-		pf_stage_conf_files_free(&old->stages[i]);
-	pf_conf_free(old->doc);
-	*old = merged;
-	moved = pf_runtime_apply_lcore_map(rt, old);
-	/* Nobody reads a retired config after a grace period. */
+	for (i = 0; i < new->n_stages; i++) {
+		__atomic_store_n(&rt->stages[i]->conf, &new->stages[i], __ATOMIC_RELEASE);
+		__atomic_store_n(&rt->stages[i]->topo, new, __ATOMIC_RELEASE);
+	}
+	for (i = 0; i < new->n_rings; i++)
+		__atomic_store_n(&rt->rings[i].conf, &new->rings[i], __ATOMIC_RELEASE);
+	__atomic_store_n(&rt->topo, new, __ATOMIC_RELEASE);
+	for (i = 0; i < new->n_stages; i++)
+		if (changed[i])
+			rt->stages[i]->ops->update_commit(rt->stages[i], &new->stages[i], prep[i]);
+	moved = pf_runtime_apply_lcore_map(rt, new);
+	/* Nobody reads the old topology after a grace period. */
 	pf_rcu_synchronize();
-	for (i = 0; i < n_retired; i++)
-		if (retired[i] != NULL && old->stages[i].ops->cfg_free != NULL)
-			old->stages[i].ops->cfg_free(retired[i]);
-	/* The shell of the new topology is empty now: its contents moved. */
-	free(new);
+	for (i = 0; i < old->n_stages; i++)
+		if (!changed[i])
+			old->stages[i].cfg = spare[i];
+	pf_topo_free(old);
 
 	snprintf(msg, sizeof(msg), "%d stage%s moved, %u burst%s changed, %u table%s updated",
 		 moved, moved == 1 ? "" : "s", bursts, bursts == 1 ? "" : "s", updated,

@@ -151,3 +151,20 @@ pf_stage_destroy(struct pf_stage *st)
 	rte_free(st->ctrs);
 	rte_free(st);
 }
+
+int
+pf_stage_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
+{
+	void *prep = NULL;
+	int rc;
+
+	if (st->ops->update_prepare == NULL)
+		return pf_node_err(errs, new_sc->node,
+				   "stages.%s: stage type '%s' cannot update live", new_sc->name,
+				   st->ops->type);
+	rc = st->ops->update_prepare(st, new_sc, &prep, errs);
+	if (rc < 0)
+		return rc;
+	st->ops->update_commit(st, new_sc, prep);
+	return 0;
+}

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -581,6 +582,32 @@ map_dict(const struct pf_runtime *rt, const int *lcore_of)
 	return m;
 }
 
+/* The same as lists of names (a stage name may hold a space). */
+static struct rte_tel_data *
+map_lists(const struct pf_runtime *rt, const int *lcore_of)
+{
+	struct rte_tel_data *m = rte_tel_data_alloc(), *a;
+	char key[TEL_KEY_MAX];
+	uint16_t l, s;
+
+	if (m == NULL)
+		return NULL;
+	rte_tel_data_start_dict(m);
+	for (l = 0; l < rt->n_lcores; l++) {
+		a = rte_tel_data_alloc();
+		if (a == NULL)
+			break;
+		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+		for (s = 0; s < rt->n_stages; s++)
+			if (lcore_of[s] == l)
+				rte_tel_data_add_array_string(a, rt->stages[s]->conf->name);
+		item_key(rt, TEL_LCORES, l, key, sizeof(key));
+		if (rte_tel_data_add_dict_container(m, key, a, 0) < 0)
+			rte_tel_data_free(a);
+	}
+	return m;
+}
+
 static int
 get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
 {
@@ -591,8 +618,11 @@ get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_da
 	int rc;
 
 	if (params != NULL && *params != '\0') {
+		/* A finite number in range: NaN passes every comparison. */
+		errno = 0;
 		cross = strtod(params, &end);
-		if (*end != '\0' || cross < 0 || cross > 100000)
+		if (end == params || *end != '\0' || errno != 0 || !isfinite(cross) ||
+		    !(cross >= 0 && cross <= 100000))
 			return -EINVAL;
 	}
 	rc = pf_rebalance_suggest(rt, cross, &in, &res);
@@ -612,6 +642,7 @@ get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_da
 	rte_tel_data_add_dict_int(d, "exhaustive", res.exhaustive);
 	add_sub(d, "current", map_dict(rt, in.current));
 	add_sub(d, "proposed", map_dict(rt, res.lcore));
+	add_sub(d, "proposed_lists", map_lists(rt, res.lcore));
 	return 0;
 }
 

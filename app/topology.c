@@ -8,11 +8,13 @@
  * cycle, every non-source stage fed, every stage on exactly one worker lcore,
  * no rx queue polled twice. Every problem is collected; nothing touches DPDK.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pf_stage.h"
@@ -210,6 +212,41 @@ pcap_count(const char *path)
 	return n;
 }
 
+/*
+ * The virtual device drivers DPDK 22.11 ships for ethdev. rte_dev_probe of
+ * any other name fails at start with a misleading errno: say it here.
+ */
+static const char *const vdev_drivers[] = {
+	"net_af_packet", "net_af_xdp", "net_bonding", "net_failsafe", "net_memif", "net_null",
+	"net_pcap", "net_ring", "net_softnic", "net_tap", "net_tun", "net_vdev_netvsc",
+	"net_vhost", "net_virtio_user", "net_kni", NULL
+};
+
+static void
+check_vdev_driver(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_errs *errs)
+{
+	size_t n = strcspn(pc->device, ",");
+	char list[256] = "";
+	int i;
+
+	/* The instance name is the driver name plus digits or "_...": net_pcap0, net_tap_x. */
+	for (i = 0; vdev_drivers[i] != NULL; i++) {
+		size_t dl = strlen(vdev_drivers[i]), k = dl;
+
+		if (n < dl || strncmp(pc->device, vdev_drivers[i], dl) != 0)
+			continue;
+		while (k < n && isdigit((unsigned char)pc->device[k]))
+			k++;
+		if (k == n || pc->device[k] == '_')
+			return;
+	}
+	for (i = 0; vdev_drivers[i] != NULL; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 vdev_drivers[i]);
+	pf_node_err(errs, dn, "ports.%s.device: unknown virtual device driver in '%.*s' "
+		    "(known: %s)", pc->name, (int)(n < 40 ? n : 40), pc->device, list);
+}
+
 static void
 check_pcap_device(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_errs *errs)
 {
@@ -219,9 +256,15 @@ check_pcap_device(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_e
 	if (strncmp(pc->device, "net_pcap", 8) != 0)
 		return;
 	if (devarg(pc->device, "rx_pcap", path, sizeof(path))) {
+		struct stat sb;
+
 		if (access(path, R_OK) != 0) {
 			pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' not readable: %s", pc->name, path,
 				    strerror(errno));
+		} else if (stat(path, &sb) == 0 && (S_ISDIR(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
+			/* libpcap would fail at start (a directory) or block (a FIFO). */
+			pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' is a %s, not a pcap file",
+				    pc->name, path, S_ISDIR(sb.st_mode) ? "directory" : "FIFO");
 		} else if (devarg(pc->device, "infinite_rx", flag, sizeof(flag)) &&
 			   strcmp(flag, "1") == 0) {
 			n = pcap_count(path);
@@ -274,8 +317,8 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		pc = &t->ports[t->n_ports++];
 		snprintf(pc->name, sizeof(pc->name), "%s", name);
 		if (strlen(name) >= PF_NAME_MAX)
-			pf_node_err(errs, ports->keys[i], "ports: name '%s' longer than %d", name,
-				    PF_NAME_MAX - 1);
+			pf_node_err(errs, ports->keys[i], "ports: a name is at most %d characters, "
+				    "'%.20s...' has %zu", PF_NAME_MAX - 1, name, strlen(name));
 		pc->node = pn;
 		pc->rxd = 1024;
 		pc->txd = 1024;
@@ -288,8 +331,16 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		if (v == NULL) {
 			pf_node_err(errs, ports->keys[i], "%s: missing required key 'device'", path);
 		} else if (pf_node_str(v, key_path(kp, sizeof(kp), path, "device"), &dev, errs) == 0) {
+			if (strlen(dev) >= sizeof(pc->device)) {
+				pf_node_err(errs, v, "%s.device: a device string is at most "
+					    "%zu characters, this one has %zu", path,
+					    sizeof(pc->device) - 1, strlen(dev));
+				continue;
+			}
 			snprintf(pc->device, sizeof(pc->device), "%s", dev);
 			pc->is_vdev = strncmp(dev, "net_", 4) == 0;
+			if (pc->is_vdev)
+				check_vdev_driver(pc, v, errs);
 			check_pcap_device(pc, v, errs);
 		}
 		if ((v = pf_map_get(pn, "mac")) != NULL &&
@@ -427,8 +478,9 @@ load_stages(struct pf_topo *t, const struct pf_node *stages, struct pf_errs *err
 		sc->n_instances = 1;
 		sc->first = (uint16_t)(t->n_stages - 1);
 		if (strlen(name) >= PF_NAME_MAX)
-			pf_node_err(errs, stages->keys[i], "stages: name '%s' longer than %d", name,
-				    PF_NAME_MAX - 1);
+			pf_node_err(errs, stages->keys[i],
+				    "stages: a name is at most %d characters, '%.20s...' has %zu",
+				    PF_NAME_MAX - 1, name, strlen(name));
 		if (pf_topo_port_index(t, name) >= 0)
 			pf_node_err(errs, stages->keys[i],
 				    "stages: '%s' is already the name of a port", name);
@@ -588,6 +640,7 @@ parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
 
 		char inst_name[PF_NAME_MAX];
 		struct pf_errs scratch = { 0 };
+		unsigned int e0;
 
 		if (sc->ops == NULL || sc->node->kind != PF_NODE_MAP || sc->ops->parse == NULL)
 			continue;
@@ -595,7 +648,10 @@ parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
 		 * once (the same node parses the same way for every instance). */
 		memcpy(inst_name, sc->name, sizeof(inst_name));
 		memcpy(sc->name, sc->group, sizeof(sc->name));
+		e0 = errs->n;
 		sc->ops->parse(sc, t, sc->instance == 0 ? errs : &scratch);
+		if (sc->instance == 0)
+			pf_stage_conf_files_check(sc, e0, errs);
 		memcpy(sc->name, inst_name, sizeof(sc->name));
 	}
 }

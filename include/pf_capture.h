@@ -37,6 +37,15 @@
 void pf_capture_burst(struct pf_cap_tap **where, struct rte_mbuf **pkts, uint16_t n);
 
 /**
+ * Where captures may be written: @p dir (pipefwd --capture-dir; it must
+ * exist), or NULL for the default, the DPDK runtime directory's captures/
+ * (made 0700 at the first capture). Call before pf_capture_init().
+ */
+void pf_capture_set_dir(const char *dir);
+/** The capture directory in use (after EAL init for the default). */
+const char *pf_capture_dir(void);
+
+/**
  * Register the /pipefwd/capture* telemetry commands (once) and publish
  * @p rt to them. Returns 0 or -errno (capture is then unavailable).
  */

@@ -144,14 +144,24 @@ struct pf_stage_ops {
 	uint16_t (*gauges)(const struct pf_stage *st, struct pf_gauge *out, uint16_t max);
 
 	/**
-	 * Reload: apply @p new_sc (already parsed) to the running stage by
-	 * building new tables beside the old ones and swapping them safely.
-	 * Optional: NULL means table changes need a restart.
+	 * Reload, two phases, so that a reload applies to every stage or to
+	 * none. update_prepare builds what @p new_sc needs (new tables beside the
+	 * running ones, a posted command the owning lcore has taken) without
+	 * changing what runs, and returns it in *@p prep; it may refuse (-errno
+	 * with errors). Once every changed stage has prepared, the runtime calls
+	 * update_commit for each (it cannot fail: it publishes and frees the old
+	 * state after a grace period); if any stage refused, update_abort for
+	 * each one that had prepared (it releases @p prep, nothing changed).
+	 * Optional as a set: NULL update_prepare means table changes need a
+	 * restart.
 	 */
-	int (*update)(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs);
+	int (*update_prepare)(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+			      struct pf_errs *errs);
+	void (*update_commit)(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep);
+	void (*update_abort)(struct pf_stage *st, void *prep);
 
 	/**
-	 * Reload, before anything is applied: can update() apply @p new_sc
+	 * Reload, before anything is prepared: can the update apply @p new_sc
 	 * live? Returns 0, or -EINVAL with an error naming the key that needs a
 	 * restart (the reload is then refused as a whole). Optional.
 	 */
@@ -241,5 +251,11 @@ int pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
 			     const struct pf_topo *topo, struct pf_stage *first,
 			     struct pf_errs *errs);
 void pf_stage_destroy(struct pf_stage *st);
+/**
+ * Update a stand-alone stage to @p new_sc: update_prepare, then
+ * update_commit (unit tests; the runtime's reload prepares every stage
+ * first). Returns 0, or -errno with errors (nothing changed).
+ */
+int pf_stage_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs);
 
 #endif /* PF_STAGE_H */

@@ -60,7 +60,12 @@ struct pf_file_stamp {
 	uint64_t size;
 	int64_t mtime_ns;
 	uint64_t hash;                   /**< 64-bit hash of the content */
+	uint64_t ino, dev;               /**< which file: a rename over it shows */
 };
+
+/** Largest table file (routes, rules, static MACs) read, in bytes. */
+#define PF_TABLE_MAX_BYTES (256u << 20)
+#define PF_TABLE_MAX_TEXT "256 MiB"
 
 /**
  * One stage as the runtime runs it. A YAML stage with `instances: N` (N > 1)
@@ -165,13 +170,32 @@ int pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, con
 		      uint16_t *idx, uint16_t max, uint16_t *n, struct pf_errs *errs);
 
 /**
- * Record that @p sc's parse reads the table file @p path: its size, mtime
- * and a hash of its content. Call it before reading the file, so an edit
- * racing the read is seen by the next reload rather than missed. A file
- * that cannot be read is recorded with size 0 and hash 0 (the parser
- * reports the error). Returns 0 or -ENOMEM. No DPDK.
+ * Record that @p sc's parse reads the table file @p path: its size, mtime,
+ * inode and a hash of its content. Call it before reading the file: a file
+ * that changes while it is read is then refused (pf_stage_conf_files_check)
+ * and an edit racing the read is seen by the next reload. A path that is
+ * not a regular file (directory, FIFO, device) or is larger than
+ * PF_TABLE_MAX_BYTES is refused here, before any blocking open: -EINVAL
+ * with the error at the YAML value naming the file. A file that does not
+ * exist or cannot be read is recorded empty (the parser says why).
+ * Returns 0, -EINVAL or -ENOMEM. No DPDK.
  */
-int pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path);
+int pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path, struct pf_errs *errs);
+/**
+ * Open a table file for the parsers: never blocks (O_NONBLOCK, regular files
+ * only, else NULL with errno EISDIR or EINVAL) and reads at most
+ * PF_TABLE_MAX_BYTES (then EOF). Returns a stdio stream or NULL with errno.
+ */
+FILE *pf_table_fopen(const char *path);
+/**
+ * After @p sc's parse: refuse every table file that changed while it was
+ * read (size, mtime, inode or content differ from the stamp taken before),
+ * and in errors from index @p first on, do not echo content of a file that
+ * does not look like a table (its first entry line does not parse: a file
+ * named by mistake, or a secret one): position only. Returns 0 or -EINVAL.
+ */
+int pf_stage_conf_files_check(struct pf_stage_conf *sc, unsigned int first,
+			      struct pf_errs *errs);
 /** Stamp @p path into @p out (path not set). Returns 0 or -errno. */
 int pf_file_stamp_read(const char *path, struct pf_file_stamp *out);
 /**

@@ -3,8 +3,13 @@
 
 It reads the documented rule text format (docs/stages/acl.md) and decides
 packet by packet, in order, with a linear scan and a dict of sessions. It
-knows nothing of rte_acl or of the C code: only of the documented behaviour.
+knows nothing of rte_acl or of the C code: only of the documented behaviour,
+which includes where sessions live: a table of `sessions` slots taken in
+order and reused first-freed-first, a sweep cursor that checks
+`session_sweep` slots after each burst, and a full table that reclaims
+expired sessions among the next 256 slots only (not every stale one).
 """
+import collections
 import ipaddress
 import os
 
@@ -73,8 +78,10 @@ def five_tuple(pkt):
 class Acl:
     """One acl stage. counters / hits mirror the stage's names."""
 
+    RECLAIM = 256       # slots a full table checks before refusing a session
+
     def __init__(self, rules, default="deny", sessions=0, timeouts=None,
-                 nonfirst="protocol-only"):
+                 nonfirst="protocol-only", sweep=32):
         self.rules = rules
         self.default = default
         self.max_sessions = sessions or (65536 if any(r.action == "permit-reflect"
@@ -84,6 +91,32 @@ class Acl:
         self.sessions = {}
         self.counters = {}
         self.hits = {}
+        self.sweep_n = sweep
+        self.cursor = 0
+        self.free = collections.deque(range(self.max_sessions))
+        self.slot_key = {}
+
+    def _new_session(self, key):
+        pos = self.free.popleft()
+        s = {"seen": [0, 0], "closing": False, "expires": 0, "pos": pos}
+        self.sessions[key] = s
+        self.slot_key[pos] = key
+        return s
+
+    def _del_session(self, key):
+        s = self.sessions.pop(key)
+        del self.slot_key[s["pos"]]
+        self.free.append(s["pos"])
+        self._count("session_expired")
+
+    def sweep(self, count, now):
+        """Check @count slots from the cursor (one more slot than sessions)."""
+        while count > 0 and self.sessions:
+            key = self.slot_key.get(self.cursor)
+            self.cursor = (self.cursor + 1) % (self.max_sessions + 1)
+            if key is not None and self.sessions[key]["expires"] <= now:
+                self._del_session(key)
+            count -= 1
 
     def _count(self, name, n=1):
         self.counters[name] = self.counters.get(name, 0) + n
@@ -140,8 +173,7 @@ class Acl:
             key, direction = self._key(t)
             s = self.sessions.get(key)
             if s is not None and s["expires"] <= now:
-                del self.sessions[key]
-                self._count("session_expired")
+                self._del_session(key)
                 s = None
             if s is not None:
                 self._touch(s, t, pkt, direction, now)
@@ -160,13 +192,12 @@ class Acl:
             return False
         if action == "permit-reflect" and self.max_sessions and sess_ok:
             if len(self.sessions) >= self.max_sessions:
-                self.expire_all(now)        # the stage reclaims expired slots when full
+                self.sweep(self.RECLAIM, now)   # reclaim within the next 256 slots
             if len(self.sessions) >= self.max_sessions:
                 self._count("session_full")
                 return False
             key, direction = self._key(t)
-            s = {"seen": [0, 0], "closing": False, "expires": 0}
-            self.sessions[key] = s
+            s = self._new_session(key)
             self._count("session_created")
             self._touch(s, t, pkt, direction, now)
         return True
@@ -174,8 +205,7 @@ class Acl:
     def expire_all(self, now):
         """What the idle sweep does at the end of a run."""
         for key in [k for k, s in self.sessions.items() if s["expires"] <= now]:
-            del self.sessions[key]
-            self._count("session_expired")
+            self._del_session(key)
 
     def stage_counters(self, stage="acl"):
         out = {f"{stage}.{k}": v for k, v in self.counters.items()}
@@ -197,13 +227,29 @@ def from_topology(case_dir, stage="acl"):
                          for r in p.get("rules", []))
     return Acl(parse_rules(text), default=p.get("default", "deny"),
                sessions=p.get("sessions", 0), timeouts=p.get("session_timeouts"),
-               nonfirst=p.get("nonfirst_fragments", "protocol-only"))
+               nonfirst=p.get("nonfirst_fragments", "protocol-only"),
+               sweep=p.get("session_sweep", 32))
 
 
-def run(acl, pkts):
-    """Packets the stage forwards, in order; time from timed() packets."""
-    out = [p for p in pkts if acl.packet(p, float(p.time) if getattr(p, "_pf_timed", False)
-                                          else 0.0)]
+def rx_burst(case_dir):
+    """The burst of the case's (single) rx stage: how many packets share a sweep."""
+    import yaml
+    topo = yaml.safe_load(open(os.path.join(case_dir, "topology.yaml")))
+    return next((st.get("burst", 32) for st in topo["stages"].values()
+                 if st.get("type") == "rx"), 32)
+
+
+def run(acl, pkts, burst=32):
+    """Packets the stage forwards, in order; time from timed() packets. After
+    each burst of @burst packets the stage sweeps (at the burst's newest time)."""
+    def when(p):
+        return float(p.time) if getattr(p, "_pf_timed", False) else 0.0
+    out = []
+    for b in range(0, len(pkts), burst):
+        chunk = pkts[b:b + burst]
+        out += [p for p in chunk if acl.packet(p, when(p))]
+        if acl.max_sessions:
+            acl.sweep(acl.sweep_n, max(when(p) for p in chunk))
     last = max([float(p.time) for p in pkts if getattr(p, "_pf_timed", False)] or [0.0])
     if acl.max_sessions:
         acl.expire_all(last)
@@ -222,10 +268,12 @@ def single_stage_case(case_dir, inputs, src="p0", dst="p1", stage="acl"):
     """(expected, COUNTERS) for a replay case whose one acl stage @stage takes
     @inputs()[src] and forwards to @dst: the model configured from the case's
     topology.yaml decides both."""
+    burst = rx_burst(case_dir)
+
     def expected(inp):
-        return {dst: run(from_topology(case_dir, stage), inp[src])}
+        return {dst: run(from_topology(case_dir, stage), inp[src], burst)}
 
     acl = from_topology(case_dir, stage)
     pkts = inputs()[src]
-    out = run(acl, pkts)
+    out = run(acl, pkts, burst)
     return expected, counters(acl, len(pkts), len(out), stage)

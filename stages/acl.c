@@ -1096,11 +1096,11 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
  * pointer into @p new_sc.
  */
 static int
-acl_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
+acl_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+		   struct pf_errs *errs)
 {
 	struct acl_priv *pv = st->priv;
 	const struct acl_cfg *cfg = new_sc->cfg;
-	struct acl_tbl *nt, *old;
 
 	if (cfg->has_reflect && pv->sess_h == NULL)
 		return pf_node_err(errs, new_sc->node,
@@ -1110,8 +1110,18 @@ acl_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *er
 		return pf_node_err(errs, pf_map_get(new_sc->node, "sessions"),
 				   "stages.%s.sessions: changing the session table size (%u -> %u) needs a restart",
 				   new_sc->name, pv->sess_max, cfg->sessions);
-	if (acl_tbl_build(st, new_sc, &nt, errs) < 0)
+	if (acl_tbl_build(st, new_sc, (struct acl_tbl **)prep, errs) < 0)
 		return -EINVAL;
+	return 0;
+}
+
+static void
+acl_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
+{
+	struct acl_priv *pv = st->priv;
+	const struct acl_cfg *cfg = new_sc->cfg;
+	struct acl_tbl *nt = prep, *old;
+
 	old = pv->tbl;
 	__atomic_store_n(&pv->tbl, nt, __ATOMIC_RELEASE);
 	pf_rcu_synchronize();
@@ -1119,7 +1129,12 @@ acl_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *er
 	pv->sweep = cfg->sweep;
 	pv->reloads++;
 	acl_log_tbl(st, nt, "reloaded");
-	return 0;
+}
+
+static void
+acl_update_abort(struct pf_stage *st, void *prep)
+{
+	acl_tbl_free(prep);
 }
 
 static uint16_t
@@ -1191,6 +1206,8 @@ const struct pf_stage_ops pf_acl_ops = {
 	.process_burst = acl_process_burst,
 	.idle = acl_idle,
 	.gauges = acl_gauges,
-	.update = acl_update,
+	.update_prepare = acl_update_prepare,
+	.update_commit = acl_update_commit,
+	.update_abort = acl_update_abort,
 	.free = acl_free,
 };

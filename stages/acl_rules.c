@@ -310,7 +310,7 @@ pf_acl_rules_load_file(const char *path, struct acl_cfg *cfg, struct pf_errs *er
 {
 	char line[ACL_LINE_MAX + 2], msg[200];
 	struct acl_rule r;
-	FILE *f = fopen(path, "r");
+	FILE *f = pf_table_fopen(path);
 	int lineno = 0, col, rc = 0, got;
 	size_t l;
 
@@ -464,8 +464,8 @@ pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_err
 		if (pf_node_str(file, ipath, &rel, errs) == 0) {
 			pf_conf_resolve_path(file->file, rel, cfg->rules_file,
 					     sizeof(cfg->rules_file));
-			if (pf_stage_conf_add_file(sc, cfg->rules_file) < 0)
-				return -ENOMEM;
+			if (pf_stage_conf_add_file(sc, cfg->rules_file, errs) < 0)
+				return -EINVAL;
 			pf_acl_rules_load_file(cfg->rules_file, cfg, errs);
 		}
 	}

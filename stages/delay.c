@@ -81,14 +81,26 @@ delay_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uin
 	return DELAY_EDGE_OUT;
 }
 
-/* A plain value: the new delay applies from the next burst. */
+/* A plain value: nothing to prepare; the new delay applies from the next burst. */
 static int
-delay_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
+delay_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+		     struct pf_errs *errs)
+{
+	*prep = NULL;
+	return 0;
+}
+
+static void
+delay_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
 {
 	struct delay_priv *d = st->priv;
 
 	__atomic_store_n(&d->us, ((const struct delay_cfg *)new_sc->cfg)->us, __ATOMIC_RELAXED);
-	return 0;
+}
+
+static void
+delay_update_abort(struct pf_stage *st, void *prep)
+{
 }
 
 const struct pf_stage_ops pf_delay_ops = {
@@ -105,5 +117,7 @@ const struct pf_stage_ops pf_delay_ops = {
 	.cfg_free = delay_cfg_free,
 	.init = delay_init,
 	.process_burst = delay_process_burst,
-	.update = delay_update,
+	.update_prepare = delay_update_prepare,
+	.update_commit = delay_update_commit,
+	.update_abort = delay_update_abort,
 };

@@ -459,7 +459,9 @@ const struct pf_stage_ops pf_l2fib_ops = {
 	.idle = l2_idle,
 	.housekeep = l2_housekeep,
 	.gauges = l2_gauges,
-	.update = l2_update,
+	.update_prepare = l2_update_prepare,
+	.update_commit = l2_update_commit,
+	.update_abort = l2_update_abort,
 	.update_check = l2_update_check,
 	.free = l2_free,
 };

@@ -120,11 +120,23 @@ struct l2_op {
 };
 
 /* An update, posted by the control thread, applied by the owning lcore. */
+/* What the control thread tells the lcore holding a taken update. */
+enum l2_cmd_go { L2_CMD_HOLD = 0, L2_CMD_APPLY, L2_CMD_DROP };
+
+/*
+ * An update, posted by the control thread (reload prepare), taken and held
+ * by the owning lcore, then applied (commit) or dropped (abort).
+ */
 struct l2_cmd {
 	uint32_t age_s;
 	uint32_t port_limit;
 	uint32_t n_ops;
 	uint32_t next;                /* applier only */
+	uint32_t taken;               /* lcore -> control: holding it */
+	uint32_t go;                  /* control -> lcore: enum l2_cmd_go */
+	bool started;                 /* applier only */
+	uint64_t done0;               /* control: cmd_done when posted */
+	struct l2_static_key *keys;   /* control: the static set it leads to */
 	/* What applying did (applier writes, control thread reads after done). */
 	uint32_t added, removed, repointed, replaced_learned, evicted, failed;
 	struct l2_op ops[];           /* removals first, then adds */
@@ -215,7 +227,10 @@ bool l2_evict(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c);
 
 void l2_housekeep(struct pf_stage *st, uint64_t now_ns);
 void l2_idle(struct pf_stage *st, uint64_t now_ns);
-int l2_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs);
+int l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+		      struct pf_errs *errs);
+void l2_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep);
+void l2_update_abort(struct pf_stage *st, void *prep);
 int l2_update_check(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
 		    struct pf_errs *errs);
 

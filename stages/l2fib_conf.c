@@ -146,9 +146,9 @@ l2_parse_static_file(struct l2_cfg *cfg, const struct pf_topo *topo, struct pf_s
 	FILE *f;
 
 	pf_conf_resolve_path(v->file, v->value, cfg->static_file, sizeof(cfg->static_file));
-	if (pf_stage_conf_add_file(sc, cfg->static_file) < 0)
-		return -ENOMEM;
-	f = fopen(cfg->static_file, "r");
+	if (pf_stage_conf_add_file(sc, cfg->static_file, errs) < 0)
+		return -EINVAL;
+	f = pf_table_fopen(cfg->static_file);
 	if (f == NULL)
 		return pf_node_err(errs, v, "stages.%s.static: cannot open '%s': %s", stage,
 				   cfg->static_file, strerror(errno));

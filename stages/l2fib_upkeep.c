@@ -87,29 +87,38 @@ l2_op_apply(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c, const str
 	c->added++;
 }
 
-/* Take a posted update and apply up to @p budget of its operations. */
+/* Take a posted update, and once told to, apply up to @p budget of its operations. */
 static void
 l2_cmd_run(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
 {
 	struct l2_cmd *c = l2->cmd_cur;
+	uint32_t go;
 
 	if (c == NULL) {
 		c = __atomic_exchange_n(&l2->cmd_post, NULL, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			return;
 		l2->cmd_cur = c;
-		l2_set_age(l2, c->age_s);
-		l2->port_limit = c->port_limit;
+		__atomic_store_n(&c->taken, 1, __ATOMIC_RELEASE);
 	}
-	while (c->next < c->n_ops && budget-- != 0)
-		l2_op_apply(st, l2, c, &c->ops[c->next++]);
-	if (c->next == c->n_ops) {
-		/* The control thread owns c again after this store. */
-		l2->cmd_cur = NULL;
-		__atomic_store_n(&l2->cmd_done, l2->cmd_done + 1, __ATOMIC_RELEASE);
+	go = __atomic_load_n(&c->go, __ATOMIC_ACQUIRE);
+	if (go == L2_CMD_HOLD)
+		return;
+	if (go == L2_CMD_APPLY) {
+		if (!c->started) {
+			c->started = true;
+			l2_set_age(l2, c->age_s);
+			l2->port_limit = c->port_limit;
+		}
+		while (c->next < c->n_ops && budget-- != 0)
+			l2_op_apply(st, l2, c, &c->ops[c->next++]);
+		if (c->next != c->n_ops)
+			return;
 	}
+	/* The control thread owns c again after this store. */
+	l2->cmd_cur = NULL;
+	__atomic_store_n(&l2->cmd_done, l2->cmd_done + 1, __ATOMIC_RELEASE);
 }
-
 
 /* Bounded upkeep between bursts: updates, aging, the table-full warning. */
 static void
@@ -251,24 +260,37 @@ l2_ms_since(uint64_t tsc)
 	return (double)(rte_get_tsc_cycles() - tsc) * 1e3 / (double)rte_get_tsc_hz();
 }
 
+/* Wait for the lcore to finish with @p c (applied or dropped). */
+static void
+l2_cmd_wait(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
+{
+	if (st->rt == NULL)
+		l2_cmd_run(st, l2, UINT32_MAX);
+	/* It took the command, so its housekeep gets to it within a millisecond. */
+	while (__atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE) == c->done0)
+		rte_delay_us_sleep(50);
+}
+
 /*
  * Reload: new static entries, age_s and port_learn_limit, applied to the
- * running table; learned entries stay. The control thread computes the
- * difference and posts it; the lcore running the stage takes it in its
- * housekeep op (about once a millisecond, loaded or idle) or idle hook and
- * applies it there in slices (l2_cmd_run), between bursts, so the table keeps
- * one writer and lock-free readers. Returns once applied. An lcore that does not take the update within
- * L2_UPDATE_TIMEOUT_MS gets it withdrawn: nothing changed, -ETIMEDOUT.
+ * running table; learned entries stay. Prepare computes the difference and
+ * posts it; the lcore running the stage takes it in its housekeep op (about
+ * once a millisecond, loaded or idle) or idle hook and holds it, so that
+ * commit cannot fail: commit tells the lcore to apply it there in slices
+ * (l2_cmd_run; the table keeps one writer and lock-free readers) and waits,
+ * abort tells it to drop it. An lcore that does not take the update within
+ * L2_UPDATE_TIMEOUT_MS gets it withdrawn: prepare refuses, -ETIMEDOUT.
  * Stand-alone stages (unit tests, no runtime) apply it in the caller.
  */
 int
-l2_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
+l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+		  struct pf_errs *errs)
 {
 	const struct l2_cfg *cfg = new_sc->cfg;
 	struct l2_priv *l2 = st->priv;
 	struct l2_static_key *keys;
 	struct l2_cmd *c, *expect;
-	uint64_t t0 = rte_get_tsc_cycles(), done;
+	uint64_t t0 = rte_get_tsc_cycles();
 
 	if (l2_update_check(st, new_sc, errs) < 0)
 		return -EINVAL;
@@ -278,44 +300,67 @@ l2_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *err
 		free(keys);
 		return pf_node_err(errs, new_sc->node, "stages.%s: out of memory", new_sc->name);
 	}
-	done = __atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE);
+	c->keys = keys;
+	c->done0 = __atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&l2->cmd_post, c, __ATOMIC_RELEASE);
-	if (st->rt == NULL) {
+	if (st->rt == NULL)
 		l2_cmd_run(st, l2, UINT32_MAX);
-	} else {
-		while (__atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE) == done) {
-			if (l2_ms_since(t0) > L2_UPDATE_TIMEOUT_MS) {
-				expect = c;
-				/* Not taken yet: withdraw it. Taken: it is being applied, wait. */
-				if (__atomic_compare_exchange_n(&l2->cmd_post, &expect, NULL, false,
-								__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-					free(c);
-					free(keys);
-					pf_node_err(errs, new_sc->node,
-						    "stages.%s: the lcore running the stage did not take "
-						    "the update within %u ms; nothing changed",
-						    new_sc->name, L2_UPDATE_TIMEOUT_MS);
-					return -ETIMEDOUT;
-				}
+	while (!__atomic_load_n(&c->taken, __ATOMIC_ACQUIRE)) {
+		if (l2_ms_since(t0) > L2_UPDATE_TIMEOUT_MS) {
+			expect = c;
+			/* Not taken yet: withdraw it. Taken meanwhile: held, go on. */
+			if (__atomic_compare_exchange_n(&l2->cmd_post, &expect, NULL, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				free(c);
+				free(keys);
+				pf_node_err(errs, new_sc->node,
+					    "stages.%s: the lcore running the stage did not take "
+					    "the update within %u ms; nothing changed",
+					    new_sc->name, L2_UPDATE_TIMEOUT_MS);
+				return -ETIMEDOUT;
 			}
-			rte_delay_us_sleep(50);
 		}
+		rte_delay_us_sleep(50);
 	}
+	*prep = c;
+	return 0;
+}
+
+void
+l2_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
+{
+	const struct l2_cfg *cfg = new_sc->cfg;
+	struct l2_priv *l2 = st->priv;
+	struct l2_cmd *c = prep;
+	uint64_t t0 = rte_get_tsc_cycles();
+
+	__atomic_store_n(&c->go, L2_CMD_APPLY, __ATOMIC_RELEASE);
+	l2_cmd_wait(st, l2, c);
 	PF_LOG(INFO, "l2fib %s: updated in %.2f ms: %u static added (%u replacing learned, "
 	       "%u learned evicted), %u removed, %u re-pointed; age_s %u -> %u, "
-	       "port_learn_limit %u -> %u", st->conf->name, l2_ms_since(t0), c->added,
+	       "port_learn_limit %u -> %u", new_sc->name, l2_ms_since(t0), c->added,
 	       c->replaced_learned, c->evicted, c->removed, c->repointed, l2->ctl_age_s,
 	       cfg->age_s, l2->ctl_port_limit, cfg->port_learn_limit);
 	if (c->failed != 0)
-		PF_LOG(WARNING, "l2fib %s: %u static entries could not be inserted", st->conf->name,
+		PF_LOG(WARNING, "l2fib %s: %u static entries could not be inserted", new_sc->name,
 		       c->failed);
 	free(l2->applied);
-	l2->applied = keys;
+	l2->applied = c->keys;
 	l2->n_applied = cfg->n_static;
 	l2->ctl_age_s = cfg->age_s;
 	l2->ctl_port_limit = cfg->port_learn_limit;
 	__atomic_store_n(&l2->updates, l2->updates + 1, __ATOMIC_RELAXED);
 	free(c);
-	return 0;
 }
 
+void
+l2_update_abort(struct pf_stage *st, void *prep)
+{
+	struct l2_priv *l2 = st->priv;
+	struct l2_cmd *c = prep;
+
+	__atomic_store_n(&c->go, L2_CMD_DROP, __ATOMIC_RELEASE);
+	l2_cmd_wait(st, l2, c);
+	free(c->keys);
+	free(c);
+}

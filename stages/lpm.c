@@ -10,7 +10,7 @@
  * already rejected malformed headers. The routing table lives in a struct
  * lpm_fib that process_burst reads once per burst; a route update builds a
  * new fib beside it, swaps the pointer and frees the old one only after the
- * workers have passed a quiescent point (pf_rcu_synchronize, see lpm_update).
+ * workers have passed a quiescent point (pf_rcu_synchronize, lpm_update_commit).
  * Tables are filled directly (fib_fill): rte_lpm_add is O(n) per route.
  */
 #include <errno.h>
@@ -389,25 +389,34 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
  * failure changes nothing and the old table keeps forwarding), publish it
  * with one pointer store, wait until every worker lcore has finished the
  * pass it was in (process_burst reads the pointer once per burst), then
- * free the old one. No packet is dropped or delayed by the swap.
+ * free the old one. Prepare builds, commit swaps, abort frees the new one.
+ * No packet is dropped or delayed by the swap.
  */
 static int
-lpm_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs)
+lpm_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+		   struct pf_errs *errs)
+{
+	return fib_build(st, new_sc->name, new_sc->cfg, (struct lpm_fib **)prep, errs);
+}
+
+static void
+lpm_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
 {
 	struct lpm_priv *lp = st->priv;
-	struct lpm_fib *nf, *old;
-	int rc;
+	struct lpm_fib *nf = prep, *old;
 
-	rc = fib_build(st, new_sc->name, new_sc->cfg, &nf, errs);
-	if (rc < 0)
-		return rc;
 	old = lp->fib;
 	__atomic_store_n(&lp->fib, nf, __ATOMIC_RELEASE);
 	pf_rcu_synchronize();
 	fib_free(old);
 	__atomic_store_n(&lp->updates, lp->updates + 1, __ATOMIC_RELAXED);
 	gauges_set(lp, nf);
-	return 0;
+}
+
+static void
+lpm_update_abort(struct pf_stage *st, void *prep)
+{
+	fib_free(prep);
 }
 
 static void
@@ -881,6 +890,8 @@ const struct pf_stage_ops pf_lpm_ops = {
 	.init = lpm_init,
 	.process_burst = lpm_process_burst,
 	.gauges = lpm_gauges,
-	.update = lpm_update,
+	.update_prepare = lpm_update_prepare,
+	.update_commit = lpm_update_commit,
+	.update_abort = lpm_update_abort,
 	.free = lpm_free,
 };

@@ -127,7 +127,7 @@ lpm_routes_file_read(struct lpm_cfg *cfg, const char *path, struct pf_errs *errs
 	FILE *f;
 	int nt, nh, rc = 0;
 
-	f = fopen(path, "r");
+	f = pf_table_fopen(path);
 	if (f == NULL) {
 		rc = -errno;
 		pf_err_add(errs, path, 0, 0, "cannot open route file: %s", strerror(errno));
@@ -382,8 +382,8 @@ lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_er
 		if (pf_node_str(v, "routes_file", &s, errs) < 0)
 			return -EINVAL;
 		pf_conf_resolve_path(topo->file, s, cfg->routes_file, sizeof(cfg->routes_file));
-		if (pf_stage_conf_add_file(sc, cfg->routes_file) < 0)
-			return -ENOMEM;
+		if (pf_stage_conf_add_file(sc, cfg->routes_file, errs) < 0)
+			return -EINVAL;
 		if (lpm_routes_file_read(cfg, cfg->routes_file, errs) < 0)
 			rc = -EINVAL;
 	}

@@ -9,16 +9,22 @@ traffic. With a zero cross-lcore cost the advisor must propose spreading the
 stages (the busiest lcore gets lighter); --apply must rewrite the lcores block
 of the topology file, reload, and the running map must then match the file.
 A second reload with a broken file must be refused and change nothing.
+A stage named "b c" must survive the rewrite (YAML quoting), the file must
+keep its mode and leave no temporary file, and --cross-cycles nan or inf
+must be refused without touching the file.
 """
 import argparse
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -32,11 +38,11 @@ ports:
   p1: {{ device: "net_null0" }}
 stages:
   rx: {{ type: rx, ports: [p0], next: a }}
-  a:  {{ type: xconnect, pairs: {{ p0: p1 }}, next: b }}
-  b:  {{ type: xconnect, pairs: {{ p0: p1 }}, next: tx }}
+  a:  {{ type: xconnect, pairs: {{ p0: p1 }}, next: "b c" }}
+  "b c": {{ type: xconnect, pairs: {{ p0: p1 }}, next: tx }}
   tx: {{ type: tx, ports: [p1] }}
 lcores:
-  1: [rx, a, b, tx]
+  1: [rx, a, "b c", tx]
   2: []
   3: []
 """
@@ -58,7 +64,7 @@ def main():
     topo = f"{d}/topology.yaml"
     with open(topo, "w") as f:
         f.write(TOPOLOGY.format(d=d))
-    proc = subprocess.Popen([args.pipefwd, "-q", "-d", "20", "-j", f"{d}/stats.json", topo, "--",
+    proc = subprocess.Popen([args.pipefwd, "-q", "-d", "120", "-j", f"{d}/stats.json", topo, "--",
                              f"--file-prefix={prefix}"], stderr=subprocess.PIPE, text=True)
     errors = []
     try:
@@ -69,18 +75,29 @@ def main():
             errors.append(f"no move proposed: rc {rc}: {out}")
         elif advice["busiest_pct_after_x100"] >= advice["busiest_pct_before_x100"]:
             errors.append(f"proposal is not lighter: {advice}")
+        os.chmod(topo, 0o640)
+        before = open(topo).read()
+        for bad in ("nan", "inf", "-1"):
+            rc, out = ctl(prefix, "rebalance", "--apply", "--cross-cycles", bad)
+            if rc == 0 or open(topo).read() != before:
+                errors.append(f"--cross-cycles {bad} not refused: rc {rc}: {out}")
         rc, out = ctl(prefix, "rebalance", "--apply", "--cross-cycles", "0")
         print(out)
         if rc != 0 or "applied in" not in out:
             errors.append(f"--apply failed: rc {rc}: {out}")
-        text = open(topo).read()
-        block = dict(re.findall(r"^  (\d+): \[(.*)\]$", text, re.M))
+        if os.stat(topo).st_mode & 0o777 != 0o640:
+            errors.append(f"mode not kept: {oct(os.stat(topo).st_mode)}")
+        if sorted(os.listdir(d)) != ["in.pcap", "topology.yaml"]:
+            errors.append(f"files left beside the topology: {os.listdir(d)}")
+        block = yaml.safe_load(open(topo))["lcores"]
         rc, out = ctl(prefix, "--json", "config")
         cfg = json.loads(out)
         running = {k.strip("lcore_"): v for k, v in cfg["lcore_map"].items()}
+        if sorted(n for v in block.values() for n in v) != sorted(["rx", "a", "b c", "tx"]):
+            errors.append(f"stage names in the rewritten file: {block}")
         for lc, names in block.items():
-            if running.get(lc, "").split() != [n.strip() for n in names.split(",") if n.strip()]:
-                errors.append(f"lcore {lc}: file says [{names}], running map {running}")
+            if " ".join(names) != running.get(str(lc), ""):
+                errors.append(f"lcore {lc}: file says {names}, running map {running}")
         if cfg["generation"] != 1:
             errors.append(f"generation {cfg['generation']} after one reload")
         # A broken file is refused and the map stays.
@@ -95,7 +112,8 @@ def main():
         if cfg2["lcore_map"] != cfg["lcore_map"] or cfg2["reload_failures"] != 1:
             errors.append(f"refused reload changed something: {cfg2['lcore_map']}")
     finally:
-        proc.wait(timeout=30)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
     st = json.load(open(f"{d}/stats.json"))
     if proc.returncode != 0 or st["totals"]["unaccounted"] != 0:
         errors.append(f"exit {proc.returncode}, totals {st['totals']}")

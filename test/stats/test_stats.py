@@ -150,8 +150,7 @@ def rx_rate(conn, secs):
 
 def test_live(tmp):
     write_pcap(os.path.join(tmp, "live.pcap"), [ipv4_udp(i) for i in range(256)])
-    # -d is a safety net (the run ends by SIGINT): a busy machine overran 60 s.
-    run = Run(tmp, "live", True, ["-d", "280"])
+    run = Run(tmp, "live", True, ["-d", "600"])   # ended by SIGINT; long for a busy machine
     if not check(run.wait_ready(), "live: pipefwd did not serve stats"):
         run.proc.kill()
         run.finish()
@@ -313,6 +312,17 @@ def test_live(tmp):
     mon.close()
     print("live: rx %.2f Mpps before, %.2f Mpps with abusive clients" % (
         before / 1e6, during / 1e6), flush=True)
+
+    # numeric arguments: finite numbers in range only (NaN passes a plain range check)
+    conn = telemetry_conn(run.sock)
+    for arg in ("nan", "NaN", "inf", "-inf", "1e999", "12abc", "-1", "100001", "0x"):
+        conn.send(("/pipefwd/rebalance," + arg).encode())
+        r = json.loads(conn.recv(65536))
+        check(r.get("/pipefwd/rebalance") is None, "rebalance,%s accepted: %s" % (arg, r))
+    conn.send(b"/pipefwd/rebalance,130")
+    r = json.loads(conn.recv(65536)).get("/pipefwd/rebalance") or {}
+    check(r.get("cross_cycles") == 130, "rebalance,130: %s" % r)
+    conn.close()
 
     rc = run.finish(interrupt=True)
     check(rc == 0, "live: pipefwd exit %d" % rc)

@@ -593,7 +593,7 @@ test_update(void **state)
 	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo2, &errs), 0);
 	free(y);
 	si = pf_topo_stage_index(topo2, "acl");
-	assert_int_equal(st->ops->update(st, &topo2->stages[si], &errs), 0);
+	assert_int_equal(pf_stage_update(st, &topo2->stages[si], &errs), 0);
 	assert_int_equal(gauge(st, "rules"), 2);
 	assert_int_equal(gauge(st, "reloads"), 1);
 	assert_int_equal(one(st, &back), 1);
@@ -604,7 +604,7 @@ test_update(void **state)
 	y = acl_topo_yaml("    rules: [\"permit\"]\n    sessions: 1024\n");
 	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo3, &errs), 0);
 	free(y);
-	assert_int_equal(st->ops->update(st, &topo3->stages[si], &errs), -EINVAL);
+	assert_int_equal(pf_stage_update(st, &topo3->stages[si], &errs), -EINVAL);
 	assert_string_equal(errs.e[0].msg, "stages.acl.sessions: changing the session table size "
 			    "(65536 -> 1024) needs a restart");
 	assert_int_equal(one(st, &other), 0);

@@ -723,7 +723,7 @@ update_to(struct pf_stage *st, const char *l2_line, struct pf_errs *errs)
 
 	snprintf(yaml, sizeof(yaml), "%.*s%s%s", (int)(cut - topo_head), topo_head, l2_line, cut);
 	assert_int_equal(pf_topo_load_string("new.yaml", yaml, &t2, errs), 0);
-	rc = st->ops->update(st, &t2->stages[pf_topo_stage_index(t2, "l2")], errs);
+	rc = pf_stage_update(st, &t2->stages[pf_topo_stage_index(t2, "l2")], errs);
 	pf_topo_free(t2);   /* the stage keeps no pointer into the new config */
 	return rc;
 }
@@ -921,7 +921,7 @@ test_update_static_file(void **state)
 	assert_string_equal(pf_stage_conf_files_changed(st->conf,
 							&t2->stages[pf_topo_stage_index(t2, "l2")]),
 			    path);
-	assert_int_equal(st->ops->update(st, &t2->stages[pf_topo_stage_index(t2, "l2")], &errs), 0);
+	assert_int_equal(pf_stage_update(st, &t2->stages[pf_topo_stage_index(t2, "l2")], &errs), 0);
 	expect_out(st, frame(A, C, P0, 0), P2);
 	expect_out(st, frame(B, C, P0, 0), P1);
 	assert_int_equal(gauge(st, "entries_static"), 2);

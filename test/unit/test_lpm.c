@@ -868,14 +868,14 @@ test_update(void **state)
 	rte_pktmbuf_free(m);
 	/* the new route set comes from another load of a topology */
 	assert_int_equal(pf_topo_load_string("inline.yaml", topo_routes, &topo2, &errs), 0);
-	assert_int_equal(st->ops->update(st, &topo2->stages[pf_topo_stage_index(topo2, "lpm")],
+	assert_int_equal(pf_stage_update(st, &topo2->stages[pf_topo_stage_index(topo2, "lpm")],
 					 &errs), 0);
 	m = mk_ip(mac_p0, ip4(192, 168, 0, 9), ip4(10, 2, 3, 9), 64, 17, 0);
 	assert_int_equal(run1(st, m), 1);
 	assert_int_equal(pf_meta(m)->out_port, 0);   /* 10.2.3.0/24 via nh3 now */
 	rte_pktmbuf_free(m);
 	/* a second update (same routes) frees the previous table */
-	assert_int_equal(st->ops->update(st, &topo2->stages[pf_topo_stage_index(topo2, "lpm")],
+	assert_int_equal(pf_stage_update(st, &topo2->stages[pf_topo_stage_index(topo2, "lpm")],
 					 &errs), 0);
 	ng = st->ops->gauges(st, g, RTE_DIM(g));
 	for (i = 0; i < ng; i++) {
