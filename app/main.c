@@ -374,6 +374,9 @@ main(int argc, char **argv)
 	PF_LOG(INFO, "running %s: %u stages on %u lcores", topo->file, topo->n_stages,
 	       topo->n_lcores);
 	run_until_done(rt, &o);
+	/* Tests time a signal's effect by this line, not by how fast a busy
+	 * machine then drains and writes the reports. */
+	PF_LOG(INFO, "stopping: rx stops, rings drain");
 	pf_telemetry_unregister();
 	pf_capture_shutdown();       /* completes a running capture's file */
 	pf_runtime_stop(rt);

