@@ -6,19 +6,21 @@ Each bad_*.yaml must: exit 78 (EX_CONFIG), print nothing on stdout, print
 exactly its "# expect: L:C: message" lines on stderr as
 "file:line:col: error: message" (line 0 means "file: error: message"),
 followed by the "file: N errors" count line; create no file (no DPDK runtime
-directory, nothing in the working directory); and finish in under 100 ms.
+directory, nothing in the working directory); and use under 100 ms of CPU.
 Each ok_*.yaml must exit 0 with its summary on stdout and nothing on stderr.
 
 usage: check_fixtures.py PIPEFWD FIXTURE_DIR
 """
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
-import time
 
-LIMIT_S = 0.100
+# 100 ms of CPU (reliability.md G7); a sanitizer build (run-tests.sh sets
+# ASAN_OPTIONS for it) instruments every access and gets four times that.
+LIMIT_S = 0.100 * (4 if os.environ.get('ASAN_OPTIONS') else 1)
 TRIES = 3   # the machine is shared: a run counts as fast if any of 3 is
 
 
@@ -44,12 +46,15 @@ def runtime_dirs(prefix):
 
 
 def run(pipefwd, path, cwd, prefix):
+    """Run --check; returns (process, CPU seconds it used). CPU time, not wall
+    time: on a busy machine the wall clock measures the neighbours."""
     best, proc = None, None
     for _ in range(TRIES):
-        t0 = time.monotonic()
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run([pipefwd, '--check', path, '--', f'--file-prefix={prefix}'],
-                              cwd=cwd, capture_output=True, text=True, timeout=10)
-        dt = time.monotonic() - t0
+                              cwd=cwd, capture_output=True, text=True, timeout=30)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        dt = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         best = dt if best is None else min(best, dt)
         if best < LIMIT_S:
             break
@@ -93,7 +98,7 @@ def main():
             if not proc.stdout.startswith(f'{path}: ok:'):
                 errs.append(f'unexpected stdout: {proc.stdout!r}')
         if dt >= LIMIT_S:
-            errs.append(f'took {dt * 1000:.1f} ms (limit {LIMIT_S * 1000:.0f} ms)')
+            errs.append(f'took {dt * 1000:.1f} ms of CPU (limit {LIMIT_S * 1000:.0f} ms)')
         if left:
             errs.append(f'created files in the working directory: {left}')
         made = [d for d in runtime_dirs(prefix) + default_prefix_dirs if os.path.exists(d)]
