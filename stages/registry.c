@@ -15,6 +15,7 @@ extern const struct pf_stage_ops pf_xconnect_ops;
 extern const struct pf_stage_ops pf_l2fib_ops;
 extern const struct pf_stage_ops pf_acl_ops;
 extern const struct pf_stage_ops pf_lpm_ops;
+extern const struct pf_stage_ops pf_icmp_ops;
 
 const struct pf_stage_ops *const pf_stage_types[] = {
 	&pf_rx_ops,
@@ -23,6 +24,7 @@ const struct pf_stage_ops *const pf_stage_types[] = {
 	&pf_l2fib_ops,
 	&pf_acl_ops,
 	&pf_lpm_ops,
+	&pf_icmp_ops,
 	&pf_delay_ops,
 	NULL,
 };
