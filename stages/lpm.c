@@ -715,6 +715,12 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	return LPM_EDGE_OUT;
 }
 
+/*
+ * The burst loops count the packets that took edge out: without the icmp
+ * edge the edge itself (0 or 1, no test); with it, edge & 1 (icmp is 2).
+ */
+#define LPM_COUNT_OUT(e, icmp) ((icmp) ? (e) & LPM_EDGE_OUT : (e))
+
 /* pf_meta.flags bits that leave the fast path; PF_META_L2_LOCAL must be set. */
 #define LPM_FAST_FLAGS (PF_META_VLAN | PF_META_L2_MCAST | PF_META_L2_LOCAL |	\
 			PF_META_IP_OPTIONS | PF_META_IP_FRAG)
@@ -788,11 +794,11 @@ lpm_prefetch_mbuf(struct rte_mbuf *m)
  * The default loop, after DPDK's ip4_lookup_sse.h: four packets at a time,
  * one rte_lpm_lookupx4 per four, mbufs prefetched 8 ahead and packet data
  * 4 ahead; the 0-3 left over take rte_lpm_lookup. Returns how many packets
- * took edge out.
+ * took edge out (see LPM_COUNT_OUT).
  */
 static __rte_always_inline uint16_t
 lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
-	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const bool icmp)
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
 	const int off = pf_meta_offset;
@@ -823,7 +829,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		for (k = 0; k < 4; k++) {
 			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k]);
 			edge[i + k] = e;
-			nout += e;
+			nout += LPM_COUNT_OUT(e, icmp);
 		}
 	}
 	for (; i < n; i++) {
@@ -834,7 +840,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 			hop[0] = fib->dflt;
 		e = lpm_decide(lp, fib, ctrs, pkts[i], md[0], eth[0], dst[0], hop[0]);
 		edge[i] = e;
-		nout += e;
+		nout += LPM_COUNT_OUT(e, icmp);
 	}
 	return nout;
 }
@@ -847,7 +853,8 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
  */
 static __rte_always_inline uint16_t
 lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
-	      struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const enum lpm_lookup_mode mode)
+	      struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const enum lpm_lookup_mode mode,
+	      const bool icmp)
 {
 	uint32_t dst[PF_BURST_MAX], hop[PF_BURST_MAX];
 	uint16_t i, nout = 0, e;
@@ -870,47 +877,52 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 		e = lpm_decide(lp, fib, ctrs, pkts[i], pf_meta(pkts[i]),
 			       rte_pktmbuf_mtod(pkts[i], uint8_t *), dst[i], hop[i]);
 		edge[i] = e;
-		nout += e;
+		nout += LPM_COUNT_OUT(e, icmp);
 	}
 	return nout;
 }
 
-/* Packets sent to the icmp edge so far. */
-static __rte_always_inline uint64_t
-lpm_icmp_count(const uint64_t *ctrs)
+/*
+ * One burst; @p icmp: the icmp edge is wired. The result says whether the
+ * whole burst took one edge, so the runtime moves it without a scan.
+ */
+static __rte_always_inline uint16_t
+lpm_burst(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uint16_t n,
+	  uint16_t *edge, const bool icmp)
 {
-	return ctrs[LPM_CTR_TTL_ICMP] + ctrs[LPM_CTR_NO_ROUTE_ICMP] + ctrs[LPM_CTR_MTU_DF_ICMP];
+	const struct lpm_fib *fib;
+	uint16_t nout;
+
+	/* One table per burst: an update frees the old one only after this pass. */
+	fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
+	if (likely(fib->mode == LPM_LOOKUP_X4))
+		nout = lpm_burst_x4(lp, fib, ctrs, pkts, n, edge, icmp);
+	else if (fib->mode == LPM_LOOKUP_BULK)
+		nout = lpm_burst_ref(lp, fib, ctrs, pkts, n, edge, LPM_LOOKUP_BULK, icmp);
+	else
+		nout = lpm_burst_ref(lp, fib, ctrs, pkts, n, edge, LPM_LOOKUP_SCALAR, icmp);
+	if (likely(nout == n && n != 0))
+		return LPM_EDGE_OUT;
+	/* With icmp wired, none out may still mean some went to icmp. */
+	return nout == 0 && n != 0 && !icmp ? LPM_EDGE_DROP : PF_EDGE_MIXED;
 }
 
-static __rte_always_inline bool
-lpm_no_icmp(const uint64_t *ctrs, uint64_t before)
+/* The burst loops with the icmp edge wired, out of line: the default path stays lean. */
+static uint16_t __rte_noinline
+lpm_burst_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uint16_t n,
+	       uint16_t *edge)
 {
-	return lpm_icmp_count(ctrs) == before;
+	return lpm_burst(lp, ctrs, pkts, n, edge, true);
 }
 
 static uint16_t
 lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct lpm_priv *lp = st->priv;
-	const struct lpm_fib *fib;
-	uint64_t icmp0 = lp->icmp ? lpm_icmp_count(st->ctrs) : 0;
-	uint16_t nout;
 
-	/* One table per burst: an update frees the old one only after this pass. */
-	fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
-	if (likely(fib->mode == LPM_LOOKUP_X4))
-		nout = lpm_burst_x4(lp, fib, st->ctrs, pkts, n, edge);
-	else if (fib->mode == LPM_LOOKUP_BULK)
-		nout = lpm_burst_ref(lp, fib, st->ctrs, pkts, n, edge, LPM_LOOKUP_BULK);
-	else
-		nout = lpm_burst_ref(lp, fib, st->ctrs, pkts, n, edge, LPM_LOOKUP_SCALAR);
-	/*
-	 * The whole burst took one edge: the runtime moves it without a scan.
-	 * nout sums the edges, so an icmp edge (2) may pose as two outs.
-	 */
-	if (likely(nout == n && n != 0) && likely(!lp->icmp || lpm_no_icmp(st->ctrs, icmp0)))
-		return LPM_EDGE_OUT;
-	return nout == 0 && n != 0 ? LPM_EDGE_DROP : PF_EDGE_MIXED;
+	if (unlikely(lp->icmp))
+		return lpm_burst_icmp(lp, st->ctrs, pkts, n, edge);
+	return lpm_burst(lp, st->ctrs, pkts, n, edge, false);
 }
 
 static int
