@@ -3,12 +3,12 @@
 Route 10/8 -> r1 on p1 (mtu 1400); hosts on p0 (192.168.0.1/24). An error
 (RFC 792, RFC 1812 4.3.2) goes back to the sender's MAC out of p0 from
 192.168.0.1, TTL 64, precedence 6 (tos 0xc0), IP ids 0, 1, 2, ... in the
-order sent, and quotes the original IPv4 header as received plus its first
+order sent (untagged), and quotes the original IPv4 header as received plus its first
 8 payload bytes. Suppressed: an ICMP error, a non-first fragment, a packet
 that came in an L2 broadcast (RFC 1812 4.3.2.7)."""
 import struct
 
-from replaylib import Ether, IP, UDP, TCP, ICMP, Raw, BCAST, raw_bytes
+from replaylib import Ether, Dot1Q, IP, UDP, TCP, ICMP, Raw, BCAST, raw_bytes
 from scapy.all import IPOption_Router_Alert
 from scapy.utils import checksum
 
@@ -40,6 +40,9 @@ ANSWERED = [
         options=[IPOption_Router_Alert()]), (11, 0, 0)),  # quote has the options
     (ip(ttl=1, l4=ICMP(type=8, id=1, seq=1) / Raw(b"ping")), (11, 0, 0)),
     (ip(ttl=1, l4=UDP(sport=1, dport=2)), (11, 0, 0)),    # exactly 28 bytes to quote
+    # VID 0 priority tag: the error goes back untagged
+    (Ether(src=HOST, dst=R0) / Dot1Q(vlan=0) / IP(src=SRC, dst="10.9.9.9", ttl=1) /
+     UDP(sport=2, dport=3) / Raw(b"tagged"), (11, 0, 0)),
 ]
 FORWARDED = [sized(MTU1, DF), ip(ttl=2)]
 SUPPRESSED = {
@@ -68,7 +71,7 @@ def inputs():
 def icmp_error(pkt, err, ident):
     """The error a router sends about @pkt (as received)."""
     t, c, mtu = err
-    orig = raw_bytes(pkt)[14:]
+    orig = raw_bytes(pkt)[18 if Dot1Q in pkt else 14:]
     ihl = (orig[0] & 0xf) * 4
     total = struct.unpack("!H", orig[2:4])[0]
     quote = orig[:min(ihl + 8, total)]
@@ -100,7 +103,7 @@ for _, (t, c, _m) in ANSWERED:
     COUNTERS["icmp." + _kinds[(t, c)]] = COUNTERS.get("icmp." + _kinds[(t, c)], 0) + 1
 # lpm hands every answered and suppressed packet to icmp, counted as INFO
 COUNTERS.update({"lpm.ip4_ttl_expired": 0, "lpm.ip4_no_route": 0, "lpm.ip4_mtu_exceeded_df": 0,
-                 "lpm.ip4_ttl_expired_to_icmp": 7, "lpm.ip4_no_route_to_icmp": 6,
+                 "lpm.ip4_ttl_expired_to_icmp": 8, "lpm.ip4_no_route_to_icmp": 6,
                  "lpm.ip4_mtu_exceeded_df_to_icmp": 2, "icmp.icmp_ratelimited": 0})
 _n_in = len(inputs()["p0"])
 COUNTERS.update({"totals.rx": _n_in, "totals.tx": len(ANSWERED) + len(FORWARDED),
