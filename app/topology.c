@@ -22,7 +22,7 @@
 
 static const char *const top_keys[] = { "eal", "ports", "stages", "rings", "lcores", "runtime",
 					NULL };
-static const char *const port_keys[] = { "device", "mac", "ipv4", "rxd", "txd", "max_frame",
+static const char *const port_keys[] = { "device", "mac", "ipv4", "rxd", "txd", "max_frame", "mtu",
 					 NULL };
 static const char *const ring_keys[] = { "size", "burst", NULL };
 static const char *const runtime_keys[] = { "mbufs", "mbuf_size", "tx_flush_us", "clock",
@@ -322,7 +322,8 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		pc->node = pn;
 		pc->rxd = 1024;
 		pc->txd = 1024;
-		pc->max_frame = 1518;
+		pc->mtu = 1500;
+		pc->max_frame = 0;
 		snprintf(path, sizeof(path), "ports.%s", name);
 		if (pf_node_expect(pn, PF_NODE_MAP, path, errs) < 0)
 			continue;
@@ -362,6 +363,12 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		if ((v = pf_map_get(pn, "max_frame")) != NULL &&
 		    pf_node_u32(v, key_path(kp, sizeof(kp), path, "max_frame"), 64, 9018, &u, errs) == 0)
 			pc->max_frame = (uint16_t)u;
+		if ((v = pf_map_get(pn, "mtu")) != NULL &&
+		    pf_node_u32(v, key_path(kp, sizeof(kp), path, "mtu"), 68, 9004, &u, errs) == 0)
+			pc->mtu = (uint16_t)u;
+		/* The frame limit follows the IP MTU unless max_frame overrides it. */
+		if (pc->max_frame == 0)
+			pc->max_frame = pc->mtu + 14;   /* Ethernet header; +4 when tagged (rx) */
 	}
 }
 

@@ -53,6 +53,18 @@ struct pf_meta {
 	uint32_t nexthop;     /**< next-hop id chosen by a routing stage */
 };
 
+/**
+ * An ICMP error to send, as a routing stage hands it to the icmp stage in
+ * pf_meta.nexthop: type, code and (for 3/4) the next-hop MTU of RFC 1191.
+ */
+#define PF_META_ICMP(type, code, mtu) \
+	((uint32_t)(type) << 24 | (uint32_t)(code) << 16 | (uint32_t)(uint16_t)(mtu))
+#define PF_ICMP_DEST_UNREACH 3
+#define PF_ICMP_TIME_EXCEEDED 11
+#define PF_META_ICMP_TYPE(nh) ((uint8_t)((nh) >> 24))
+#define PF_META_ICMP_CODE(nh) ((uint8_t)((nh) >> 16))
+#define PF_META_ICMP_MTU(nh) ((uint16_t)(nh))
+
 extern int pf_meta_offset;
 
 /** Register the dynfield (idempotent). Needs EAL. Returns 0 or -errno. */

@@ -41,7 +41,8 @@ struct pf_port_conf {
 	bool is_vdev;
 	uint16_t rxd, txd;         /**< descriptors per queue */
 	uint16_t n_rxq, n_txq;     /**< derived from the stages using the port */
-	uint16_t max_frame;        /**< largest accepted frame, FCS excluded */
+	uint16_t mtu;              /**< IP MTU (`mtu:`, default 1500, like Linux) */
+	uint16_t max_frame;        /**< largest untagged frame, FCS excluded: mtu + 14 or `max_frame:` */
 	bool has_mac;
 	uint8_t mac[6];            /**< used as source MAC when routing out */
 	bool has_ipv4;

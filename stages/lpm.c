@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lpm: IPv4 router (RFC 1812) on rte_lpm; answers ARP and ICMP echo for its own addresses.
- * Edges: drop, out (md->out_port set: routed packets, ARP replies, echo replies).
+ * Edges: drop, out (md->out_port set: routed packets, ARP replies, echo replies), icmp
+ *   (optional: packets that deserve an ICMP error, the error in md->nexthop, see PF_META_ICMP).
  * Counters: one drop reason per RFC 1812 check (ip4_no_route, ip4_ttl_expired, ip4_martian_*,
- *   ...), see foreach_lpm_ctr; info: local, icmp_echo_reply, arp_reply.
+ *   ...), see foreach_lpm_ctr; info: local, icmp_echo_reply, arp_reply, *_to_icmp.
  * Params: nexthops (name: {port, mac}), routes ([{prefix, via}]), routes_file, lookup.
  *
  * The input carries IPv4 (rx edge "ipv4") and ARP (rx edge "arp"); rx has
@@ -43,10 +44,12 @@
 	_(LPM_CTR_DIRECTED_BCAST, ip4_directed_bcast, DROP,					\
 	  "destination is the broadcast address of a routed port's subnet")			\
 	_(LPM_CTR_MCAST, ip4_mcast_unsupported, DROP, "destination in 224/4 (no multicast routing)") \
-	_(LPM_CTR_NO_ROUTE, ip4_no_route, DROP, "no route matches the destination")		\
+	_(LPM_CTR_NO_ROUTE, ip4_no_route, DROP,							\
+	  "no route matches the destination (icmp edge not wired)")				\
 	_(LPM_CTR_L2BCAST_UNICAST, l3_l2bcast_ip_unicast, DROP,					\
 	  "unicast IPv4 to forward arrived in an L2 broadcast/multicast frame")			\
-	_(LPM_CTR_TTL_EXPIRED, ip4_ttl_expired, DROP, "TTL <= 1 on a packet to forward")		\
+	_(LPM_CTR_TTL_EXPIRED, ip4_ttl_expired, DROP,						\
+	  "TTL <= 1 on a packet to forward (icmp edge not wired)")		\
 	_(LPM_CTR_SRCROUTE, ip4_srcroute, DROP, "IPv4 option LSRR (131) or SSRR (137): never forwarded") \
 	_(LPM_CTR_BAD_OPTION, ip4_bad_option, DROP,						\
 	  "IPv4 option with a length under 2 or running past the header")			\
@@ -54,9 +57,9 @@
 	_(LPM_CTR_TINY_FRAGMENT, ip4_tiny_fragment, DROP,					\
 	  "first fragment without the whole TCP (20 B) or UDP (8 B) header (RFC 1858)")	\
 	_(LPM_CTR_MTU_DF, ip4_mtu_exceeded_df, DROP,						\
-	  "longer than the egress port's max_frame with DF set (no ICMP 3/4 is sent)")		\
+	  "longer than the egress MTU with DF set, icmp edge not wired (no ICMP 3/4)")		\
 	_(LPM_CTR_MTU_NOFRAG, ip4_frag_needed_unsupported, DROP,				\
-	  "longer than the egress port's max_frame, DF clear (no fragmentation here)")		\
+	  "longer than the egress MTU, DF clear (no fragmentation here)")		\
 	_(LPM_CTR_LOCAL_UNSUPPORTED, ip4_local_unsupported, DROP,				\
 	  "addressed to the router but not an ICMP echo request it answers")			\
 	_(LPM_CTR_ICMP_BAD_CKSUM, icmp_bad_checksum, DROP, "ICMP echo request with a wrong checksum") \
@@ -66,13 +69,20 @@
 	  "ARP request for an address other than the ingress port's")				\
 	_(LPM_CTR_LOCAL, local, INFO, "IPv4 packets addressed to one of the router's addresses")	\
 	_(LPM_CTR_ICMP_ECHO_REPLY, icmp_echo_reply, INFO, "ICMP echo requests answered in place")	\
-	_(LPM_CTR_ARP_REPLY, arp_reply, INFO, "ARP requests for the ingress port's address answered")
+	_(LPM_CTR_ARP_REPLY, arp_reply, INFO,							\
+	  "ARP requests for the ingress port's address answered")				\
+	_(LPM_CTR_TTL_ICMP, ip4_ttl_expired_to_icmp, INFO,					\
+	  "TTL <= 1 on a packet to forward: sent to the icmp edge (Time Exceeded)")		\
+	_(LPM_CTR_NO_ROUTE_ICMP, ip4_no_route_to_icmp, INFO,					\
+	  "no route matches the destination: sent to the icmp edge (Net Unreachable)")	\
+	_(LPM_CTR_MTU_DF_ICMP, ip4_mtu_exceeded_df_to_icmp, INFO,				\
+	  "longer than the egress MTU with DF set: sent to the icmp edge (Frag Needed)")
 
 PF_CTR_ENUM(lpm, foreach_lpm_ctr);
 PF_CTR_DESCS(lpm, foreach_lpm_ctr);
 
-enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_MAX };
-static const char *const lpm_edges[] = { "drop", "out" };
+enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_MAX };
+static const char *const lpm_edges[] = { "drop", "out", "icmp" };
 static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", NULL };
 
 /* Lookup result for "no route"; real next hops are 24-bit indexes. */
@@ -112,6 +122,7 @@ struct lpm_priv {
 	uint32_t port_ip[PF_MAX_PORTS];           /* host order */
 	uint32_t port_has_ip;                     /* bit per port */
 	uint16_t max_frame[PF_MAX_PORTS];         /* egress limit, untagged frame */
+	bool icmp;                                /* edge icmp wired: errors go there */
 	/* control path */
 	uint64_t updates;
 	uint64_t g_routes, g_nh, g_tbl8, g_mem;   /* gauges: never read through fib */
@@ -375,6 +386,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 			lp->port_has_ip |= 1u << i;
 		}
 	}
+	lp->icmp = (st->edge_connected & (1u << LPM_EDGE_ICMP)) != 0;
 	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
@@ -620,15 +632,41 @@ lpm_ip4_slow(uint64_t *ctrs, const struct pf_meta *md, const struct rte_ipv4_hdr
 	return true;
 }
 
-/* Too long for the egress port: no fragmentation and no ICMP here, so a drop either way. */
-static uint16_t __rte_noinline
-lpm_too_big(uint64_t *ctrs, const struct rte_ipv4_hdr *ip)
+/*
+ * A packet that deserves an ICMP error: with the icmp edge wired it goes
+ * there with the error in its metadata (counted as INFO @p to_icmp, as the
+ * icmp stage sends or drops it under its own names); unwired, it is the drop
+ * @p drop it always was.
+ */
+static uint16_t
+lpm_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md, uint32_t drop,
+	 uint32_t to_icmp, uint32_t err)
 {
-	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
-		ctrs[LPM_CTR_MTU_DF]++;
-	else
+	if (!lp->icmp) {
+		ctrs[drop]++;
+		return LPM_EDGE_DROP;
+	}
+	ctrs[to_icmp]++;
+	md->nexthop = err;
+	md->out_port = md->in_port;
+	return LPM_EDGE_ICMP;
+}
+
+/*
+ * Too long for the egress port: DF set deserves ICMP 3/4 with the egress
+ * MTU (RFC 1191); DF clear would be fragmented, which is not done here.
+ */
+static uint16_t __rte_noinline
+lpm_too_big(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
+	    const struct rte_ipv4_hdr *ip, uint16_t port)
+{
+	if (!(ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))) {
 		ctrs[LPM_CTR_MTU_NOFRAG]++;
-	return LPM_EDGE_DROP;
+		return LPM_EDGE_DROP;
+	}
+	return lpm_icmp(lp, ctrs, md, LPM_CTR_MTU_DF, LPM_CTR_MTU_DF_ICMP,
+			PF_META_ICMP(PF_ICMP_DEST_UNREACH, 4,
+				     lp->max_frame[port] - RTE_ETHER_HDR_LEN));
 }
 
 /*
@@ -655,10 +693,9 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	}
 	if (lpm_martian[dst >> 24])
 		return lpm_dst_special(ctrs, dst);
-	if (hop == LPM_NH_MISS) {
-		ctrs[LPM_CTR_NO_ROUTE]++;
-		return LPM_EDGE_DROP;
-	}
+	if (hop == LPM_NH_MISS)
+		return lpm_icmp(lp, ctrs, md, LPM_CTR_NO_ROUTE, LPM_CTR_NO_ROUTE_ICMP,
+				PF_META_ICMP(PF_ICMP_DEST_UNREACH, 0, 0));
 	nh = &fib->nh[hop];
 	if (nh->kind != LPM_NH_FWD)
 		return lpm_local(lp, ctrs, md, eth, ip, nh);
@@ -669,12 +706,11 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	}
 	if ((md->flags & (PF_META_IP_OPTIONS | PF_META_IP_FRAG)) && !lpm_ip4_slow(ctrs, md, ip))
 		return LPM_EDGE_DROP;
-	if (ip->time_to_live <= 1) {
-		ctrs[LPM_CTR_TTL_EXPIRED]++;
-		return LPM_EDGE_DROP;
-	}
+	if (ip->time_to_live <= 1)
+		return lpm_icmp(lp, ctrs, md, LPM_CTR_TTL_EXPIRED, LPM_CTR_TTL_ICMP,
+				PF_META_ICMP(PF_ICMP_TIME_EXCEEDED, 0, 0));
 	if (rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN > lp->max_frame[nh->port])
-		return lpm_too_big(ctrs, ip);
+		return lpm_too_big(lp, ctrs, md, ip, nh->port);
 	lpm_ttl_dec(ip);
 	/* A priority tag (VID 0) is not carried to another link: drop it. */
 	if (md->l2_len != RTE_ETHER_HDR_LEN) {
@@ -687,6 +723,12 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	md->nexthop = hop;
 	return LPM_EDGE_OUT;
 }
+
+/*
+ * The burst loops count the packets that took edge out: without the icmp
+ * edge the edge itself (0 or 1, no test); with it, edge & 1 (icmp is 2).
+ */
+#define LPM_COUNT_OUT(e, icmp) ((icmp) ? (e) & LPM_EDGE_OUT : (e))
 
 /* pf_meta.flags bits that leave the fast path; PF_META_L2_LOCAL must be set. */
 #define LPM_FAST_FLAGS (PF_META_VLAN | PF_META_L2_MCAST | PF_META_L2_LOCAL |	\
@@ -761,11 +803,11 @@ lpm_prefetch_mbuf(struct rte_mbuf *m)
  * The default loop, after DPDK's ip4_lookup_sse.h: four packets at a time,
  * one rte_lpm_lookupx4 per four, mbufs prefetched 8 ahead and packet data
  * 4 ahead; the 0-3 left over take rte_lpm_lookup. Returns how many packets
- * took edge out.
+ * took edge out (see LPM_COUNT_OUT).
  */
 static __rte_always_inline uint16_t
 lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
-	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const bool icmp)
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
 	const int off = pf_meta_offset;
@@ -796,7 +838,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		for (k = 0; k < 4; k++) {
 			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k]);
 			edge[i + k] = e;
-			nout += e;
+			nout += LPM_COUNT_OUT(e, icmp);
 		}
 	}
 	for (; i < n; i++) {
@@ -807,7 +849,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 			hop[0] = fib->dflt;
 		e = lpm_decide(lp, fib, ctrs, pkts[i], md[0], eth[0], dst[0], hop[0]);
 		edge[i] = e;
-		nout += e;
+		nout += LPM_COUNT_OUT(e, icmp);
 	}
 	return nout;
 }
@@ -820,7 +862,8 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
  */
 static __rte_always_inline uint16_t
 lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
-	      struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const enum lpm_lookup_mode mode)
+	      struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const enum lpm_lookup_mode mode,
+	      const bool icmp)
 {
 	uint32_t dst[PF_BURST_MAX], hop[PF_BURST_MAX];
 	uint16_t i, nout = 0, e;
@@ -843,30 +886,52 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 		e = lpm_decide(lp, fib, ctrs, pkts[i], pf_meta(pkts[i]),
 			       rte_pktmbuf_mtod(pkts[i], uint8_t *), dst[i], hop[i]);
 		edge[i] = e;
-		nout += e;
+		nout += LPM_COUNT_OUT(e, icmp);
 	}
 	return nout;
 }
 
-static uint16_t
-lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+/*
+ * One burst; @p icmp: the icmp edge is wired. The result says whether the
+ * whole burst took one edge, so the runtime moves it without a scan.
+ */
+static __rte_always_inline uint16_t
+lpm_burst(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uint16_t n,
+	  uint16_t *edge, const bool icmp)
 {
-	const struct lpm_priv *lp = st->priv;
 	const struct lpm_fib *fib;
 	uint16_t nout;
 
 	/* One table per burst: an update frees the old one only after this pass. */
 	fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
 	if (likely(fib->mode == LPM_LOOKUP_X4))
-		nout = lpm_burst_x4(lp, fib, st->ctrs, pkts, n, edge);
+		nout = lpm_burst_x4(lp, fib, ctrs, pkts, n, edge, icmp);
 	else if (fib->mode == LPM_LOOKUP_BULK)
-		nout = lpm_burst_ref(lp, fib, st->ctrs, pkts, n, edge, LPM_LOOKUP_BULK);
+		nout = lpm_burst_ref(lp, fib, ctrs, pkts, n, edge, LPM_LOOKUP_BULK, icmp);
 	else
-		nout = lpm_burst_ref(lp, fib, st->ctrs, pkts, n, edge, LPM_LOOKUP_SCALAR);
-	/* The whole burst took one edge: the runtime moves it without a scan. */
+		nout = lpm_burst_ref(lp, fib, ctrs, pkts, n, edge, LPM_LOOKUP_SCALAR, icmp);
 	if (likely(nout == n && n != 0))
 		return LPM_EDGE_OUT;
-	return nout == 0 && n != 0 ? LPM_EDGE_DROP : PF_EDGE_MIXED;
+	/* With icmp wired, none out may still mean some went to icmp. */
+	return nout == 0 && n != 0 && !icmp ? LPM_EDGE_DROP : PF_EDGE_MIXED;
+}
+
+/* The burst loops with the icmp edge wired, out of line: the default path stays lean. */
+static uint16_t __rte_noinline
+lpm_burst_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uint16_t n,
+	       uint16_t *edge)
+{
+	return lpm_burst(lp, ctrs, pkts, n, edge, true);
+}
+
+static uint16_t
+lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	const struct lpm_priv *lp = st->priv;
+
+	if (unlikely(lp->icmp))
+		return lpm_burst_icmp(lp, st->ctrs, pkts, n, edge);
+	return lpm_burst(lp, st->ctrs, pkts, n, edge, false);
 }
 
 static int

@@ -429,15 +429,15 @@ test_oversize(void **state)
 {
 	struct frame f;
 
-	/* p0: max_frame 1518 (1522 with a tag). */
-	ipv4(&f, -1, 5, 1518 - 34);
-	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, NONE, "1518 untagged"));
-	ipv4(&f, -1, 5, 1519 - 34);
-	drop_case(&f, 0, D({ "eth_oversize", 1 }), "1519 untagged");
-	ipv4(&f, 100, 5, 1522 - 38);
-	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, D({ "vlan_tagged", 1 }), "1522 tagged"));
-	ipv4(&f, 100, 5, 1523 - 38);
-	drop_case(&f, 0, D({ "eth_oversize", 1 }, { "vlan_tagged", 1 }), "1523 tagged");
+	/* p0: default mtu 1500, so max_frame 1514 (1518 with a tag). */
+	ipv4(&f, -1, 5, 1514 - 34);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, NONE, "1514 untagged"));
+	ipv4(&f, -1, 5, 1515 - 34);
+	drop_case(&f, 0, D({ "eth_oversize", 1 }), "1515 untagged");
+	ipv4(&f, 100, 5, 1518 - 38);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, D({ "vlan_tagged", 1 }), "1518 tagged"));
+	ipv4(&f, 100, 5, 1519 - 38);
+	drop_case(&f, 0, D({ "eth_oversize", 1 }, { "vlan_tagged", 1 }), "1519 tagged");
 	/* p1: jumbo, max_frame 9018. */
 	ipv4(&f, -1, 5, 9018 - 34);
 	rte_pktmbuf_free(one(rx, &f, 1, E_IPV4, NONE, "9018 jumbo"));

@@ -245,7 +245,7 @@ test_ok_full_values(void **state)
 	assert_int_equal(t->ports[0].txd, 256);
 	assert_int_equal(t->ports[0].max_frame, 9018);
 	assert_int_equal(t->ports[1].rxd, 1024);
-	assert_int_equal(t->ports[1].max_frame, 1518);
+	assert_int_equal(t->ports[1].max_frame, 1514);
 	/* rx0 polls p0 queue 0, rx1 polls p0 and p1 queue 1: p0 needs two rx queues. */
 	assert_int_equal(t->ports[0].n_rxq, 2);
 	assert_int_equal(t->ports[1].n_rxq, 2);

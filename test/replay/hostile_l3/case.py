@@ -5,7 +5,7 @@ every case below is sent twice, untagged and with an 802.1Q VID 0 priority
 tag (case 14: treated as untagged, the tag does not leave), and a few with
 VID 10, which a routed port never accepts (lpm.vlan_unknown, case 15).
 No ICMP is ever generated (cases 26, 31, 35, 38): nothing comes back on p0.
-Routes: 10/8 -> r1 on p1 (max_frame 1518); p0 accepts jumbo frames (9018).
+Routes: 10/8 -> r1 on p1 (default mtu 1500, frames up to 1514); p0 accepts jumbo frames (9018).
 The expected output is modelled on bytes (TTL - 1, a full header checksum
 recompute, next-hop and egress MACs, the tag removed), not captured."""
 import struct
@@ -92,8 +92,8 @@ def forwarded_cases():
             frag(6, b"y" * 8, 0, 2),                        # last, offset 16 B
             frag(1, b"\x08\x00\xf7\xff", MF, 0),            # ICMP is not checked
         ]),
-        # 31: exactly max_frame (1518) on p1, DF set, sent from a jumbo port
-        "31_fits": both([ip(sport=7, flags=DF, payload=b"m" * (1504 - 28))]),
+        # 31: exactly the MTU (1500) of p1, DF set, sent from a jumbo port
+        "31_fits": both([ip(sport=7, flags=DF, payload=b"m" * (1500 - 28))]),
     }
 
 
@@ -129,11 +129,11 @@ def dropped_cases():
         "lpm.ip4_frag_offset_one": both([frag(6, b"o" * 16, 0, 1), frag(17, b"o" * 16, MF, 1)]),
         "lpm.ip4_tiny_fragment": both([frag(6, TCP20[:8], MF, 0), frag(6, TCP20[:16], MF, 0),
                                        frag(17, UDP8[:4], MF, 0)]),
-        # 31: longer than p1's max_frame (1518), with and without DF: no
+        # 31: longer than p1's MTU (1500), with and without DF: no
         # fragmentation, no ICMP 3/4 (documented deviation)
-        "lpm.ip4_mtu_exceeded_df": both([ip(flags=DF, payload=b"m" * (1505 - 28)),
+        "lpm.ip4_mtu_exceeded_df": both([ip(flags=DF, payload=b"m" * (1501 - 28)),
                                          ip(flags=DF, payload=b"j" * 1900)]),
-        "lpm.ip4_frag_needed_unsupported": both([ip(payload=b"m" * (1505 - 28))]),
+        "lpm.ip4_frag_needed_unsupported": both([ip(payload=b"m" * (1501 - 28))]),
         # 32-35 on a tagged port (the untagged forms are in lpm_forward)
         "lpm.ip4_martian_src": [tagged(ip(src="127.0.0.1"), 0)],
         "lpm.ip4_martian_dst": [tagged(ip(dst="240.0.0.1"), 0)],

@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Real hosts behind pipefwd: two network namespaces joined by the lpm router over net_tap.
+
+    /usr/bin/python3 test/netns/router.py --pipefwd build/app/pipefwd
+
+Host A (10.1.0.2/24) sits on port p0 (10.1.0.1/24), host B (10.2.0.2/24) on
+p1 (10.2.0.1/24, mtu 1400); each host's default route is pipefwd. The hosts
+resolve pipefwd by ARP; pipefwd knows their MACs from the topology (no ARP
+resolution yet), and each host sets a MAC of its own on its tap (the tap
+inherits the port's MAC, which rx would drop as l2_src_is_own_mac). Checks,
+each bounded in time, with the hosts' own tools: ping across with 0% loss,
+`traceroute -n` shows pipefwd as hop 1 (ICMP Time Exceeded from the icmp
+stage), `tracepath` finds the 1400-byte MTU of p1 (ICMP 3/4), then SIGINT
+and the accounting line exact. Namespaces are named PF_NETNS_PREFIX (env,
+default "pfns") + a/b and deleted at the end; traffic never leaves them.
+Needs root, ip, ping, traceroute, tracepath: skipped (exit 77) without.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PFX = os.environ.get("PF_NETNS_PREFIX", "pfns")
+FILE_PREFIX = os.environ.get("PF_FILE_PREFIX", PFX + "-router")
+NS = {"a": PFX + "a", "b": PFX + "b"}
+TAP = {"a": PFX + "t0", "b": PFX + "t1"}
+HOST_MAC = {"a": "02:00:00:0a:00:02", "b": "02:00:00:0b:00:02"}
+HOST_IP = {"a": "10.1.0.2", "b": "10.2.0.2"}
+ROUTER_IP = {"a": "10.1.0.1", "b": "10.2.0.1"}
+MTU_B = 1400
+
+TOPO = """\
+eal: [--no-huge, -m, "512", --no-pci, --log-level=lib.eal:warning, --no-telemetry]
+ports:
+  p0: {{ device: "net_tap0,iface={ta}", mac: "02:00:00:00:00:10", ipv4: 10.1.0.1/24 }}
+  p1: {{ device: "net_tap1,iface={tb}", mac: "02:00:00:00:00:11", ipv4: 10.2.0.1/24,
+        mtu: {mtu} }}
+stages:
+  rx: {{ type: rx, ports: [p0, p1], next: {{ ipv4: lpm, arp: lpm }} }}
+  lpm:
+    type: lpm
+    nexthops:
+      ha: {{ port: p0, mac: "{ma}" }}
+      hb: {{ port: p1, mac: "{mb}" }}
+    routes:
+      - {{ prefix: 10.1.0.0/24, via: ha }}
+      - {{ prefix: 10.2.0.0/24, via: hb }}
+    next: {{ out: tx, icmp: icmp }}
+  icmp: {{ type: icmp, next: tx }}
+  tx: {{ type: tx, ports: [p0, p1] }}
+lcores:
+  1: [rx, lpm, icmp, tx]
+"""
+
+
+def sh(*cmd, timeout=20, check=True):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=timeout)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stdout.strip()}")
+    return r.stdout
+
+
+def ns(h, *cmd, **kw):
+    return sh("ip", "netns", "exec", NS[h], *cmd, **kw)
+
+
+def wait_link(name, timeout=15.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if subprocess.run(["ip", "link", "show", name], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"tap {name} did not appear within {timeout} s")
+
+
+def setup_host(h):
+    sh("ip", "link", "set", TAP[h], "netns", NS[h])
+    ns(h, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1")
+    ns(h, "ip", "link", "set", TAP[h], "address", HOST_MAC[h])
+    if h == "b":
+        ns(h, "ip", "link", "set", TAP[h], "mtu", str(MTU_B))
+    ns(h, "ip", "addr", "add", HOST_IP[h] + "/24", "dev", TAP[h])
+    ns(h, "ip", "link", "set", TAP[h], "up")
+    ns(h, "ip", "link", "set", "lo", "up")
+    ns(h, "ip", "route", "add", "default", "via", ROUTER_IP[h])
+
+
+def checks(errors):
+    out = ns("a", "ping", "-c", "5", "-i", "0.2", "-W", "2", HOST_IP["b"], timeout=15,
+             check=False)
+    if " 0% packet loss" not in out:
+        errors.append("ping A -> B lost packets:\n" + out)
+    out = ns("a", "traceroute", "-n", "-q", "1", "-w", "2", "-m", "4", HOST_IP["b"],
+             timeout=30, check=False)
+    hops = [ln.split() for ln in out.splitlines()[1:] if ln.strip()]
+    if not hops or hops[0][:2] != ["1", ROUTER_IP["a"]]:
+        errors.append(f"traceroute: hop 1 is not {ROUTER_IP['a']}:\n" + out)
+    if not any(len(x) > 1 and x[1] == HOST_IP["b"] for x in hops):
+        errors.append("traceroute did not reach B:\n" + out)
+    out = ns("a", "tracepath", "-n", "-m", "4", HOST_IP["b"], timeout=30, check=False)
+    if f"pmtu {MTU_B}" not in out:
+        errors.append(f"tracepath did not find pmtu {MTU_B}:\n" + out)
+
+
+def cleanup():
+    for h in NS:
+        subprocess.run(["ip", "netns", "del", NS[h]], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pipefwd", required=True)
+    args = ap.parse_args()
+    if os.geteuid() != 0 or any(shutil.which(t) is None for t in
+                                ("ip", "ping", "traceroute", "tracepath")):
+        print("SKIP: needs root, ip, ping, traceroute, tracepath (scripts/deps.sh)")
+        return 77
+    errors = []
+    tmp = tempfile.mkdtemp(prefix="pf-netns-")
+    topo, stats = os.path.join(tmp, "router.yaml"), os.path.join(tmp, "stats.json")
+    with open(topo, "w") as f:
+        f.write(TOPO.format(ta=TAP["a"], tb=TAP["b"], mtu=MTU_B, ma=HOST_MAC["a"],
+                            mb=HOST_MAC["b"]))
+    cleanup()
+    proc = None
+    try:
+        for h in NS:
+            sh("ip", "netns", "add", NS[h])
+        proc = subprocess.Popen([args.pipefwd, "-j", stats, topo, "--",
+                                 f"--file-prefix={FILE_PREFIX}"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for h in NS:
+            wait_link(TAP[h])
+            setup_host(h)
+        checks(errors)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        errors.append(str(e))
+    finally:
+        out = ""
+        if proc is not None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                out, _ = proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
+                errors.append("pipefwd did not stop within 10 s of SIGINT")
+            if proc.returncode != 0:
+                errors.append(f"pipefwd exited {proc.returncode}")
+            if re.search(r"unaccounted 0 \(", out) is None:
+                errors.append("accounting line not exact")
+        cleanup()
+        shutil.rmtree(f"/var/run/dpdk/{FILE_PREFIX}", ignore_errors=True)
+    try:
+        with open(stats) as f:
+            st = json.load(f)
+        sent = st.get("stages", {}).get("icmp", {}).get("counters", {})
+        print("icmp stage sent:", json.dumps(sent, sort_keys=True))
+        for c in ("time_exceeded", "frag_needed"):
+            if sent.get(c, 0) < 1:
+                errors.append(f"icmp stage counted no {c}")
+    except (OSError, ValueError):
+        errors.append("no stats JSON written")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for e in errors:
+        print("FAIL:", e)
+    if errors:
+        print(out)
+        return 1
+    print("PASS netns router: ping 0% loss, traceroute hop 1 = pipefwd, tracepath pmtu "
+          f"{MTU_B}, accounting exact")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
