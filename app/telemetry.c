@@ -10,6 +10,9 @@
  *   /pipefwd/ports   [,NAME]  pipefwd rx/tx and the ethdev counters
  *   /pipefwd/config           topology file, load time, lcore map, names
  *   /pipefwd/totals           the accounting invariant's terms, live
+ *   /pipefwd/table,STAGE,TABLE[,key=value...]
+ *                             one page of a stage's table (macs, routes, lookup,
+ *                             rules, sessions): the stage's show op, app/show.c
  *
  * Every reply is built on DPDK's telemetry thread from plain relaxed loads of
  * single-writer counters: the data path never takes a lock and never waits
@@ -547,6 +550,8 @@ static const struct {
 	{ "/pipefwd/totals", "pipefwd accounting: rx, tx, dropped, in flight", -2 },
 	{ "/pipefwd/rebalance", "pipefwd proposed lcore map. Param: cross cycles", -3 },
 	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", -4 },
+	{ "/pipefwd/table", "pipefwd table contents. Params: stage,table[,offset=N,limit=N,"
+	  "port=P,vlan=V,addr=A]", -5 },
 };
 
 static void (*tel_reload_hook)(void);
@@ -646,6 +651,77 @@ get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_da
 	return 0;
 }
 
+/* ---- table contents ---------------------------------------------------- */
+
+#define TABLE_PAGE_DEFAULT 100
+
+static int
+table_arg(const struct pf_runtime *rt, char *kv, struct pf_show_req *req)
+{
+	char *v = strchr(kv, '='), *end;
+	unsigned long n;
+	uint16_t p;
+
+	if (v == NULL)
+		return -EINVAL;
+	*v++ = '\0';
+	if (strcmp(kv, "addr") == 0) {
+		req->addr = v;
+		return 0;
+	}
+	if (strcmp(kv, "port") == 0) {
+		for (p = 0; p < rt->topo->n_ports; p++)
+			if (strcmp(rt->topo->ports[p].name, v) == 0) {
+				req->port = p;
+				return 0;
+			}
+		return -EINVAL;
+	}
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end != '\0' || errno != 0 || n > INT32_MAX)
+		return -EINVAL;
+	if (strcmp(kv, "offset") == 0)
+		req->offset = (uint32_t)n;
+	else if (strcmp(kv, "limit") == 0)
+		req->limit = (uint32_t)n;
+	else if (strcmp(kv, "vlan") == 0 && n < 4096)
+		req->vlan = (int32_t)n;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* "STAGE,TABLE[,key=value...]": the stage's show op fills @p d. */
+static int
+get_table(const struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
+{
+	struct pf_show_req req = { .limit = TABLE_PAGE_DEFAULT, .port = -1, .vlan = -1,
+				   .addr = "" };
+	char buf[256], *save = NULL, *stage, *what, *kv;
+	const struct pf_stage *st = NULL;
+	uint16_t i;
+
+	if (params == NULL || snprintf(buf, sizeof(buf), "%s", params) >= (int)sizeof(buf))
+		return -EINVAL;
+	stage = strtok_r(buf, ",", &save);
+	what = strtok_r(NULL, ",", &save);
+	if (stage == NULL || what == NULL)
+		return -EINVAL;
+	while ((kv = strtok_r(NULL, ",", &save)) != NULL)
+		if (table_arg(rt, kv, &req) < 0)
+			return -EINVAL;
+	for (i = 0; i < rt->n_stages && st == NULL; i++)
+		if (strcmp(rt->stages[i]->conf->name, stage) == 0)
+			st = rt->stages[i];
+	if (st == NULL || st->ops->show == NULL)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "stage", st->conf->name);
+	rte_tel_data_add_dict_string(d, "table", what);
+	return st->ops->show(st, what, &req, d);
+}
+
 static int
 tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -664,6 +740,8 @@ tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
 		rc = list_items(tel_rt, (enum tel_kind)tel_cmds[c].kind, params, d);
 	else if (tel_cmds[c].kind == -3)
 		rc = get_rebalance(tel_rt, params, d);
+	else if (tel_cmds[c].kind == -5)
+		rc = get_table(tel_rt, params, d);
 	else if (tel_cmds[c].kind == -4) {
 		/* Asynchronous like SIGHUP: the result shows in /pipefwd/config. */
 		if (tel_reload_hook != NULL)
