@@ -218,6 +218,20 @@ add_sub(struct rte_tel_data *d, const char *name, struct rte_tel_data *sub)
 		rte_tel_data_free(sub);
 }
 
+/* The tables /pipefwd/table can show for a stage type. */
+static struct rte_tel_data *
+table_names(const char *const *names)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+
+	if (a == NULL)
+		return NULL;
+	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (; *names != NULL; names++)
+		rte_tel_data_add_array_string(a, *names);
+	return a;
+}
+
 static void
 fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 {
@@ -298,6 +312,8 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 		}
 	}
 	add_sub(d, "gauges", gauges);
+	if (ops->show_tables != NULL)
+		add_sub(d, "tables", table_names(ops->show_tables));
 }
 
 static void

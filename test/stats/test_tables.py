@@ -287,6 +287,11 @@ def run_checks(sock, hits, sessions, n_l3):
     check(all(r["proto"] == 17 and r["state"] == "open" and 0 < r["expires_ms"] <= 300000
               for r in j.get("rows", [])), "session fields: %s" % j.get("rows"))
 
+    for name, want_t in (("l2", ["macs"]), ("lpm", ["routes", "lookup"]),
+                         ("acl", ["rules", "sessions"]), ("txa", None)):
+        got_t = ctl_json("stages", name).get(name, {}).get("tables")
+        check(got_t == want_t, "stages %s: tables %s, want %s" % (name, got_t, want_t))
+
     # errors answer null (pipefwd-ctl: a message, exit 1), never a crash
     for bad in ("l2,routes", "nosuch,macs", "l2,macs,offset=x", "l2,macs,port=zz",
                 "txa,macs", "l2"):
@@ -299,7 +304,7 @@ def main():
     try:
         test_tables(tmp)
     finally:
-        if not FAILS:
+        if not FAILS and not os.environ.get("PF_KEEP"):
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             print("logs kept in " + tmp)
