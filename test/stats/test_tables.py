@@ -205,6 +205,20 @@ def test_tables(tmp):
         log.close()
         shutil.rmtree(rundir, ignore_errors=True)
     check(rc == 0, "pipefwd exit %d" % rc)
+    # the exit report reads raw counters: every packet since start, accounted
+    try:
+        with open(os.path.join(tmp, "report.json")) as f:
+            rep = json.load(f)
+    except (OSError, ValueError) as e:
+        check(False, "report.json: %s" % e)
+        return
+    n_l3 = len(frames)
+    check(rep["totals"] == {"rx": N_MACS + n_l3, "tx": N_MACS + n_l3 - hits[1], "replicas": 0,
+                            "dropped": hits[1], "in_flight": 0, "unaccounted": 0},
+          "exit totals: %s" % rep["totals"])
+    check(rep["stages"]["l2"]["packets"] == N_MACS and rep["stages"]["acl"]["packets"] == n_l3,
+          "exit report after clear: l2 %s acl %s" % (rep["stages"]["l2"]["packets"],
+                                                     rep["stages"]["acl"]["packets"]))
 
 
 def wait_idle(n_l3):
@@ -292,11 +306,51 @@ def run_checks(sock, hits, sessions, n_l3):
         got_t = ctl_json("stages", name).get(name, {}).get("tables")
         check(got_t == want_t, "stages %s: tables %s, want %s" % (name, got_t, want_t))
 
+    test_clear(n_l3, hits)
+
     # errors answer null (pipefwd-ctl: a message, exit 1), never a crash
     for bad in ("l2,routes", "nosuch,macs", "l2,macs,offset=x", "l2,macs,port=zz",
                 "txa,macs", "l2"):
         n, r = tel.raw("/pipefwd/table," + bad)
         check(r is None, "/pipefwd/table,%s: %s" % (bad, r))
+
+
+def stage(name):
+    return ctl_json("stages", name).get(name, {})
+
+
+def test_clear(n_l3, hits):
+    """Clear one stage, then everything: replies count from the clear, totals do not."""
+    n_out = n_l3 - hits[1]
+    check(stage("l2").get("packets") == N_MACS, "l2 packets before clear: %s" % stage("l2"))
+    j = ctl_json("clear", "l2")
+    check(j.get("cleared") == 1, "clear l2: %s" % j)
+    l2, acl = stage("l2"), stage("acl")
+    check(l2.get("packets") == 0 and l2.get("bursts") == 0 and
+          sum(l2.get("edges", {1: 1}).values()) == 0 and
+          l2.get("counters", {}).get("learned", 1) == 0,
+          "l2 after clear l2: %s" % l2)
+    check(l2.get("gauges", {}).get("entries") == N_MACS + len(STATIC),
+          "clear touched the MAC table: %s" % l2.get("gauges"))
+    check(acl.get("packets") == n_l3 and acl.get("drops", {}).get("acl_deny") == hits[1],
+          "acl after clear l2: %s" % acl)
+    ring = "rxb->acl"
+    check(ctl_json("clear", ring).get("cleared") == 1, "clear %s" % ring)
+    r = subprocess.run([CTL, "--file-prefix", PREFIX, "clear", "nosuch"], capture_output=True,
+                       text=True)
+    check(r.returncode == 1 and "Traceback" not in r.stderr, "clear nosuch: %r" % r.stderr)
+    out = ctl("clear").stdout
+    check(out.startswith("cleared %d stages and rings" % (7 + 5)), "clear: %r" % out)
+    acl, ports = stage("acl"), ctl_json("ports")
+    check(acl.get("packets") == 0 and acl.get("dropped") == 0, "acl after clear: %s" % acl)
+    check(all(p.get("rx") == 0 and p.get("tx") == 0 and p.get("ipackets") == 0
+              for p in ports.values()), "ports after clear: %s" % ports)
+    rings = ctl_json("rings")
+    check(all(r.get("enqueued") == 0 and r.get("hwm") == 0 for r in rings.values()),
+          "rings after clear: %s" % rings)
+    t = ctl_json("totals")
+    check(t.get("rx") == N_MACS + n_l3 and t.get("tx") == N_MACS + n_out and
+          t.get("dropped") == hits[1], "totals after clear: %s" % t)
 
 
 def main():
