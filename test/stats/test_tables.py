@@ -38,10 +38,10 @@ STATIC = [("02:00:00:00:aa:01", "a1", "lan", 0), ("02:00:00:00:aa:02", "a2", "v1
 TOPO = """\
 eal: [--no-huge, -m, "512", --no-pci]
 ports:
-  a0: {{ device: "net_pcap0,rx_pcap={tmp}/l2.pcap,tx_pcap={tmp}/a0.out.pcap" }}
+  a0: {{ device: "net_pcap0,rx_pcap={tmp}/l2.pcap{inf},tx_pcap={tmp}/a0.out.pcap" }}
   a1: {{ device: "net_null0" }}
   a2: {{ device: "net_null1" }}
-  b0: {{ device: "net_pcap1,rx_pcap={tmp}/l3.pcap,tx_pcap={tmp}/b0.out.pcap",
+  b0: {{ device: "net_pcap1,rx_pcap={tmp}/l3.pcap{inf},tx_pcap={tmp}/b0.out.pcap",
         mac: "{b0mac}", ipv4: 192.168.0.1/24 }}
   b1: {{ device: "net_null2", mac: "02:00:00:00:00:11", ipv4: 172.17.0.1/24 }}
   b2: {{ device: "net_null3", mac: "02:00:00:00:00:12", ipv4: 172.18.0.1/24 }}
@@ -55,6 +55,7 @@ stages:
     static:
       - {{ mac: "{s0}", port: a1 }}
       - {{ mac: "{s1}", port: a2 }}
+    age_s: {age}
     next: txa
   txa: {{ type: tx, ports: [a0, a1, a2] }}
   rxb: {{ type: rx, ports: [b0], next: {{ ipv4: acl }} }}
@@ -66,7 +67,7 @@ stages:
       - "permit proto udp"
     default: deny
     sessions: 1024
-    session_timeouts: {{ udp: 300 }}
+    session_timeouts: {{ udp: {age} }}
     next: lpm
   lpm:
     type: lpm
@@ -171,7 +172,8 @@ def pages(tel, params, want_total):
     return rows
 
 
-def test_tables(tmp):
+def start(tmp, name, infinite):
+    """Write the inputs and start pipefwd: (proc, log, socket, rundir, frames, hits, sessions)."""
     with open(os.path.join(tmp, "routes.txt"), "w") as f:
         for p, nh in routes().items():
             f.write("%s %s\n" % (p, nh))
@@ -182,32 +184,43 @@ def test_tables(tmp):
                 for i, e in enumerate(src_eth)])
     frames, hits, sessions = l3_frames()
     write_pcap(os.path.join(tmp, "l3.pcap"), frames)
-    topo = os.path.join(tmp, "t.yaml")
+    topo = os.path.join(tmp, name + ".yaml")
     with open(topo, "w") as f:
         f.write(TOPO.format(tmp=tmp, b0mac=B0_MAC, s0=STATIC[0][0], s1=STATIC[1][0],
-                            n1mac=NH["n1"][1], n2mac=NH["n2"][1]))
-    log = open(os.path.join(tmp, "pipefwd.log"), "w")
-    proc = subprocess.Popen([PIPEFWD, "-q", "-j", os.path.join(tmp, "report.json"), topo,
+                            n1mac=NH["n1"][1], n2mac=NH["n2"][1],
+                            inf=",infinite_rx=1" if infinite else "", age=1 if infinite else 300))
+    log = open(os.path.join(tmp, name + ".log"), "w")
+    proc = subprocess.Popen([PIPEFWD, "-q", "-j", os.path.join(tmp, name + ".json"), topo,
                              "--", "--file-prefix=" + PREFIX], stdout=log,
                             stderr=subprocess.STDOUT)
     rundir = "/var/run/dpdk/" + PREFIX if os.geteuid() == 0 else \
         os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk", PREFIX)
+    return proc, log, os.path.join(rundir, "dpdk_telemetry.v2"), rundir, frames, hits, sessions
+
+
+def stop(proc, log, rundir):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
     try:
-        run_checks(os.path.join(rundir, "dpdk_telemetry.v2"), hits, sessions, len(frames))
+        rc = proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = proc.wait()
+    log.close()
+    shutil.rmtree(rundir, ignore_errors=True)
+    return rc
+
+
+def test_tables(tmp):
+    proc, log, sock, rundir, frames, hits, sessions = start(tmp, "finite", False)
+    try:
+        run_checks(sock, hits, sessions, len(frames))
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-        try:
-            rc = proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            rc = proc.wait()
-        log.close()
-        shutil.rmtree(rundir, ignore_errors=True)
+        rc = stop(proc, log, rundir)
     check(rc == 0, "pipefwd exit %d" % rc)
     # the exit report reads raw counters: every packet since start, accounted
     try:
-        with open(os.path.join(tmp, "report.json")) as f:
+        with open(os.path.join(tmp, "finite.json")) as f:
             rep = json.load(f)
     except (OSError, ValueError) as e:
         check(False, "report.json: %s" % e)
@@ -353,10 +366,55 @@ def test_clear(n_l3, hits):
           t.get("dropped") == hits[1], "totals after clear: %s" % t)
 
 
+def test_churn(tmp):
+    """Pages read while the data path learns, ages (age_s 1) and expires sessions
+    (udp 1 s) under infinite_rx: every row is one the inputs can produce."""
+    proc, log, sock, rundir, frames, hits, sessions = start(tmp, "churn", True)
+    macs = set(learned_macs()) | {m for m, _, _, _ in STATIC}
+    try:
+        end = time.monotonic() + 20
+        while time.monotonic() < end and subprocess.run(
+                [CTL, "--file-prefix", PREFIX, "totals"], capture_output=True).returncode:
+            time.sleep(0.2)
+        tel = Tel(sock)
+        n_rows = n_sess = 0
+        end = time.monotonic() + 8
+        while time.monotonic() < end:
+            for params in ("l2,macs,limit=512", "l2,macs,offset=300,limit=512",
+                           "acl,sessions,limit=512", "acl,rules"):
+                n, r = tel.raw("/pipefwd/table," + params)
+                check(r is not None and n <= 16384, "churn %s: %s bytes" % (params, n))
+                if r is None:
+                    continue
+                if params.startswith("l2"):
+                    bad = [m for m in r["mac"] if m not in macs]
+                    check(not bad, "churn: MACs never sent: %s" % bad[:5])
+                    n_rows += r["count"]
+                elif params.startswith("acl,s"):
+                    got = set(zip(r["initiator"], r["responder"]))
+                    check(got <= sessions, "churn: sessions never opened: %s" % (got - sessions))
+                    n_sess += r["count"]
+        check(n_rows > 0 and n_sess > 0, "churn: %d MAC rows, %d session rows read" %
+              (n_rows, n_sess))
+        st = ctl_json("stages", "l2").get("l2", {})
+        check(st.get("counters", {}).get("aged", 0) > 0, "churn: nothing aged: %s" % st)
+    finally:
+        rc = stop(proc, log, rundir)
+    check(rc == 0, "churn: pipefwd exit %d" % rc)
+    try:
+        with open(os.path.join(tmp, "churn.json")) as f:
+            t = json.load(f)["totals"]
+        check(t["unaccounted"] == 0 and t["in_flight"] == 0 and
+              t["rx"] + t["replicas"] == t["tx"] + t["dropped"], "churn totals: %s" % t)
+    except (OSError, ValueError, KeyError) as e:
+        check(False, "churn report: %s" % e)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="pf_tables_")
     try:
         test_tables(tmp)
+        test_churn(tmp)
     finally:
         if not FAILS and not os.environ.get("PF_KEEP"):
             shutil.rmtree(tmp, ignore_errors=True)
