@@ -774,7 +774,7 @@ static const struct {
 	{ "/pipefwd/totals", "pipefwd accounting: rx, tx, dropped, in flight", -2 },
 	{ "/pipefwd/rebalance", "pipefwd proposed lcore map. Param: cross cycles", -3 },
 	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", -4 },
-	{ "/pipefwd/clear", "pipefwd: clear counters and high-water marks. Param: stage or ring", -6 },
+	{ "/pipefwd/clear", "pipefwd: clear counters and hwm. Param: stage or ring", -6 },
 	{ "/pipefwd/table", "pipefwd table contents. Params: stage,table[,offset=N,limit=N,"
 	  "port=P,vlan=V,addr=A]", -5 },
 };
