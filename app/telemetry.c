@@ -10,6 +10,10 @@
  *   /pipefwd/ports   [,NAME]  pipefwd rx/tx and the ethdev counters
  *   /pipefwd/config           topology file, load time, lcore map, names
  *   /pipefwd/totals           the accounting invariant's terms, live
+ *   /pipefwd/clear   [,NAME]  counters (and hwm) from now on, all or one stage/ring
+ *   /pipefwd/table,STAGE,TABLE[,key=value...]
+ *                             one page of a stage's table (macs, routes, lookup,
+ *                             rules, sessions): the stage's show op, app/show.c
  *
  * Every reply is built on DPDK's telemetry thread from plain relaxed loads of
  * single-writer counters: the data path never takes a lock and never waits
@@ -158,6 +162,184 @@ item_match(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, const char 
 	return strcmp(buf, want) == 0;
 }
 
+/* ---- clear: baselines subtracted on read -------------------------------- */
+
+/*
+ * /pipefwd/clear (OVS's "clear counters"): counters keep their single writer
+ * and are never reset; a clear records their values, and replies show the
+ * difference. The exit report and /pipefwd/totals read the raw counters, so
+ * the accounting invariant holds whatever was cleared. A high-water mark is
+ * a maximum, not a sum: after a clear, a ring's hwm is exact once the raw
+ * mark has risen past its value at the clear; until then it is bounded from
+ * above by the occupancy histogram since the clear, and "hwm_exact" is 0.
+ * Baselines belong to an item by name: an item a reload added or renamed
+ * shows counters since start.
+ */
+#define BASE_CTRS 64
+
+struct base_stage {
+	char name[PF_NAME_MAX];
+	bool set;
+	uint64_t packets, bursts, cycles, ring_full, no_edge;
+	uint64_t edge[PF_MAX_EDGES];
+	uint64_t ctr[BASE_CTRS];
+};
+
+struct base_ring {
+	char name[2 * PF_NAME_MAX + 8];
+	bool set;
+	uint64_t enqueued, dequeued, full_drops, direct, hwm;
+	uint64_t hist[PF_RING_HIST_BUCKETS];
+};
+
+struct base_lcore {
+	bool set;
+	unsigned int id;
+	uint64_t loops, busy, total;
+};
+
+struct base_port {
+	char name[PF_NAME_MAX];
+	bool set;
+	uint64_t rx, tx;
+	struct rte_eth_stats es;
+};
+
+static struct tel_base {
+	struct base_stage st[PF_MAX_STAGES];
+	struct base_ring ring[PF_MAX_RINGS];
+	struct base_lcore lc[PF_MAX_LCORES];
+	struct base_port port[PF_MAX_PORTS];
+} *tel_base;   /* NULL until the first clear; under tel_lock */
+
+/* @p v since the clear; a counter below its baseline (never, with one writer) shows raw. */
+static inline uint64_t
+since(uint64_t v, uint64_t base)
+{
+	return v >= base ? v - base : v;
+}
+
+static const struct base_stage *
+base_stage(const struct pf_runtime *rt, uint16_t i)
+{
+	const struct base_stage *b = tel_base != NULL ? &tel_base->st[i] : NULL;
+
+	return b != NULL && b->set && strcmp(b->name, rt->stages[i]->conf->name) == 0 ? b : NULL;
+}
+
+static const struct base_ring *
+base_ring(const struct pf_runtime *rt, uint16_t i)
+{
+	const struct base_ring *b = tel_base != NULL ? &tel_base->ring[i] : NULL;
+
+	return b != NULL && b->set && strcmp(b->name, rt->rings[i].conf->name) == 0 ? b : NULL;
+}
+
+static const struct base_lcore *
+base_lcore(const struct pf_runtime *rt, uint16_t i)
+{
+	const struct base_lcore *b = tel_base != NULL ? &tel_base->lc[i] : NULL;
+
+	return b != NULL && b->set && b->id == rt->lcores[i].id ? b : NULL;
+}
+
+static const struct base_port *
+base_port(const struct pf_runtime *rt, uint16_t i)
+{
+	const struct base_port *b = tel_base != NULL ? &tel_base->port[i] : NULL;
+
+	return b != NULL && b->set && strcmp(b->name, rt->topo->ports[i].name) == 0 ? b : NULL;
+}
+
+static void
+clear_stage(const struct pf_runtime *rt, uint16_t i)
+{
+	const struct pf_stage *st = rt->stages[i];
+	const struct pf_rt_stage *rs = &rt->rts[i];
+	struct base_stage *b = &tel_base->st[i];
+	uint16_t k;
+
+	snprintf(b->name, sizeof(b->name), "%s", st->conf->name);
+	b->cycles = RD(rs->cycles);
+	b->bursts = RD(rs->bursts);
+	b->packets = RD(rs->packets);
+	b->ring_full = RD(rs->ring_full);
+	b->no_edge = RD(rs->no_edge);
+	for (k = 0; k < PF_MAX_EDGES; k++)
+		b->edge[k] = RD(rs->edge_pkts[k]);
+	for (k = 0; k < st->ops->n_ctrs && k < BASE_CTRS; k++)
+		b->ctr[k] = RD(st->ctrs[k]);
+	b->set = true;
+}
+
+static void
+clear_ring(const struct pf_runtime *rt, uint16_t i)
+{
+	const struct pf_rt_ring *r = &rt->rings[i];
+	struct base_ring *b = &tel_base->ring[i];
+	unsigned int k;
+
+	snprintf(b->name, sizeof(b->name), "%s", r->conf->name);
+	b->dequeued = RD(r->dequeued);
+	b->enqueued = RD(r->enqueued);
+	b->full_drops = RD(r->full_drops);
+	b->direct = RD(r->direct);
+	b->hwm = RD(r->hwm);
+	for (k = 0; k < PF_RING_HIST_BUCKETS; k++)
+		b->hist[k] = RD(r->hist[k]);
+	b->set = true;
+}
+
+/* Everything, or the stage or ring named @p name. */
+static int
+clear_items(const struct pf_runtime *rt, const char *name, struct rte_tel_data *d)
+{
+	uint16_t i, n = 0;
+
+	if (tel_base == NULL) {
+		tel_base = calloc(1, sizeof(*tel_base));
+		if (tel_base == NULL)
+			return -ENOMEM;
+	}
+	if (name != NULL && *name == '\0')
+		name = NULL;
+	for (i = 0; i < rt->n_stages; i++)
+		if (name == NULL || item_match(rt, TEL_STAGES, i, name)) {
+			clear_stage(rt, i);
+			n++;
+		}
+	for (i = 0; i < rt->n_rings; i++)
+		if (name == NULL || item_match(rt, TEL_RINGS, i, name)) {
+			clear_ring(rt, i);
+			n++;
+		}
+	if (name == NULL) {
+		for (i = 0; i < rt->n_lcores; i++) {
+			struct base_lcore *b = &tel_base->lc[i];
+
+			b->id = rt->lcores[i].id;
+			b->total = RD(rt->lcores[i].total_cycles);
+			b->busy = RTE_MIN(RD(rt->lcores[i].busy_cycles), b->total);
+			b->loops = RD(rt->lcores[i].loops);
+			b->set = true;
+		}
+		for (i = 0; i < rt->topo->n_ports; i++) {
+			struct base_port *b = &tel_base->port[i];
+
+			snprintf(b->name, sizeof(b->name), "%s", rt->topo->ports[i].name);
+			pf_runtime_port_stats(rt, i, &b->es);
+			b->rx = pf_runtime_port_rx(rt, i);
+			b->tx = pf_runtime_port_tx(rt, i);
+			b->set = true;
+		}
+	}
+	if (n == 0 && name != NULL)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "cleared", n);
+	return 0;
+}
+
 /* ---- items -------------------------------------------------------------- */
 
 static uint64_t
@@ -171,15 +353,24 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 {
 	const struct pf_rt_ring *r = &rt->rings[i];
 	const struct pf_ring_conf *rc = r->conf;
+	const struct base_ring *b = base_ring(rt, i);
 	struct rte_tel_data *h = rte_tel_data_alloc();
-	uint64_t used, hwm, deq;
-	unsigned int cap = rte_ring_get_capacity(r->ring), b, nb;
+	uint64_t used, hwm, deq, top = 0;
+	unsigned int cap = rte_ring_get_capacity(r->ring), k, nb;
 	char key[24];
 
 	/* used first: the producer raises hwm just after its enqueue, so a
 	 * reader between the two sees used > hwm; report the max of both. */
 	used = rte_ring_count(r->ring);
-	hwm = RTE_MAX(RD(r->hwm), used);
+	hwm = RD(r->hwm);
+	if (b != NULL && hwm <= b->hwm) {
+		/* Not risen since the clear: the top occupancy bucket since bounds it. */
+		for (k = 0; k < PF_RING_HIST_BUCKETS; k++)
+			if (RD(r->hist[k]) != b->hist[k])
+				top = k == 0 ? 0 : (UINT64_C(1) << k) - 1;
+		hwm = RTE_MIN(top, hwm);
+	}
+	hwm = RTE_MAX(hwm, used);
 	rte_tel_data_add_dict_string(d, "name", rc->name);
 	rte_tel_data_add_dict_string(d, "from", rt->topo->stages[rc->from].name);
 	rte_tel_data_add_dict_string(d, "to", rt->topo->stages[rc->to].name);
@@ -188,21 +379,23 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "burst", rc->burst);
 	rte_tel_data_add_dict_u64(d, "used", used);
 	rte_tel_data_add_dict_u64(d, "hwm", hwm);
+	rte_tel_data_add_dict_int(d, "hwm_exact", b == NULL || RD(r->hwm) > b->hwm ||
+				  hwm == used);
 	/* dequeued before enqueued, so a reader rarely sees more out than in */
 	deq = RD(r->dequeued);
-	rte_tel_data_add_dict_u64(d, "enqueued", RD(r->enqueued));
-	rte_tel_data_add_dict_u64(d, "dequeued", deq);
-	rte_tel_data_add_dict_u64(d, "full_drops", RD(r->full_drops));
-	rte_tel_data_add_dict_u64(d, "direct", RD(r->direct));
+	rte_tel_data_add_dict_u64(d, "enqueued", since(RD(r->enqueued), b ? b->enqueued : 0));
+	rte_tel_data_add_dict_u64(d, "dequeued", since(deq, b ? b->dequeued : 0));
+	rte_tel_data_add_dict_u64(d, "full_drops", since(RD(r->full_drops), b ? b->full_drops : 0));
+	rte_tel_data_add_dict_u64(d, "direct", since(RD(r->direct), b ? b->direct : 0));
 	if (h == NULL)
 		return;
 	/* Bucket b counts enqueue bursts that left 2^(b-1)..2^b-1 entries (b=0: 0). */
 	nb = RTE_MIN(cap == 0 ? 1u : 33u - (unsigned int)__builtin_clz(cap),
 		     (unsigned int)PF_RING_HIST_BUCKETS);
 	rte_tel_data_start_dict(h);
-	for (b = 0; b < nb; b++) {
-		snprintf(key, sizeof(key), "le_%" PRIu64, (UINT64_C(1) << b) - 1);
-		rte_tel_data_add_dict_u64(h, key, RD(r->hist[b]));
+	for (k = 0; k < nb; k++) {
+		snprintf(key, sizeof(key), "le_%" PRIu64, (UINT64_C(1) << k) - 1);
+		rte_tel_data_add_dict_u64(h, key, since(RD(r->hist[k]), b ? b->hist[k] : 0));
 	}
 	if (rte_tel_data_add_dict_container(d, "hist", h, 0) != 0)
 		rte_tel_data_free(h);
@@ -215,6 +408,20 @@ add_sub(struct rte_tel_data *d, const char *name, struct rte_tel_data *sub)
 		rte_tel_data_free(sub);
 }
 
+/* The tables /pipefwd/table can show for a stage type. */
+static struct rte_tel_data *
+table_names(const char *const *names)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+
+	if (a == NULL)
+		return NULL;
+	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (; *names != NULL; names++)
+		rte_tel_data_add_array_string(a, *names);
+	return a;
+}
+
 static void
 fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 {
@@ -224,14 +431,15 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	struct rte_tel_data *drops = rte_tel_data_alloc(), *info = rte_tel_data_alloc();
 	struct rte_tel_data *edges = rte_tel_data_alloc(), *gauges = rte_tel_data_alloc();
 	struct pf_gauge g[PF_MAX_PORTS + 8];
+	const struct base_stage *b = base_stage(rt, i);
 	uint64_t packets, bursts, cycles, v, drop_sum;
 	char key[TEL_KEY_MAX];
 	uint16_t k, n;
 
 	/* Live reads of three counters: the ratios may be off by one burst. */
-	cycles = RD(rs->cycles);
-	bursts = RD(rs->bursts);
-	packets = RD(rs->packets);
+	cycles = since(RD(rs->cycles), b ? b->cycles : 0);
+	bursts = since(RD(rs->bursts), b ? b->bursts : 0);
+	packets = since(RD(rs->packets), b ? b->packets : 0);
 	rte_tel_data_add_dict_string(d, "name", st->conf->name);
 	rte_tel_data_add_dict_string(d, "type", ops->type);
 	rte_tel_data_add_dict_int(d, "lcore", st->conf->lcore);
@@ -244,17 +452,17 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	drop_sum = 0;
 	if (drops != NULL) {
 		rte_tel_data_start_dict(drops);
-		v = RD(rs->ring_full);
+		v = since(RD(rs->ring_full), b ? b->ring_full : 0);
 		drop_sum += v;
 		rte_tel_data_add_dict_u64(drops, "ring_full", v);
-		v = RD(rs->no_edge);
+		v = since(RD(rs->no_edge), b ? b->no_edge : 0);
 		drop_sum += v;
 		rte_tel_data_add_dict_u64(drops, "no_edge", v);
 	}
 	if (info != NULL)
 		rte_tel_data_start_dict(info);
 	for (k = 0; k < ops->n_ctrs; k++) {
-		v = RD(st->ctrs[k]);
+		v = since(RD(st->ctrs[k]), b && k < BASE_CTRS ? b->ctr[k] : 0);
 		key_from(key, sizeof(key), ops->ctrs[k].name);
 		if (ops->ctrs[k].kind == PF_CTR_DROP) {
 			drop_sum += v;
@@ -271,11 +479,12 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 		rte_tel_data_start_dict(edges);
 		for (k = 0; k < ops->n_edges && k < PF_MAX_EDGES; k++) {
 			key_from(key, sizeof(key), ops->edge_names[k]);
-			rte_tel_data_add_dict_u64(edges, key, RD(rs->edge_pkts[k]));
+			rte_tel_data_add_dict_u64(edges, key,
+						  since(RD(rs->edge_pkts[k]), b ? b->edge[k] : 0));
 		}
 		/* A sink hands every non-drop edge to its tx: name edge 1 "tx". */
 		for (; k < PF_MAX_EDGES; k++) {
-			v = RD(rs->edge_pkts[k]);
+			v = since(RD(rs->edge_pkts[k]), b ? b->edge[k] : 0);
 			if (ops->tx != NULL && k == 1)
 				rte_tel_data_add_dict_u64(edges, "tx", v);
 			else if (v != 0) {
@@ -295,6 +504,8 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 		}
 	}
 	add_sub(d, "gauges", gauges);
+	if (ops->show_tables != NULL)
+		add_sub(d, "tables", table_names(ops->show_tables));
 }
 
 static void
@@ -303,14 +514,19 @@ fill_lcore(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	const struct pf_rt_lcore *lc = &rt->lcores[i];
 	const struct pf_lcore_map *map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);
 	struct rte_tel_data *names = rte_tel_data_alloc();
+	const struct base_lcore *b = base_lcore(rt, i);
 	uint64_t busy, total;
 	uint16_t k;
 
 	/* busy is added before total; a reader can see a newer busy: clamp. */
 	total = RD(lc->total_cycles);
 	busy = RTE_MIN(RD(lc->busy_cycles), total);
+	if (b != NULL) {
+		total = since(total, b->total);
+		busy = RTE_MIN(since(busy, b->busy), total);
+	}
 	rte_tel_data_add_dict_int(d, "id", (int)lc->id);
-	rte_tel_data_add_dict_u64(d, "loops", RD(lc->loops));
+	rte_tel_data_add_dict_u64(d, "loops", since(RD(lc->loops), b ? b->loops : 0));
 	rte_tel_data_add_dict_u64(d, "busy_cycles", busy);
 	rte_tel_data_add_dict_u64(d, "total_cycles", total);
 	rte_tel_data_add_dict_u64(d, "busy_pct", total != 0 ? busy * 100 / total : 0);
@@ -326,13 +542,24 @@ static void
 fill_port(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 {
 	const struct pf_port_conf *pc = &rt->topo->ports[i];
+	const struct base_port *b = base_port(rt, i);
 	struct rte_eth_stats es;
 
 	pf_runtime_port_stats(rt, i, &es);
+	if (b != NULL) {
+		es.ipackets = since(es.ipackets, b->es.ipackets);
+		es.opackets = since(es.opackets, b->es.opackets);
+		es.ibytes = since(es.ibytes, b->es.ibytes);
+		es.obytes = since(es.obytes, b->es.obytes);
+		es.imissed = since(es.imissed, b->es.imissed);
+		es.ierrors = since(es.ierrors, b->es.ierrors);
+		es.oerrors = since(es.oerrors, b->es.oerrors);
+		es.rx_nombuf = since(es.rx_nombuf, b->es.rx_nombuf);
+	}
 	rte_tel_data_add_dict_string(d, "name", pc->name);
 	rte_tel_data_add_dict_int(d, "port_id", pc->port_id);
-	rte_tel_data_add_dict_u64(d, "rx", pf_runtime_port_rx(rt, i));
-	rte_tel_data_add_dict_u64(d, "tx", pf_runtime_port_tx(rt, i));
+	rte_tel_data_add_dict_u64(d, "rx", since(pf_runtime_port_rx(rt, i), b ? b->rx : 0));
+	rte_tel_data_add_dict_u64(d, "tx", since(pf_runtime_port_tx(rt, i), b ? b->tx : 0));
 	rte_tel_data_add_dict_u64(d, "ipackets", es.ipackets);
 	rte_tel_data_add_dict_u64(d, "opackets", es.opackets);
 	rte_tel_data_add_dict_u64(d, "ibytes", es.ibytes);
@@ -547,6 +774,9 @@ static const struct {
 	{ "/pipefwd/totals", "pipefwd accounting: rx, tx, dropped, in flight", -2 },
 	{ "/pipefwd/rebalance", "pipefwd proposed lcore map. Param: cross cycles", -3 },
 	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", -4 },
+	{ "/pipefwd/clear", "pipefwd: clear counters and hwm. Param: stage or ring", -6 },
+	{ "/pipefwd/table", "pipefwd table contents. Params: stage,table[,offset=N,limit=N,"
+	  "port=P,vlan=V,addr=A]", -5 },
 };
 
 static void (*tel_reload_hook)(void);
@@ -646,6 +876,77 @@ get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_da
 	return 0;
 }
 
+/* ---- table contents ---------------------------------------------------- */
+
+#define TABLE_PAGE_DEFAULT 100
+
+static int
+table_arg(const struct pf_runtime *rt, char *kv, struct pf_show_req *req)
+{
+	char *v = strchr(kv, '='), *end;
+	unsigned long n;
+	uint16_t p;
+
+	if (v == NULL)
+		return -EINVAL;
+	*v++ = '\0';
+	if (strcmp(kv, "addr") == 0) {
+		req->addr = v;
+		return 0;
+	}
+	if (strcmp(kv, "port") == 0) {
+		for (p = 0; p < rt->topo->n_ports; p++)
+			if (strcmp(rt->topo->ports[p].name, v) == 0) {
+				req->port = p;
+				return 0;
+			}
+		return -EINVAL;
+	}
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end != '\0' || errno != 0 || n > INT32_MAX)
+		return -EINVAL;
+	if (strcmp(kv, "offset") == 0)
+		req->offset = (uint32_t)n;
+	else if (strcmp(kv, "limit") == 0)
+		req->limit = (uint32_t)n;
+	else if (strcmp(kv, "vlan") == 0 && n < 4096)
+		req->vlan = (int32_t)n;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* "STAGE,TABLE[,key=value...]": the stage's show op fills @p d. */
+static int
+get_table(const struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
+{
+	struct pf_show_req req = { .limit = TABLE_PAGE_DEFAULT, .port = -1, .vlan = -1,
+				   .addr = "" };
+	char buf[256], *save = NULL, *stage, *what, *kv;
+	const struct pf_stage *st = NULL;
+	uint16_t i;
+
+	if (params == NULL || snprintf(buf, sizeof(buf), "%s", params) >= (int)sizeof(buf))
+		return -EINVAL;
+	stage = strtok_r(buf, ",", &save);
+	what = strtok_r(NULL, ",", &save);
+	if (stage == NULL || what == NULL)
+		return -EINVAL;
+	while ((kv = strtok_r(NULL, ",", &save)) != NULL)
+		if (table_arg(rt, kv, &req) < 0)
+			return -EINVAL;
+	for (i = 0; i < rt->n_stages && st == NULL; i++)
+		if (strcmp(rt->stages[i]->conf->name, stage) == 0)
+			st = rt->stages[i];
+	if (st == NULL || st->ops->show == NULL)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "stage", st->conf->name);
+	rte_tel_data_add_dict_string(d, "table", what);
+	return st->ops->show(st, what, &req, d);
+}
+
 static int
 tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -664,6 +965,10 @@ tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
 		rc = list_items(tel_rt, (enum tel_kind)tel_cmds[c].kind, params, d);
 	else if (tel_cmds[c].kind == -3)
 		rc = get_rebalance(tel_rt, params, d);
+	else if (tel_cmds[c].kind == -5)
+		rc = get_table(tel_rt, params, d);
+	else if (tel_cmds[c].kind == -6)
+		rc = clear_items(tel_rt, params, d);
 	else if (tel_cmds[c].kind == -4) {
 		/* Asynchronous like SIGHUP: the result shows in /pipefwd/config. */
 		if (tel_reload_hook != NULL)

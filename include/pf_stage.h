@@ -85,6 +85,54 @@ struct pf_gauge {
 #define PF_STAGE_SHARED 0x8
 
 struct pf_stage;
+struct rte_tel_data;
+
+/**
+ * A request for one page of a stage's table (/pipefwd/table, app/show.c):
+ * the filters a stage honours where they apply, and the page wanted.
+ */
+struct pf_show_req {
+	uint32_t offset;          /**< matching rows to skip */
+	uint32_t limit;           /**< most rows to return; the 16 KiB reply may cut it shorter */
+	int32_t port;             /**< port index, -1: any */
+	int32_t vlan;             /**< VLAN ID (0: untagged), -1: any */
+	const char *addr;         /**< "lookup": the address asked about, else "" */
+};
+
+/** Column types of a page. */
+enum pf_show_type { PF_SHOW_STR = 0, PF_SHOW_U64 };
+
+struct pf_show_col {
+	const char *name;
+	uint8_t type;             /**< enum pf_show_type */
+};
+
+/** One cell of a row: .s for PF_SHOW_STR columns, .u for PF_SHOW_U64. */
+union pf_show_val {
+	const char *s;
+	uint64_t u;
+};
+
+struct pf_show;
+
+/**
+ * Start the page in @p d with these columns (app/show.c). The reply holds
+ * one array per column (DPDK 22.11 telemetry nests one level only).
+ * Returns NULL on ENOMEM.
+ */
+struct pf_show *pf_show_start(struct rte_tel_data *d, const struct pf_show_req *req,
+			      const struct pf_show_col *cols, uint16_t n_cols);
+/**
+ * Offer the next matching row. Rows before req->offset are only counted;
+ * rows past the page (req->limit or the reply's byte budget) are counted
+ * in "total" too. Returns false once the page is full: a caller that need
+ * not report the total may stop there.
+ */
+bool pf_show_row(struct pf_show *sh, const union pf_show_val *vals);
+/** Finish the page: total, count, next offset (-1 at the end). Frees @p sh. */
+void pf_show_end(struct pf_show *sh);
+/** "aa:bb:cc:dd:ee:ff" into @p buf (18 bytes). */
+void pf_show_mac(char *buf, const uint8_t *mac);
 
 struct pf_stage_ops {
 	const char *type;                 /**< the YAML "type:" value */
@@ -167,6 +215,20 @@ struct pf_stage_ops {
 	 */
 	int (*update_check)(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
 			    struct pf_errs *errs);
+
+	/**
+	 * Show the contents of table @p what ("macs", "routes", ...) for the
+	 * stats socket: one page into @p d with pf_show_start/row/end, or a
+	 * dict for single answers ("lookup"). Runs on the telemetry thread
+	 * while the data path runs; never while a reload changes the stage.
+	 * Reads only what the stage's control reads may read concurrently.
+	 * Returns 0, -ENOENT for a table it does not have, -EINVAL for bad
+	 * arguments. Optional.
+	 */
+	int (*show)(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
+		    struct rte_tel_data *d);
+	/** Table names show() knows, NULL-ended (for help and errors). */
+	const char *const *show_tables;
 
 	/** Release everything init made. NULL-safe on a half-initialised stage. */
 	void (*free)(struct pf_stage *st);

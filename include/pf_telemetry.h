@@ -3,7 +3,7 @@
  * @file
  * Live stats on DPDK's telemetry socket (app/telemetry.c).
  *
- * pipefwd registers /pipefwd/{rings,stages,lcores,ports,config,totals} with
+ * pipefwd registers /pipefwd/{rings,stages,lcores,ports,config,totals,table,clear,...} with
  * rte_telemetry_register_cmd, so any DPDK telemetry client (dpdk-telemetry.py,
  * scripts/pipefwd-ctl) reads them from
  * <runtime dir>/dpdk_telemetry.v2 (/var/run/dpdk/<file-prefix>/ for root).

@@ -28,6 +28,7 @@
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
 #include <rte_tcp.h>
+#include <rte_telemetry.h>
 
 #include "acl_rules.h"
 #include "pf_log.h"
@@ -1190,6 +1191,120 @@ acl_free(struct pf_stage *st)
 	pv->sess = NULL;
 }
 
+/* ---- table contents for the stats socket -------------------------------- */
+
+/*
+ * /pipefwd/table,STAGE,rules|sessions, on the telemetry thread. A reload
+ * (the only writer of the rules and of pv->tbl) holds the stats lock, so
+ * the rule list and the table stay put; hit counters and sessions have the
+ * lcore as their single writer and are read word by word.
+ */
+static const struct pf_show_col acl_rule_cols[] = {
+	{ "rule", PF_SHOW_U64 }, { "text", PF_SHOW_STR }, { "hits", PF_SHOW_U64 },
+};
+
+static int
+acl_show_rules(const struct pf_stage *st, const struct pf_show_req *req, struct rte_tel_data *d)
+{
+	const struct acl_cfg *cfg = st->conf->cfg;
+	const struct acl_priv *pv = st->priv;
+	union pf_show_val v[RTE_DIM(acl_rule_cols)];
+	struct pf_show *sh;
+	char text[128];
+	uint32_t r;
+
+	sh = pf_show_start(d, req, acl_rule_cols, RTE_DIM(acl_rule_cols));
+	if (sh == NULL)
+		return -ENOMEM;
+	rte_tel_data_add_dict_string(d, "default", pf_acl_action_names[cfg->default_action]);
+	rte_tel_data_add_dict_u64(d, "default_hits",
+				  __atomic_load_n(&pv->tbl->hits[0], __ATOMIC_RELAXED));
+	for (r = 1; r <= cfg->n_rules && r <= pv->tbl->n_rules; r++) {
+		pf_acl_rule_format(&cfg->rules[r - 1], text, sizeof(text));
+		v[0].u = r;
+		v[1].s = text;
+		v[2].u = __atomic_load_n(&pv->tbl->hits[r], __ATOMIC_RELAXED);
+		pf_show_row(sh, v);
+	}
+	pf_show_end(sh);
+	return 0;
+}
+
+static const struct pf_show_col acl_sess_cols[] = {
+	{ "proto", PF_SHOW_U64 }, { "initiator", PF_SHOW_STR }, { "responder", PF_SHOW_STR },
+	{ "state", PF_SHOW_STR }, { "expires_ms", PF_SHOW_U64 },
+};
+
+static void
+acl_fmt_end(char *buf, size_t len, uint32_t be_addr, uint16_t be_port)
+{
+	uint32_t a = rte_be_to_cpu_32(be_addr);
+
+	snprintf(buf, len, "%u.%u.%u.%u:%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff,
+		 rte_be_to_cpu_16(be_port));
+}
+
+/* Live sessions in slot order; a slot that changed while read is skipped. */
+static int
+acl_show_sessions(const struct pf_stage *st, const struct pf_show_req *req,
+		  struct rte_tel_data *d)
+{
+	const struct acl_priv *pv = st->priv;
+	union pf_show_val v[RTE_DIM(acl_sess_cols)];
+	uint64_t now = pf_now_ns(), exp;
+	char ini[24], resp[24];
+	struct acl_sess s;
+	struct pf_show *sh;
+	uint32_t i;
+
+	if (pv->sess_h == NULL)
+		return -ENOENT;
+	sh = pf_show_start(d, req, acl_sess_cols, RTE_DIM(acl_sess_cols));
+	if (sh == NULL)
+		return -ENOMEM;
+	for (i = 0; i < pv->sess_slots; i++) {
+		exp = __atomic_load_n(&pv->sess[i].expires_ns, __ATOMIC_ACQUIRE);
+		if (exp <= now)
+			continue;
+		memcpy(&s, &pv->sess[i], sizeof(s));
+		rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&pv->sess[i].expires_ns, __ATOMIC_RELAXED) != exp ||
+		    s.expires_ns != exp)
+			continue;
+		if (s.init_dir == 0) {
+			acl_fmt_end(ini, sizeof(ini), s.key.a0, s.key.p0);
+			acl_fmt_end(resp, sizeof(resp), s.key.a1, s.key.p1);
+		} else {
+			acl_fmt_end(ini, sizeof(ini), s.key.a1, s.key.p1);
+			acl_fmt_end(resp, sizeof(resp), s.key.a0, s.key.p0);
+		}
+		v[0].u = s.key.proto;
+		v[1].s = ini;
+		v[2].s = resp;
+		v[3].s = s.closing ? "closing" :
+			 s.key.proto != IPPROTO_TCP ? "open" :
+			 (s.tcp_seen[0] & s.tcp_seen[1] & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
+			 (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG) ? "established" : "opening";
+		v[4].u = (exp - now) / 1000000;
+		pf_show_row(sh, v);
+	}
+	pf_show_end(sh);
+	return 0;
+}
+
+static const char *const acl_show_tables[] = { "rules", "sessions", NULL };
+
+static int
+acl_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
+	 struct rte_tel_data *d)
+{
+	if (strcmp(what, "rules") == 0)
+		return acl_show_rules(st, req, d);
+	if (strcmp(what, "sessions") == 0)
+		return acl_show_sessions(st, req, d);
+	return -ENOENT;
+}
+
 const struct pf_stage_ops pf_acl_ops = {
 	.type = "acl",
 	.summary = "IPv4 5-tuple ACL on rte_acl (permit, deny, permit-reflect sessions)",
@@ -1206,6 +1321,8 @@ const struct pf_stage_ops pf_acl_ops = {
 	.process_burst = acl_process_burst,
 	.idle = acl_idle,
 	.gauges = acl_gauges,
+	.show = acl_show,
+	.show_tables = acl_show_tables,
 	.update_prepare = acl_update_prepare,
 	.update_commit = acl_update_commit,
 	.update_abort = acl_update_abort,

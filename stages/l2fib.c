@@ -463,5 +463,7 @@ const struct pf_stage_ops pf_l2fib_ops = {
 	.update_commit = l2_update_commit,
 	.update_abort = l2_update_abort,
 	.update_check = l2_update_check,
+	.show = l2_show,
+	.show_tables = l2_show_tables,
 	.free = l2_free,
 };

@@ -234,6 +234,12 @@ void l2_update_abort(struct pf_stage *st, void *prep);
 int l2_update_check(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
 		    struct pf_errs *errs);
 
+/* ---- table contents for the stats socket (l2fib_show.c) ------------------------ */
+
+extern const char *const l2_show_tables[];
+int l2_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
+	    struct rte_tel_data *d);
+
 /* ---- entry helpers, shared by the data path and the table ----------------------- */
 
 static __rte_always_inline uint64_t

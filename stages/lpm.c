@@ -29,8 +29,10 @@
 #include <rte_lpm.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
+#include <rte_telemetry.h>
 
 #include "lpm.h"
+#include "pf_conf.h"
 #include "pf_log.h"
 
 #define foreach_lpm_ctr(_)									\
@@ -940,6 +942,111 @@ lpm_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *
 	return lpm_cfg_parse(sc, topo, errs);
 }
 
+/* ---- table contents for the stats socket -------------------------------- */
+
+/*
+ * /pipefwd/table,STAGE,routes|lookup. Runs on the telemetry thread, which
+ * holds the stats lock a reload takes: the configuration and the fib it
+ * built cannot change or be freed meanwhile, and the fib is only read.
+ */
+static const struct pf_show_col lpm_route_cols[] = {
+	{ "prefix", PF_SHOW_STR }, { "nexthop", PF_SHOW_STR }, { "port", PF_SHOW_STR },
+	{ "mac", PF_SHOW_STR },
+};
+
+static void
+lpm_fmt_prefix(char *buf, size_t len, uint32_t ip, uint8_t plen)
+{
+	snprintf(buf, len, "%u.%u.%u.%u/%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff,
+		 ip & 0xff, plen);
+}
+
+/* Configured routes in prefix order (the order lpm_routes_check_dups sorted them in). */
+static int
+lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct rte_tel_data *d)
+{
+	const struct lpm_cfg *cfg = st->conf->cfg;
+	union pf_show_val v[RTE_DIM(lpm_route_cols)];
+	char pfx[24], mac[18];
+	struct pf_show *sh;
+	uint32_t i;
+
+	sh = pf_show_start(d, req, lpm_route_cols, RTE_DIM(lpm_route_cols));
+	if (sh == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->n_routes; i++) {
+		const struct lpm_route *r = &cfg->routes[i];
+		const struct lpm_nh_conf *nh = &cfg->nh[r->nh];
+
+		if (req->port >= 0 && nh->port != req->port)
+			continue;
+		lpm_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->len);
+		pf_show_mac(mac, nh->mac);
+		v[0].s = pfx;
+		v[1].s = nh->name;
+		v[2].s = st->topo->ports[nh->port].name;
+		v[3].s = mac;
+		pf_show_row(sh, v);
+	}
+	pf_show_end(sh);
+	return 0;
+}
+
+/* What the data path would do with destination req->addr: the fib's own entry. */
+static int
+lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct rte_tel_data *d)
+{
+	static const char *const kinds[] = { "route", "local", "broadcast" };
+	const struct lpm_priv *lp = st->priv;
+	const struct lpm_cfg *cfg = st->conf->cfg;
+	const struct lpm_fib *fib = lp->fib;
+	struct rte_lpm_tbl_entry e;
+	uint32_t ip, nh = LPM_NH_MISS, mask;
+	uint8_t depth = 0;
+	char pfx[24], mac[18];
+
+	if (!pf_parse_ipv4(req->addr, &ip))
+		return -EINVAL;
+	rte_tel_data_add_dict_string(d, "addr", req->addr);
+	e = fib->lpm->tbl24[ip >> 8];
+	if (e.valid && e.valid_group)
+		e = fib->lpm->tbl8[e.next_hop * RTE_LPM_TBL8_GROUP_NUM_ENTRIES + (ip & 0xff)];
+	if (e.valid) {
+		nh = e.next_hop;
+		depth = e.depth;
+	} else {
+		nh = fib->dflt;
+	}
+	if (nh == LPM_NH_MISS || nh >= fib->n_nh) {
+		rte_tel_data_add_dict_string(d, "result", "no_route");
+		return 0;
+	}
+	mask = depth == 0 ? 0 : ~0u << (32 - depth);
+	lpm_fmt_prefix(pfx, sizeof(pfx), ip & mask, depth);
+	rte_tel_data_add_dict_string(d, "result", kinds[fib->nh[nh].kind]);
+	rte_tel_data_add_dict_string(d, "prefix", pfx);
+	rte_tel_data_add_dict_string(d, "port", st->topo->ports[fib->nh[nh].port].name);
+	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh) {
+		pf_show_mac(mac, fib->nh[nh].macs);
+		rte_tel_data_add_dict_string(d, "nexthop", cfg->nh[nh].name);
+		rte_tel_data_add_dict_string(d, "mac", mac);
+	}
+	return 0;
+}
+
+static const char *const lpm_show_tables[] = { "routes", "lookup", NULL };
+
+static int
+lpm_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
+	 struct rte_tel_data *d)
+{
+	if (strcmp(what, "routes") == 0)
+		return lpm_show_routes(st, req, d);
+	if (strcmp(what, "lookup") == 0)
+		return lpm_show_lookup(st, req, d);
+	return -ENOENT;
+}
+
 const struct pf_stage_ops pf_lpm_ops = {
 	.type = "lpm",
 	.summary = "IPv4 router (RFC 1812) on rte_lpm, answers ARP and ping for its addresses",
@@ -955,6 +1062,8 @@ const struct pf_stage_ops pf_lpm_ops = {
 	.init = lpm_init,
 	.process_burst = lpm_process_burst,
 	.gauges = lpm_gauges,
+	.show = lpm_show,
+	.show_tables = lpm_show_tables,
 	.update_prepare = lpm_update_prepare,
 	.update_commit = lpm_update_commit,
 	.update_abort = lpm_update_abort,
