@@ -714,25 +714,37 @@ lpm_meta_word(const struct pf_meta *md)
  * to lpm_ip4, which decides and counts it. @p eth is the frame, @p dst the
  * destination in host order.
  */
+static __rte_always_inline bool
+lpm_plain(const struct lpm_fib *fib, const struct pf_meta *md, const uint8_t *eth, uint32_t dst,
+	  uint32_t hop)
+{
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
+
+	return (lpm_meta_word(md) & LPM_META_MASK) == LPM_META_FAST &&
+	       (lpm_martian[eth[RTE_ETHER_HDR_LEN + 12]] | lpm_martian[dst >> 24]) == 0 &&
+	       hop != LPM_NH_MISS && ip->time_to_live > 1 &&
+	       rte_be_to_cpu_16(ip->total_length) <= fib->nh[hop].max_len;
+}
+
+/* Forward a packet lpm_plain accepted. */
+static __rte_always_inline void
+lpm_fwd(const struct lpm_fib *fib, struct pf_meta *md, uint8_t *eth, uint32_t hop)
+{
+	const struct lpm_nh *nh = &fib->nh[hop];
+
+	lpm_ttl_dec_fwd(eth + RTE_ETHER_HDR_LEN);
+	memcpy(eth, nh->macs, sizeof(nh->macs));
+	md->out_port = nh->port;
+	md->nexthop = hop;
+}
+
 static __rte_always_inline uint16_t
 lpm_decide(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	   struct rte_mbuf *m, struct pf_meta *md, uint8_t *eth, uint32_t dst, uint32_t hop)
 {
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	const struct lpm_nh *nh;
-
-	if (likely((lpm_meta_word(md) & LPM_META_MASK) == LPM_META_FAST &&
-		   (lpm_martian[eth[RTE_ETHER_HDR_LEN + 12]] | lpm_martian[dst >> 24]) == 0 &&
-		   hop != LPM_NH_MISS)) {
-		nh = &fib->nh[hop];
-		if (likely(ip->time_to_live > 1 &&
-			   rte_be_to_cpu_16(ip->total_length) <= nh->max_len)) {
-			lpm_ttl_dec_fwd(ip);
-			memcpy(eth, nh->macs, sizeof(nh->macs));
-			md->out_port = nh->port;
-			md->nexthop = hop;
-			return LPM_EDGE_OUT;
-		}
+	if (likely(lpm_plain(fib, md, eth, dst, hop))) {
+		lpm_fwd(fib, md, eth, hop);
+		return LPM_EDGE_OUT;
 	}
 	return lpm_ip4(lp, fib, ctrs, m, dst, hop);
 }
@@ -768,6 +780,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+	const uint64_t out4 = LPM_EDGE_OUT * 0x0001000100010001ull;
 	const int off = pf_meta_offset;
 	struct pf_meta *md[4];
 	uint8_t *eth[4];
@@ -793,6 +806,17 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		_mm_store_si128((__m128i *)dst,
 				_mm_shuffle_epi8(_mm_load_si128((const __m128i *)dst), bswap));
 		rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)dst), hop, fib->dflt);
+		/* All four plain (the usual case): one test, one store of the edges. */
+		if (likely(lpm_plain(fib, md[0], eth[0], dst[0], hop[0]) &
+			   lpm_plain(fib, md[1], eth[1], dst[1], hop[1]) &
+			   lpm_plain(fib, md[2], eth[2], dst[2], hop[2]) &
+			   lpm_plain(fib, md[3], eth[3], dst[3], hop[3]))) {
+			for (k = 0; k < 4; k++)
+				lpm_fwd(fib, md[k], eth[k], hop[k]);
+			memcpy(&edge[i], &out4, sizeof(out4));
+			nout += 4;
+			continue;
+		}
 		for (k = 0; k < 4; k++) {
 			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k]);
 			edge[i + k] = e;
