@@ -76,7 +76,6 @@ static const char *const lpm_edges[] = { "drop", "out" };
 static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", NULL };
 
 /* Lookup result for "no route"; real next hops are 24-bit indexes. */
-#define LPM_NH_MISS UINT32_MAX
 
 enum lpm_nh_kind {
 	LPM_NH_FWD = 0,     /* route: rewrite and send */
@@ -96,13 +95,14 @@ struct lpm_nh {
 struct lpm_fib {
 	struct rte_lpm *lpm;
 	enum lpm_lookup_mode mode;
-	uint32_t dflt;            /* next hop of 0.0.0.0/0 (rte_lpm has no depth 0) or MISS */
+	uint32_t dflt;            /* next hop of 0.0.0.0/0 (rte_lpm has no depth 0) or miss */
+	uint32_t miss;            /* "no route": nh[n_nh], max_len 0 so the fast path skips it */
 	uint32_t n_routes;        /* configured routes, interface entries excluded */
 	uint32_t n_nh;            /* entries in nh[] */
 	uint32_t n_user_nh;       /* configured next hops (nh[0..n_user_nh)) */
 	uint32_t n_tbl8;
 	uint64_t mem_bytes;
-	struct lpm_nh nh[];       /* configured next hops, then local, then dbcast per port */
+	struct lpm_nh nh[];       /* next hops, then local, then dbcast per port, then miss */
 };
 
 struct lpm_priv {
@@ -259,14 +259,15 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	if (rc < 0)
 		return rc;
 	n_nh = cfg->n_nh + 2 * nports;
-	fib = rte_zmalloc("pf_lpm_fib", sizeof(*fib) + n_nh * sizeof(fib->nh[0]),
+	fib = rte_zmalloc("pf_lpm_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
 			  RTE_CACHE_LINE_SIZE);
 	if (fib == NULL)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
 	fib->mode = cfg->mode;
 	fib->n_nh = n_nh;
 	fib->n_user_nh = cfg->n_nh;
-	fib->dflt = LPM_NH_MISS;
+	fib->miss = n_nh;
+	fib->dflt = fib->miss;
 	for (i = 0; i < cfg->n_nh; i++) {
 		const struct pf_port_conf *pc = &topo->ports[cfg->nh[i].port];
 
@@ -655,7 +656,7 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	}
 	if (lpm_martian[dst >> 24])
 		return lpm_dst_special(ctrs, dst);
-	if (hop == LPM_NH_MISS) {
+	if (hop == fib->miss) {
 		ctrs[LPM_CTR_NO_ROUTE]++;
 		return LPM_EDGE_DROP;
 	}
@@ -708,7 +709,7 @@ lpm_meta_word(const struct pf_meta *md)
 /*
  * The common case in a few tests: untagged IPv4 to the ingress port's MAC,
  * no options, not a fragment, no martian address, a route to a next hop
- * (nh->max_len is 0 for local and broadcast entries, so they fail the
+ * (nh->max_len is 0 for local, broadcast and "no route" entries, so they fail the
  * length test), TTL > 1, short enough for the egress port. Exactly the
  * packets lpm_ip4 would forward without a tag to strip; everything else goes
  * to lpm_ip4, which decides and counts it. @p eth is the frame, @p dst the
@@ -722,7 +723,7 @@ lpm_plain(const struct lpm_fib *fib, const struct pf_meta *md, const uint8_t *et
 
 	return (lpm_meta_word(md) & LPM_META_MASK) == LPM_META_FAST &&
 	       (lpm_martian[eth[RTE_ETHER_HDR_LEN + 12]] | lpm_martian[dst >> 24]) == 0 &&
-	       hop != LPM_NH_MISS && ip->time_to_live > 1 &&
+	       ip->time_to_live > 1 &&
 	       rte_be_to_cpu_16(ip->total_length) <= fib->nh[hop].max_len;
 }
 
@@ -840,7 +841,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
  * The other two lookups (the "lookup:" key), kept as references: gather all
  * destinations, look them up with rte_lpm_lookup_bulk or one rte_lpm_lookup
  * each, decide. The three rte_lpm calls report a miss three different ways;
- * all become the default route or LPM_NH_MISS here.
+ * all become the default route or fib->miss here.
  */
 static __rte_always_inline uint16_t
 lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
