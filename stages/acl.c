@@ -76,9 +76,15 @@ int pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf
  *   ACL_CAT_PROTO   every rule, its ports ignored: non-first fragments with
  *                   "nonfirst_fragments: protocol-only" (VPP's default).
  */
+/*
+ * Laid out as the IPv4 header from its TTL on (as l3fwd's ACL key): a plain
+ * packet (IHL 5) is classified in place, from a pointer into its header; the
+ * others get this copy. rte_acl reads only the fields below, never byte 0.
+ */
 struct acl_key {
+	uint8_t ttl_pad;
 	uint8_t proto;
-	uint8_t pad[3];
+	uint8_t pad[2];
 	uint32_t src;
 	uint32_t dst;
 	uint16_t sport;
@@ -182,7 +188,7 @@ struct acl_priv {
 	struct acl_key keys[PF_BURST_MAX];
 	struct acl_skey skeys[PF_BURST_MAX];
 	struct acl_pk pk[PF_BURST_MAX];
-	const uint8_t *kdata[PF_BURST_MAX];   /* &keys[i], set once at init */
+	const uint8_t *kdata[PF_BURST_MAX];   /* &keys[i] or the packet's own header */
 	const uint8_t *data[PF_BURST_MAX];
 	uint16_t idx[PF_BURST_MAX];
 	uint32_t res[PF_BURST_MAX];           /* per packet: rule number or 0 */
@@ -790,11 +796,12 @@ malformed:
 /*
  * The common case: IPv4 without options, not a non-first fragment, a
  * complete TCP, UDP or SCTP header. Same key and flags as acl_extract, which
- * takes everything else. @p stateful: the session scratch is needed.
+ * takes everything else. @p kd gets what the classifier reads: without
+ * sessions (@p stateful false) a plain packet's own header, else @p k.
  */
 static __rte_always_inline uint8_t
 acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
-		 struct acl_pk *p, uint8_t nonfirst_cat, const bool stateful)
+		 const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat, const bool stateful)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
 	int32_t avail, l4len;
@@ -803,7 +810,7 @@ acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
 
 	memcpy(&w, &md->l2_len, sizeof(w));
 	if (unlikely((w & ACL_META_MASK) != ACL_META_FAST))
-		return acl_extract(m, md, k, p, nonfirst_cat);
+		goto slow;
 	ip = d + (w & 0xff);
 	l4 = ip + sizeof(struct rte_ipv4_hdr);
 	/* Signed: a length under the header's own makes no ports, not a huge count. */
@@ -814,15 +821,22 @@ acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
 	need = acl_l4_min[ip[9]];
 	if (unlikely(need == 0 || l4len < need ||
 		     (ip[9] == IPPROTO_TCP && ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l4len))))
-		return acl_extract(m, md, k, p, nonfirst_cat);
+		goto slow;
+	if (!stateful) {
+		/* Only the classifier reads the key: it reads the header itself. */
+		*kd = ip + offsetof(struct rte_ipv4_hdr, time_to_live);
+		return p->flags = PK_SESS;
+	}
 	k->proto = ip[9];
 	memcpy(&k->src, ip + offsetof(struct rte_ipv4_hdr, src_addr), 2 * sizeof(uint32_t));
 	memcpy(&k->sport, l4, 2 * sizeof(uint16_t));
-	if (stateful) {
-		p->pos = -1;
-		p->tcpf = ip[9] == IPPROTO_TCP ? l4[13] : 0;
-	}
+	p->pos = -1;
+	p->tcpf = ip[9] == IPPROTO_TCP ? l4[13] : 0;
+	*kd = (const uint8_t *)k;
 	return p->flags = PK_SESS;
+slow:
+	*kd = (const uint8_t *)k;
+	return acl_extract(m, md, k, p, nonfirst_cat);
 }
 
 /*
@@ -971,12 +985,12 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 		for (k = 0; k < 4; k++)
 			plain += acl_extract_fast(pkts[i + k],
 						  RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *),
-						  &pv->keys[i + k], &pv->pk[i + k], t->nonfirst_cat,
-						  stateful) == PK_SESS;
+						  &pv->keys[i + k], &pv->kdata[i + k], &pv->pk[i + k],
+						  t->nonfirst_cat, stateful) == PK_SESS;
 	}
 	for (; i < n; i++)
 		plain += acl_extract_fast(pkts[i], RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *),
-					  &pv->keys[i], &pv->pk[i], t->nonfirst_cat,
+					  &pv->keys[i], &pv->kdata[i], &pv->pk[i], t->nonfirst_cat,
 					  stateful) == PK_SESS;
 	return plain;
 }

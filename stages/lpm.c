@@ -88,7 +88,6 @@ static const char *const lpm_edges[] = { "drop", "out", "icmp" };
 static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", NULL };
 
 /* Lookup result for "no route"; real next hops are 24-bit indexes. */
-#define LPM_NH_MISS UINT32_MAX
 
 enum lpm_nh_kind {
 	LPM_NH_FWD = 0,     /* route: rewrite and send */
@@ -108,13 +107,14 @@ struct lpm_nh {
 struct lpm_fib {
 	struct rte_lpm *lpm;
 	enum lpm_lookup_mode mode;
-	uint32_t dflt;            /* next hop of 0.0.0.0/0 (rte_lpm has no depth 0) or MISS */
+	uint32_t dflt;            /* next hop of 0.0.0.0/0 (rte_lpm has no depth 0) or miss */
+	uint32_t miss;            /* "no route": nh[n_nh], max_len 0 so the fast path skips it */
 	uint32_t n_routes;        /* configured routes, interface entries excluded */
 	uint32_t n_nh;            /* entries in nh[] */
 	uint32_t n_user_nh;       /* configured next hops (nh[0..n_user_nh)) */
 	uint32_t n_tbl8;
 	uint64_t mem_bytes;
-	struct lpm_nh nh[];       /* configured next hops, then local, then dbcast per port */
+	struct lpm_nh nh[];       /* next hops, then local, then dbcast per port, then miss */
 };
 
 struct lpm_priv {
@@ -272,14 +272,15 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	if (rc < 0)
 		return rc;
 	n_nh = cfg->n_nh + 2 * nports;
-	fib = rte_zmalloc("pf_lpm_fib", sizeof(*fib) + n_nh * sizeof(fib->nh[0]),
+	fib = rte_zmalloc("pf_lpm_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
 			  RTE_CACHE_LINE_SIZE);
 	if (fib == NULL)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
 	fib->mode = cfg->mode;
 	fib->n_nh = n_nh;
 	fib->n_user_nh = cfg->n_nh;
-	fib->dflt = LPM_NH_MISS;
+	fib->miss = n_nh;
+	fib->dflt = fib->miss;
 	for (i = 0; i < cfg->n_nh; i++) {
 		const struct pf_port_conf *pc = &topo->ports[cfg->nh[i].port];
 
@@ -695,7 +696,7 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	}
 	if (lpm_martian[dst >> 24])
 		return lpm_dst_special(ctrs, dst);
-	if (hop == LPM_NH_MISS)
+	if (hop == fib->miss)
 		return lpm_icmp(lp, ctrs, md, LPM_CTR_NO_ROUTE, LPM_CTR_NO_ROUTE_ICMP,
 				PF_META_ICMP(PF_ICMP_DEST_UNREACH, 0, 0));
 	nh = &fib->nh[hop];
@@ -752,31 +753,43 @@ lpm_meta_word(const struct pf_meta *md)
 /*
  * The common case in a few tests: untagged IPv4 to the ingress port's MAC,
  * no options, not a fragment, no martian address, a route to a next hop
- * (nh->max_len is 0 for local and broadcast entries, so they fail the
+ * (nh->max_len is 0 for local, broadcast and "no route" entries, so they fail the
  * length test), TTL > 1, short enough for the egress port. Exactly the
  * packets lpm_ip4 would forward without a tag to strip; everything else goes
  * to lpm_ip4, which decides and counts it. @p eth is the frame, @p dst the
  * destination in host order.
  */
+static __rte_always_inline bool
+lpm_plain(const struct lpm_fib *fib, const struct pf_meta *md, const uint8_t *eth, uint32_t dst,
+	  uint32_t hop)
+{
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
+
+	return (lpm_meta_word(md) & LPM_META_MASK) == LPM_META_FAST &&
+	       (lpm_martian[eth[RTE_ETHER_HDR_LEN + 12]] | lpm_martian[dst >> 24]) == 0 &&
+	       ip->time_to_live > 1 &&
+	       rte_be_to_cpu_16(ip->total_length) <= fib->nh[hop].max_len;
+}
+
+/* Forward a packet lpm_plain accepted. */
+static __rte_always_inline void
+lpm_fwd(const struct lpm_fib *fib, struct pf_meta *md, uint8_t *eth, uint32_t hop)
+{
+	const struct lpm_nh *nh = &fib->nh[hop];
+
+	lpm_ttl_dec_fwd(eth + RTE_ETHER_HDR_LEN);
+	memcpy(eth, nh->macs, sizeof(nh->macs));
+	md->out_port = nh->port;
+	md->nexthop = hop;
+}
+
 static __rte_always_inline uint16_t
 lpm_decide(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	   struct rte_mbuf *m, struct pf_meta *md, uint8_t *eth, uint32_t dst, uint32_t hop)
 {
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	const struct lpm_nh *nh;
-
-	if (likely((lpm_meta_word(md) & LPM_META_MASK) == LPM_META_FAST &&
-		   (lpm_martian[eth[RTE_ETHER_HDR_LEN + 12]] | lpm_martian[dst >> 24]) == 0 &&
-		   hop != LPM_NH_MISS)) {
-		nh = &fib->nh[hop];
-		if (likely(ip->time_to_live > 1 &&
-			   rte_be_to_cpu_16(ip->total_length) <= nh->max_len)) {
-			lpm_ttl_dec_fwd(ip);
-			memcpy(eth, nh->macs, sizeof(nh->macs));
-			md->out_port = nh->port;
-			md->nexthop = hop;
-			return LPM_EDGE_OUT;
-		}
+	if (likely(lpm_plain(fib, md, eth, dst, hop))) {
+		lpm_fwd(fib, md, eth, hop);
+		return LPM_EDGE_OUT;
 	}
 	return lpm_ip4(lp, fib, ctrs, m, dst, hop);
 }
@@ -812,6 +825,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const bool icmp)
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+	const uint64_t out4 = LPM_EDGE_OUT * 0x0001000100010001ull;
 	const int off = pf_meta_offset;
 	struct pf_meta *md[4];
 	uint8_t *eth[4];
@@ -837,6 +851,17 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		_mm_store_si128((__m128i *)dst,
 				_mm_shuffle_epi8(_mm_load_si128((const __m128i *)dst), bswap));
 		rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)dst), hop, fib->dflt);
+		/* All four plain (the usual case): one test, one store of the edges. */
+		if (likely(lpm_plain(fib, md[0], eth[0], dst[0], hop[0]) &
+			   lpm_plain(fib, md[1], eth[1], dst[1], hop[1]) &
+			   lpm_plain(fib, md[2], eth[2], dst[2], hop[2]) &
+			   lpm_plain(fib, md[3], eth[3], dst[3], hop[3]))) {
+			for (k = 0; k < 4; k++)
+				lpm_fwd(fib, md[k], eth[k], hop[k]);
+			memcpy(&edge[i], &out4, sizeof(out4));
+			nout += 4;
+			continue;
+		}
 		for (k = 0; k < 4; k++) {
 			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k]);
 			edge[i + k] = e;
@@ -860,7 +885,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
  * The other two lookups (the "lookup:" key), kept as references: gather all
  * destinations, look them up with rte_lpm_lookup_bulk or one rte_lpm_lookup
  * each, decide. The three rte_lpm calls report a miss three different ways;
- * all become the default route or LPM_NH_MISS here.
+ * all become the default route or fib->miss here.
  */
 static __rte_always_inline uint16_t
 lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
@@ -1001,7 +1026,7 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 	const struct lpm_cfg *cfg = st->conf->cfg;
 	const struct lpm_fib *fib = lp->fib;
 	struct rte_lpm_tbl_entry e;
-	uint32_t ip, nh = LPM_NH_MISS, mask;
+	uint32_t ip, nh, mask;
 	uint8_t depth = 0;
 	char pfx[24], mac[18];
 
@@ -1017,7 +1042,7 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 	} else {
 		nh = fib->dflt;
 	}
-	if (nh == LPM_NH_MISS || nh >= fib->n_nh) {
+	if (nh == fib->miss || nh >= fib->n_nh) {
 		rte_tel_data_add_dict_string(d, "result", "no_route");
 		return 0;
 	}
