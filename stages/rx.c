@@ -609,7 +609,8 @@ rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t
 	uint64_t *ctrs = st->ctrs;
 	uint32_t connected = st->edge_connected;
 	int off = pf_meta_off();
-	uint16_t i, any = 0, all = UINT16_MAX, n_slow = 0;
+	uint16_t any = 0, all = UINT16_MAX, n_slow = 0;
+	unsigned int i;
 
 	if (n == 0)
 		return PF_EDGE_MIXED;
