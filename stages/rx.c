@@ -214,6 +214,8 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	pf_own_macs_init(&rx->own, st->topo);
 	for (i = 0; i < rx->own.n; i++)
 		rx->own_last[rx->own.mac[i] >> 40] = 1;
+	/* The zero source ends in 0x00: the full parser takes (and drops) it. */
+	rx->own_last[0] = 1;
 	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
 	rx->hz = rte_get_tsc_hz();
 	rx->last_tsc = rte_rdtsc();
@@ -526,46 +528,73 @@ rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags)
  * One frame. The fast path's test: 60 bytes or more (so the header loads
  * need no further length check), then from the mbuf and four header loads,
  * one word that is zero only for a single segment from a polled port, no
- * oversize, unicast destination, valid source that is not possibly ours,
+ * oversize, unicast destination, a source that is neither a group address nor
+ * possibly ours or zero (its last byte in own_last),
  * EtherType IPv4 with 0x45, no MF and no offset, and total length exactly
  * what arrived; then the checksum (offload verdict or the sum). Anything
  * else, the full parser decides.
  */
-static __rte_always_inline uint16_t
-rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
-       struct rte_mbuf *m, const bool fast)
+static __rte_always_inline bool
+rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
 {
 	struct pf_meta *md = pf_meta_at(m, off);
 	uint16_t in_port = rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)];
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 
-	if (fast && likely(len >= RX_FAST_MIN_LEN)) {
-		uint64_t w0, w1, w2, src, bad, ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	if (likely(len >= RX_FAST_MIN_LEN)) {
+		uint64_t w0, w1, w2, bad, ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 
-		/* Bytes 0-7, 8-15, 16-23 (little-endian words), and the source MAC. */
+		/* Bytes 0-7, 8-15, 16-23 (little-endian words). */
 		memcpy(&w0, d, 8);
 		memcpy(&w1, d + 8, 8);
 		memcpy(&w2, d + 16, 8);
-		memcpy(&src, d + 6, 8);
-		src &= RX_MAC_MASK;
 		bad = (w0 & RX_W0_GROUP_BITS) |                        /* dst or src group */
 		      ((w1 & RX_W1_MASK) ^ RX_W1_IPV4) |               /* 0x0800, 0x45 */
 		      ((w2 & RX_W2_MASK) ^                             /* MF, offset, length */
 		       rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN))) |
 		      (m->nb_segs ^ 1u) |
 		      ((uint64_t)((int64_t)rx->max_frame[in_port] - m->pkt_len) >> 63) |
-		      ((src - 1) >> 63) |                              /* zero source */
-		      rx->own_last[d[11]];                             /* maybe ours */
+		      rx->own_last[d[11]];                             /* maybe ours, or zero */
 		if (likely(bad == 0) &&
 		    likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
 			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
 			rx_meta_ipv4(md, in_port, (w0 & RX_MAC_MASK) == rx->port_mac[in_port] ?
 							  PF_META_L2_LOCAL : 0);
-			return RX_EDGE_IPV4;
+			return true;
 		}
 	}
-	return rx_parse_full(rx, ctrs, connected, m, md, in_port);
+	return false;
+}
+
+/* Any frame the fast path did not take (or all, with fast_path: false). */
+static __rte_noinline uint16_t
+rx_slow(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
+	struct rte_mbuf *m)
+{
+	return rx_parse_full(rx, ctrs, connected, m, pf_meta_at(m, off),
+			     rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
+}
+
+/*
+ * One frame. Only the full parser's verdicts feed the burst's any/all: a
+ * fast-path frame is always ipv4, added once at the end.
+ */
+static __rte_always_inline void
+rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
+       struct rte_mbuf *m, uint16_t *edge, uint16_t *any, uint16_t *all, uint16_t *n_slow,
+       const bool fast)
+{
+	uint16_t e;
+
+	if (fast && likely(rx_fast(rx, off, m))) {
+		*edge = RX_EDGE_IPV4;
+		return;
+	}
+	*edge = e = rx_slow(rx, ctrs, connected, off, m);
+	*any |= e;
+	*all &= e;
+	(*n_slow)++;
 }
 
 /*
@@ -580,7 +609,8 @@ rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t
 	uint64_t *ctrs = st->ctrs;
 	uint32_t connected = st->edge_connected;
 	int off = pf_meta_off();
-	uint16_t i, e, any = 0, all = UINT16_MAX;
+	uint16_t any = 0, all = UINT16_MAX, n_slow = 0;
+	unsigned int i;
 
 	if (n == 0)
 		return PF_EDGE_MIXED;
@@ -591,16 +621,16 @@ rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t
 	for (i = 0; i + 8 < n; i++) {
 		rte_prefetch0(pkts[i + 8]);
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		edge[i] = e = rx_one(rx, ctrs, connected, off, pkts[i], fast);
-		any |= e;
-		all &= e;
+		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &n_slow, fast);
 	}
 	for (; i < n; i++) {
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		edge[i] = e = rx_one(rx, ctrs, connected, off, pkts[i], fast);
-		any |= e;
-		all &= e;
+		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &n_slow, fast);
+	}
+	if (n_slow != n) {
+		any |= RX_EDGE_IPV4;
+		all &= RX_EDGE_IPV4;
 	}
 	/* Every bit set in one edge is set in all: they are all the same edge. */
 	return any == all ? any : PF_EDGE_MIXED;

@@ -77,14 +77,28 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 {
 	const struct xc_cfg *cfg = st->conf->cfg;
 	int off = pf_meta_off();
-	uint16_t i, in0, peer, diff = 0, dropped = 0;
+	uint32_t in0, diff = 0;
+	unsigned int j;
+	uint16_t i, peer, dropped = 0;
 
 	if (unlikely(n == 0))
 		return PF_EDGE_MIXED;
 	in0 = pf_meta_at(pkts[0], off)->in_port;
 	peer = cfg->peer[in0];
-	for (i = 0; i < n; i++) {
-		struct pf_meta *md = pf_meta_at(pkts[i], off);
+	/* Four per step: the loop's own cost shared. */
+	for (j = 0; j + 4 <= n; j += 4) {
+		struct pf_meta *m0 = pf_meta_at(pkts[j], off), *m1 = pf_meta_at(pkts[j + 1], off);
+		struct pf_meta *m2 = pf_meta_at(pkts[j + 2], off), *m3 = pf_meta_at(pkts[j + 3], off);
+
+		diff |= (m0->in_port ^ in0) | (m1->in_port ^ in0) | (m2->in_port ^ in0) |
+			(m3->in_port ^ in0);
+		m0->out_port = peer;
+		m1->out_port = peer;
+		m2->out_port = peer;
+		m3->out_port = peer;
+	}
+	for (; j < n; j++) {
+		struct pf_meta *md = pf_meta_at(pkts[j], off);
 
 		diff |= md->in_port ^ in0;
 		md->out_port = peer;
