@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -258,6 +259,33 @@ prefix_busy(char **argv, int argc, char *prefix, size_t len)
 	return fl.l_pid;
 }
 
+/*
+ * EAL leaves its runtime directory (/var/run/dpdk/<prefix>: config and
+ * fbarray files, 6 MiB each run) behind at rte_eal_cleanup(). A primary that
+ * owned the prefix removes it at exit so test and bench runs do not fill
+ * tmpfs; only the files directly in that one directory, never a subtree.
+ */
+static void
+remove_runtime_dir(const char *dir)
+{
+	DIR *d;
+	struct dirent *e;
+	int fd;
+
+	if (dir[0] == '\0')
+		return;
+	d = opendir(dir);
+	if (d == NULL)
+		return;
+	fd = dirfd(d);
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_type != DT_DIR)
+			unlinkat(fd, e->d_name, 0);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
 static void
 run_until_done(struct pf_runtime *rt, const struct options *o)
 {
@@ -313,6 +341,7 @@ main(int argc, char **argv)
 	struct pf_runtime *rt = NULL;
 	struct pf_topo *topo = NULL;
 	char *eal_argv[PF_MAX_EAL_ARGS + 64], lcores[1024], prefix[256];
+	char runtime_dir[PATH_MAX] = "";
 	struct pf_totals tot;
 	struct sigaction sa = { 0 };
 	int eal_argc, rc, status = 0;
@@ -356,10 +385,13 @@ main(int argc, char **argv)
 		return 1;
 	}
 	pf_log_init();
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
+		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	if (pf_runtime_create(&rt, topo, &errs) < 0) {
 		/* Ports, rings, tables the configuration asks for: a configuration error. */
 		pf_errs_print(&errs, stderr);
 		rte_eal_cleanup();
+		remove_runtime_dir(runtime_dir);
 		pf_topo_free(topo);
 		return PF_EXIT_CONFIG;
 	}
@@ -403,6 +435,7 @@ out:
 	topo = rt->topo;     /* a reload published a new topology and freed the first */
 	pf_runtime_destroy(rt);
 	rte_eal_cleanup();
+	remove_runtime_dir(runtime_dir);
 	pf_topo_free(topo);
 	return status;
 }
