@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * l2fib: MAC-learning bridge (bridge domains, learning, flooding, aging) on rte_hash.
+ * l2fib: MAC-learning bridge (bridge domains, learning, flooding, aging).
  * Edges: drop, out (md->out_port = a port, or PF_PORT_FLOOD with md->flood_mask).
  * Counters: drops l2_no_domain, l2_invalid_src_mac, l2_src_is_own_mac, l2_reserved_dst,
  *   l2_same_port, l2_flood_empty; info learned, mac_move, aged, hit, miss, flooded,
@@ -14,13 +14,14 @@
  *
  * Per chunk of 32 packets: pass 1 gathers 8-byte keys (MAC | domain << 48),
  * one source key per run of packets from the same station (same source,
- * port and second), and CRC hashes them inline; pass 2 is one
- * rte_hash_lookup_with_hash_bulk of <= 64 keys; pass 3 learns and forwards
+ * port and second), CRC hashes them inline and prefetches their buckets
+ * (large tables); pass 2 looks the <= 64 keys up (l2_tbl_find: one cache
+ * line of 8 keys compared at once); pass 3 learns and forwards
  * in packet order, so a source learned by packet 3 is a known destination
  * for packet 4, exactly as if the packets came one by one.
  *
  * Instances (`instances: N`) share one table (PF_STAGE_SHARED): every
- * instance learns (rte_hash with MULTI_WRITER_ADD; lookups stay lock-free),
+ * instance learns (adds serialise on the table's writer lock; lookups stay lock-free),
  * each entry is one 8-byte word changed by compare-and-swap (so two
  * instances learning the same MAC agree on one outcome and the counts stay
  * exact), only instance 0 ages and removes, and a removed position is freed
@@ -182,7 +183,7 @@ l2_learn(struct l2_priv *l2, uint64_t *ctrs, uint64_t key, int32_t pos, uint16_t
 		return L2_CTR_PORT_LIMIT;
 	}
 	for (tries = 0;; tries++) {
-		pos = rte_hash_add_key_with_hash(l2->h, &key, l2_hash_key(key, l2->seed));
+		pos = l2_tbl_add(l2, key);
 		if (unlikely(pos < 0 || (uint32_t)pos >= l2->n_pos)) {
 			ctrs[L2_CTR_NOSPACE]++;
 			return L2_CTR_NOSPACE;
@@ -252,8 +253,8 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 {
 	uint64_t *ctrs = st->ctrs;
 	const int meta_off = pf_meta_offset;
-	uint64_t *key = l2->key;
-	hash_sig_t sig[2 * L2_CHUNK];
+	uint64_t key[2 * L2_CHUNK];
+	uint32_t sig[2 * L2_CHUNK];
 	int32_t pos[2 * L2_CHUNK];
 	uint8_t sk[L2_CHUNK], dk[L2_CHUNK], bds[L2_CHUNK];
 	uint32_t ts[L2_CHUNK];
@@ -347,7 +348,8 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 	if (nk == 0)
 		return drops;
 	/* Pass 2: one bulk lookup for the sources and unicast destinations. */
-	rte_hash_lookup_with_hash_bulk(l2->h, l2->kp, sig, nk, pos);
+	for (i = 0; i < nk; i++)
+		pos[i] = l2_tbl_find(l2, key[i], sig[i]);
 	if (l2->prefetch_ent)
 		for (i = 0; i < nk; i++)
 			if (pos[i] >= 0)
