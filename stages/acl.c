@@ -738,13 +738,16 @@ static const uint8_t acl_l4_min[256] = {
 	[IPPROTO_TCP] = sizeof(struct rte_tcp_hdr), [IPPROTO_UDP] = 8, [IPPROTO_SCTP] = 12,
 };
 
-/* The same for the fast path, with "no ports" as a length no packet has:
- * one compare tells a complete port header. */
+/* The same for the fast path as the IPv4 total length it takes (header
+ * without options included), "no ports" as a length no packet has: one
+ * compare tells a complete port header. */
 #define ACL_NO_PORTS INT32_MAX
-static const int32_t acl_l4_need[256] = {
-	[0 ... IPPROTO_TCP - 1] = ACL_NO_PORTS, [IPPROTO_TCP] = sizeof(struct rte_tcp_hdr),
-	[IPPROTO_TCP + 1 ... IPPROTO_UDP - 1] = ACL_NO_PORTS, [IPPROTO_UDP] = 8,
-	[IPPROTO_UDP + 1 ... IPPROTO_SCTP - 1] = ACL_NO_PORTS, [IPPROTO_SCTP] = 12,
+#define ACL_IP4 ((int32_t)sizeof(struct rte_ipv4_hdr))
+static const int32_t acl_l3l4_need[256] = {
+	[0 ... IPPROTO_TCP - 1] = ACL_NO_PORTS,
+	[IPPROTO_TCP] = ACL_IP4 + (int32_t)sizeof(struct rte_tcp_hdr),
+	[IPPROTO_TCP + 1 ... IPPROTO_UDP - 1] = ACL_NO_PORTS, [IPPROTO_UDP] = ACL_IP4 + 8,
+	[IPPROTO_UDP + 1 ... IPPROTO_SCTP - 1] = ACL_NO_PORTS, [IPPROTO_SCTP] = ACL_IP4 + 12,
 	[IPPROTO_SCTP + 1 ... 255] = ACL_NO_PORTS,
 };
 
@@ -814,7 +817,7 @@ acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
 		 const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat, const bool stateful)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
-	int32_t avail, l4len;
+	int32_t l3len;
 	uint32_t w;
 
 	memcpy(&w, &md->l2_len, sizeof(w));
@@ -822,13 +825,14 @@ acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
 		goto slow;
 	ip = d + (w & 0xff);
 	l4 = ip + sizeof(struct rte_ipv4_hdr);
-	/* Signed: a length under the header's own makes no ports, not a huge count. */
-	avail = (int32_t)rte_pktmbuf_data_len(m) - (int32_t)(l4 - d);
-	l4len = (int32_t)rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)ip)->total_length) -
-		(int32_t)sizeof(struct rte_ipv4_hdr);
-	l4len = RTE_MIN(l4len, avail);
-	if (unlikely(l4len < acl_l4_need[ip[9]] ||
-		     (ip[9] == IPPROTO_TCP && ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l4len))))
+	/* What the packet holds from its IPv4 header on: the total length, or
+	 * less if the frame is shorter. Signed: a frame shorter than its L2
+	 * header makes no ports, not a huge count. */
+	l3len = RTE_MIN((int32_t)rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)ip)->total_length),
+			(int32_t)rte_pktmbuf_data_len(m) - (int32_t)(w & 0xff));
+	if (unlikely(l3len < acl_l3l4_need[ip[9]] ||
+		     (ip[9] == IPPROTO_TCP &&
+		      ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l3len - ACL_IP4))))
 		goto slow;
 	if (!stateful) {
 		/* Only the classifier reads the key: it reads the header itself. No
