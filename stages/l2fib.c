@@ -244,7 +244,7 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 	struct l2_priv *l2 = st->priv;
 	uint64_t *ctrs = st->ctrs;
 	const int meta_off = pf_meta_offset;
-	const bool pf_bkt = l2->prefetch_ent;
+	const bool pre_bkt = l2->prefetch_ent;
 	uint64_t prev = UINT64_MAX, prev_dkey = UINT64_MAX;
 	uint32_t burst_s, prev_t, hit = 0, miss = 0, flooded = 0;
 	int32_t prev_dp = -ENOENT;
@@ -255,7 +255,7 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 	prev_t = burst_s;
 	for (i = 0; i < n && i < L2_PREFETCH; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; pf_bkt && i < n && i < L2_PREFETCH_BKT; i++)
+	for (i = 0; pre_bkt && i < n && i < L2_PREFETCH_BKT; i++)
 		l2_prefetch_dst(l2, pkts[i], meta_off);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -271,7 +271,7 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 
 		if (i + L2_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + L2_PREFETCH], void *));
-		if (pf_bkt && i + L2_PREFETCH_BKT < n)
+		if (pre_bkt && i + L2_PREFETCH_BKT < n)
 			l2_prefetch_dst(l2, pkts[i + L2_PREFETCH_BKT], meta_off);
 		if (likely(!(md->flags & PF_META_VLAN)))
 			bd = l2->untagged_bd[in_port & (PF_MAX_PORTS - 1)];
