@@ -145,7 +145,7 @@ l2_learn_at(struct l2_priv *l2, uint64_t *ctrs, uint32_t pos, uint16_t in_port, 
  * counter the next packets of the same run (same source, port and second)
  * bump instead of learning again: a serial bridge would find the same.
  */
-static __rte_always_inline uint8_t
+static uint8_t
 l2_learn(struct l2_priv *l2, uint64_t *ctrs, uint64_t key, int32_t pos, uint16_t in_port,
 	 uint8_t bd, uint32_t now_s)
 {
