@@ -738,6 +738,19 @@ static const uint8_t acl_l4_min[256] = {
 	[IPPROTO_TCP] = sizeof(struct rte_tcp_hdr), [IPPROTO_UDP] = 8, [IPPROTO_SCTP] = 12,
 };
 
+/* The same for the fast path as the IPv4 total length it takes (header
+ * without options included), "no ports" as a length no packet has: one
+ * compare tells a complete port header. */
+#define ACL_NO_PORTS INT32_MAX
+#define ACL_IP4 ((int32_t)sizeof(struct rte_ipv4_hdr))
+static const int32_t acl_l3l4_need[256] = {
+	[0 ... IPPROTO_TCP - 1] = ACL_NO_PORTS,
+	[IPPROTO_TCP] = ACL_IP4 + (int32_t)sizeof(struct rte_tcp_hdr),
+	[IPPROTO_TCP + 1 ... IPPROTO_UDP - 1] = ACL_NO_PORTS, [IPPROTO_UDP] = ACL_IP4 + 8,
+	[IPPROTO_UDP + 1 ... IPPROTO_SCTP - 1] = ACL_NO_PORTS, [IPPROTO_SCTP] = ACL_IP4 + 12,
+	[IPPROTO_SCTP + 1 ... 255] = ACL_NO_PORTS,
+};
+
 /*
  * Fill packet i's key and scratch; returns its PK_* flags. Never reads past
  * the IPv4 total length or data_len. Non-first fragments are known by rx's
@@ -804,28 +817,28 @@ acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
 		 const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat, const bool stateful)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
-	int32_t avail, l4len;
+	int32_t l3len;
 	uint32_t w;
-	uint8_t need;
 
 	memcpy(&w, &md->l2_len, sizeof(w));
 	if (unlikely((w & ACL_META_MASK) != ACL_META_FAST))
 		goto slow;
 	ip = d + (w & 0xff);
 	l4 = ip + sizeof(struct rte_ipv4_hdr);
-	/* Signed: a length under the header's own makes no ports, not a huge count. */
-	avail = (int32_t)rte_pktmbuf_data_len(m) - (int32_t)(l4 - d);
-	l4len = (int32_t)rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)ip)->total_length) -
-		(int32_t)sizeof(struct rte_ipv4_hdr);
-	l4len = RTE_MIN(l4len, avail);
-	need = acl_l4_min[ip[9]];
-	if (unlikely(need == 0 || l4len < need ||
-		     (ip[9] == IPPROTO_TCP && ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l4len))))
+	/* What the packet holds from its IPv4 header on: the total length, or
+	 * less if the frame is shorter. Signed: a frame shorter than its L2
+	 * header makes no ports, not a huge count. */
+	l3len = RTE_MIN((int32_t)rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)ip)->total_length),
+			(int32_t)rte_pktmbuf_data_len(m) - (int32_t)(w & 0xff));
+	if (unlikely(l3len < acl_l3l4_need[ip[9]] ||
+		     (ip[9] == IPPROTO_TCP &&
+		      ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l3len - ACL_IP4))))
 		goto slow;
 	if (!stateful) {
-		/* Only the classifier reads the key: it reads the header itself. */
+		/* Only the classifier reads the key: it reads the header itself. No
+		 * flags stored: acl_classify_mixed knows these by kd (PK_SESS). */
 		*kd = ip + offsetof(struct rte_ipv4_hdr, time_to_live);
-		return p->flags = PK_SESS;
+		return PK_SESS;
 	}
 	k->proto = ip[9];
 	memcpy(&k->src, ip + offsetof(struct rte_ipv4_hdr, src_addr), 2 * sizeof(uint32_t));
@@ -873,10 +886,13 @@ acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n, boo
 {
 	uint16_t i, j, nm = 0, na = 0;
 
-	/* Without sessions pk[].pos is not kept up to date: no packet has one. */
-	for (i = 0; i < n; i++)
-		if (!stateful)
-			pv->pk[i].pos = -1;
+	/* Without sessions pk[].pos is not kept up to date (no packet has one),
+	 * nor the flags of plain packets (classified in their own header). */
+	for (i = 0; i < n && !stateful; i++) {
+		pv->pk[i].pos = -1;
+		if (pv->kdata[i] != (const uint8_t *)&pv->keys[i])
+			pv->pk[i].flags = PK_SESS;
+	}
 	for (i = 0; i < n; i++) {
 		pv->res[i] = 0;
 		if (!(pv->pk[i].flags & (PK_NOTIP | PK_AUX)) && pv->pk[i].pos < 0) {
@@ -1027,7 +1043,11 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		if (pv->sess_live != 0)
 			acl_sweep(pv, pv->sweep, now, ctrs);
 	} else if (likely(plain == n)) {
-		/* Every packet has ports: one classify call, one table load each. */
+		/* Every packet has ports: one classify call, one table load each.
+		 * A drop verdict counts deny_rule or default_deny: their growth
+		 * is the burst's drops (acl_deny), no per-packet sum needed. */
+		uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
+
 		acl_classify_set(t, &t->main, pv->kdata, pv->res, n, pv->tmp2);
 		for (i = 0; i < n; i++) {
 			r = pv->res[i];
@@ -1035,9 +1055,10 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 			t->hits[r]++;
 			ctrs[v->ctr]++;
 			edge[i] = v->edge;
-			nout += v->edge;
 		}
-		ctrs[ACL_CTR_DENY] += n - nout;
+		denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY] - denied;
+		ctrs[ACL_CTR_DENY] += denied;
+		nout = (uint16_t)(n - denied);
 	} else {
 		acl_classify_mixed(pv, t, n, false);
 		nout = acl_verdicts_general(pv, t, ctrs, n, edge, 0, false);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * l2fib: MAC-learning bridge (bridge domains, learning, flooding, aging) on rte_hash.
+ * l2fib: MAC-learning bridge (bridge domains, learning, flooding, aging).
  * Edges: drop, out (md->out_port = a port, or PF_PORT_FLOOD with md->flood_mask).
  * Counters: drops l2_no_domain, l2_invalid_src_mac, l2_src_is_own_mac, l2_reserved_dst,
  *   l2_same_port, l2_flood_empty; info learned, mac_move, aged, hit, miss, flooded,
@@ -12,15 +12,19 @@
  * table, l2fib_upkeep.c ages and applies live updates (housekeep and idle,
  * never here: process_burst takes no lock, never spins, does bounded work).
  *
- * Per chunk of 32 packets: pass 1 gathers 8-byte keys (MAC | domain << 48),
- * one source key per run of packets from the same station (same source,
- * port and second), and CRC hashes them inline; pass 2 is one
- * rte_hash_lookup_with_hash_bulk of <= 64 keys; pass 3 learns and forwards
- * in packet order, so a source learned by packet 3 is a known destination
- * for packet 4, exactly as if the packets came one by one.
+ * One pass over the burst, in packet order, so a burst sees its own
+ * learning exactly as if the packets came one by one: per packet, the
+ * domain, the 8-byte keys (MAC | domain << 48), the source checks and one
+ * learn or refresh per run of packets from the same station (same source,
+ * port and second), then the destination: one lookup per run of the same
+ * destination (l2_tbl_find: a CRC, one cache line of 8 keys compared at
+ * once), its entry read per packet. Headers are prefetched 4 ahead and,
+ * for tables larger than the cache, the destination's bucket 2 ahead.
+ * Positions stay valid for the whole burst: keys are removed only between
+ * bursts (one instance) or after a grace period (instances).
  *
  * Instances (`instances: N`) share one table (PF_STAGE_SHARED): every
- * instance learns (rte_hash with MULTI_WRITER_ADD; lookups stay lock-free),
+ * instance learns (adds serialise on the table's writer lock; lookups stay lock-free),
  * each entry is one 8-byte word changed by compare-and-swap (so two
  * instances learning the same MAC agree on one outcome and the counts stay
  * exact), only instance 0 ages and removes, and a removed position is freed
@@ -33,9 +37,9 @@
 
 #include "l2fib.h"
 
-#define L2_CHUNK 32                       /* <= 2 keys per packet: one bulk lookup of <= 64 */
+#define L2_PREFETCH 4                     /* headers prefetched this far ahead */
+#define L2_PREFETCH_BKT 2                 /* destination buckets (large tables) */
 #define L2_ADD_TRIES 1000                 /* re-adds while the sweeper deletes the old key */
-#define L2_NO_KEY 0xff
 #define L2_MAC_MASK 0xffffffffffffull
 #define L2_REP_NONE l2_ctr_max            /* a repeated source counts nothing */
 
@@ -45,23 +49,6 @@ enum { L2_EDGE_DROP, L2_EDGE_OUT, L2_EDGE_MAX };
 static const char *const l2_edges[] = { "drop", "out" };
 static const char *const l2_keys[] = { "ports", "domains", "table_size", "age_s", "static",
 				       "port_learn_limit", NULL };
-
-/* Keys learned in this chunk (a bulk lookup made before them missed them). */
-struct l2_new {
-	uint64_t key;
-	int32_t pos;
-};
-
-static __rte_always_inline int32_t
-l2_find_new(const struct l2_new *nl, uint16_t n, uint64_t key)
-{
-	uint16_t j;
-
-	for (j = 0; j < n; j++)
-		if (nl[j].key == key)
-			return nl[j].pos;
-	return -ENOENT;
-}
 
 /* The 6 bytes at @p p as the low 48 bits of a key (the frame has >= 14 bytes). */
 static __rte_always_inline uint64_t
@@ -154,13 +141,13 @@ l2_learn_at(struct l2_priv *l2, uint64_t *ctrs, uint32_t pos, uint16_t in_port, 
 }
 
 /*
- * Learn the source of one packet whose bulk lookup gave @p pos. Returns the
+ * Learn the source of one packet, whose lookup gave @p pos. Returns the
  * counter the next packets of the same run (same source, port and second)
  * bump instead of learning again: a serial bridge would find the same.
  */
 static uint8_t
 l2_learn(struct l2_priv *l2, uint64_t *ctrs, uint64_t key, int32_t pos, uint16_t in_port,
-	 uint8_t bd, uint32_t now_s, struct l2_new *nl, uint16_t *n_new)
+	 uint8_t bd, uint32_t now_s)
 {
 	struct l2_table *tb = l2->tb;
 	struct l2_entry e, n = { .port = in_port, .bd = bd, .seen_s = now_s,
@@ -168,8 +155,6 @@ l2_learn(struct l2_priv *l2, uint64_t *ctrs, uint64_t key, int32_t pos, uint16_t
 	uint8_t rep = L2_REP_NONE;
 	unsigned int tries;
 
-	if (pos < 0 && *n_new != 0)
-		pos = l2_find_new(nl, *n_new, key);     /* learned earlier in this chunk */
 	if (likely(pos >= 0) && likely(l2_learn_at(l2, ctrs, (uint32_t)pos, in_port, now_s, &rep)))
 		return rep;
 	if (unlikely(l2_get(&tb->n_slots) >= l2->cap)) {
@@ -182,7 +167,7 @@ l2_learn(struct l2_priv *l2, uint64_t *ctrs, uint64_t key, int32_t pos, uint16_t
 		return L2_CTR_PORT_LIMIT;
 	}
 	for (tries = 0;; tries++) {
-		pos = rte_hash_add_key_with_hash(l2->h, &key, l2_hash_key(key, l2->seed));
+		pos = l2_tbl_add(l2, key);
 		if (unlikely(pos < 0 || (uint32_t)pos >= l2->n_pos)) {
 			ctrs[L2_CTR_NOSPACE]++;
 			return L2_CTR_NOSPACE;
@@ -210,9 +195,6 @@ l2_learn(struct l2_priv *l2, uint64_t *ctrs, uint64_t key, int32_t pos, uint16_t
 		}
 		rte_pause();
 	}
-	nl[*n_new].key = key;
-	nl[*n_new].pos = pos;
-	(*n_new)++;
 	return rep;
 }
 
@@ -245,38 +227,52 @@ l2_pkt_time(const struct l2_priv *l2, const struct rte_mbuf *m, uint32_t burst_s
 	return burst_s;
 }
 
-/* One chunk of <= L2_CHUNK packets; returns how many it dropped. */
-static __rte_always_inline uint16_t
-l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16_t n,
-	 uint16_t *edge, uint32_t burst_s, const bool pcap)
+/* Prefetch the bucket of @p m's destination (its header is in cache by now). */
+static __rte_always_inline void
+l2_prefetch_dst(const struct l2_priv *l2, const struct rte_mbuf *m, const int meta_off)
 {
+	const struct pf_meta *md = RTE_MBUF_DYNFIELD(m, meta_off, const struct pf_meta *);
+	uint64_t k = l2_mac48(rte_pktmbuf_mtod(m, const uint8_t *)) |
+		     (uint64_t)l2->untagged_bd[md->in_port & (PF_MAX_PORTS - 1)] << 48;
+
+	rte_prefetch0(&l2->keys[(size_t)(l2_hash_key(k, l2->seed) & l2->bmask) * L2_BKT]);
+}
+
+static __rte_always_inline uint16_t
+l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const bool pcap)
+{
+	struct l2_priv *l2 = st->priv;
 	uint64_t *ctrs = st->ctrs;
 	const int meta_off = pf_meta_offset;
-	uint64_t *key = l2->key;
-	hash_sig_t sig[2 * L2_CHUNK];
-	int32_t pos[2 * L2_CHUNK];
-	uint8_t sk[L2_CHUNK], dk[L2_CHUNK], bds[L2_CHUNK];
-	uint32_t ts[L2_CHUNK];
-	struct l2_new nl[L2_CHUNK];
+	const bool pre_bkt = l2->prefetch_ent;
 	uint64_t prev = UINT64_MAX, prev_dkey = UINT64_MAX;
-	uint32_t prev_t = burst_s, hit = 0, miss = 0, flooded = 0;
-	uint16_t i, nk = 0, n_new = 0, drops = 0;
-	uint8_t rep = L2_REP_NONE, prev_dk = L2_NO_KEY;
+	uint32_t burst_s, prev_t, hit = 0, miss = 0, flooded = 0;
+	int32_t prev_dp = -ENOENT;
+	uint16_t i, drops = 0;
+	uint8_t rep = L2_REP_NONE;
 
-	/* Pass 1: domain, keys, early drops; headers prefetched 4 ahead. */
-	for (i = 0; i < n && i < 4; i++)
+	burst_s = (uint32_t)(pf_now_ns() / L2_NS_PER_S);
+	prev_t = burst_s;
+	for (i = 0; i < n && i < L2_PREFETCH; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; pre_bkt && i < n && i < L2_PREFETCH_BKT; i++)
+		l2_prefetch_dst(l2, pkts[i], meta_off);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct pf_meta *md = RTE_MBUF_DYNFIELD(m, meta_off, struct pf_meta *);
 		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 		uint16_t in_port = md->in_port;
-		uint32_t t = burst_s;
+		uint32_t t = burst_s, mask;
 		uint64_t skey, dkey;
-		uint8_t bd, new_dst = 0;
+		struct l2_entry e;
+		bool new_run;
+		int32_t dp;
+		uint8_t bd;
 
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		if (i + L2_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + L2_PREFETCH], void *));
+		if (pre_bkt && i + L2_PREFETCH_BKT < n)
+			l2_prefetch_dst(l2, pkts[i + L2_PREFETCH_BKT], meta_off);
 		if (likely(!(md->flags & PF_META_VLAN)))
 			bd = l2->untagged_bd[in_port & (PF_MAX_PORTS - 1)];
 		else
@@ -290,13 +286,12 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 			t = l2_pkt_time(l2, m, burst_s);
 			if ((int32_t)(t - l2->pkt_s) > 0)
 				l2->pkt_s = t;
-			ts[i] = t;
 		}
 		skey = l2_mac48(d + 6) | (uint64_t)bd << 48;
 		/* A run of one station (source, domain, port, second): its source
-		 * checks and lookup are done once. Ports < 32 fit above the domain. */
-		sk[i] = L2_NO_KEY;
-		if ((skey | (uint64_t)in_port << 56) != prev || (pcap && t != prev_t)) {
+		 * checks and learning are done once. Ports < 32 fit above the domain. */
+		new_run = (skey | (uint64_t)in_port << 56) != prev || (pcap && t != prev_t);
+		if (new_run) {
 			/* rx drops these already; a FIB must never learn them whoever feeds it. */
 			if (unlikely((d[6] & 1) || (skey & L2_MAC_MASK) == 0)) {
 				PF_DROP(edge, i, ctrs, L2_CTR_INVALID_SRC);
@@ -309,80 +304,38 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 				drops++;
 				continue;
 			}
-			sk[i] = (uint8_t)nk;
 		}
-		dk[i] = L2_NO_KEY;
-		if (unlikely(d[0] & 1)) {
-			if (unlikely(l2_reserved(d))) {
-				PF_DROP(edge, i, ctrs, L2_CTR_RESERVED_DST);
-				drops++;
-				continue;   /* its source is not learned either */
-			}
-		} else {
-			dkey = l2_mac48(d) | (uint64_t)bd << 48;
-			/* The run's destination: one lookup, its entry read per packet. */
-			if (dkey == prev_dkey) {
-				dk[i] = prev_dk;
-			} else {
-				dk[i] = (uint8_t)(nk + (sk[i] != L2_NO_KEY));
-				key[dk[i]] = dkey;
-				sig[dk[i]] = l2_hash_key(dkey, l2->seed);
-				prev_dkey = dkey;
-				prev_dk = dk[i];
-				new_dst = 1;
-			}
+		if (unlikely(d[0] & 1) && unlikely(l2_reserved(d))) {
+			PF_DROP(edge, i, ctrs, L2_CTR_RESERVED_DST);
+			drops++;
+			continue;   /* its source is not learned either */
 		}
-		if (sk[i] != L2_NO_KEY) {
+		if (new_run) {
+			rep = l2_learn(l2, ctrs, skey, l2_tbl_find(l2, skey, l2_hash_key(skey, l2->seed)),
+				       in_port, bd, t);
 			prev = skey | (uint64_t)in_port << 56;
 			prev_t = t;
-			key[nk] = skey;
-			sig[nk] = l2_hash_key(skey, l2->seed);
-			nk++;
-		}
-		nk += new_dst;
-		edge[i] = L2_EDGE_OUT;
-		md->bd = bd;
-		bds[i] = bd;
-	}
-	if (nk == 0)
-		return drops;
-	/* Pass 2: one bulk lookup for the sources and unicast destinations. */
-	rte_hash_lookup_with_hash_bulk(l2->h, l2->kp, sig, nk, pos);
-	if (l2->prefetch_ent)
-		for (i = 0; i < nk; i++)
-			if (pos[i] >= 0)
-				rte_prefetch0(&l2->ent[pos[i]]);
-
-	/* Pass 3, in packet order so a burst sees its own learning like a serial bridge. */
-	for (i = 0; i < n; i++) {
-		struct pf_meta *md;
-		struct l2_entry e;
-		uint32_t mask;
-		uint16_t in_port;
-		int32_t dp;
-
-		if (edge[i] == L2_EDGE_DROP)
-			continue;
-		md = RTE_MBUF_DYNFIELD(pkts[i], meta_off, struct pf_meta *);
-		in_port = md->in_port;
-		if (sk[i] != L2_NO_KEY) {
-			rep = l2_learn(l2, ctrs, key[sk[i]], pos[sk[i]], in_port, bds[i],
-				       pcap ? ts[i] : burst_s, nl, &n_new);
 		} else if (unlikely(rep != L2_REP_NONE)) {
 			/* The run's first packet failed to learn (or met a static entry):
 			 * each packet of the run counts it, as one by one. */
 			ctrs[rep]++;
 			if (rep == L2_CTR_FIB_FULL)
-				l2->dom_full[bds[i]]++;
+				l2->dom_full[bd]++;
 		}
-		if (dk[i] != L2_NO_KEY) {
-			dp = pos[dk[i]];
-			if (unlikely(dp < 0) && n_new != 0)
-				dp = l2_find_new(nl, n_new, key[dk[i]]);
+		edge[i] = L2_EDGE_OUT;
+		md->bd = bd;
+		if (likely(!(d[0] & 1))) {
+			dkey = l2_mac48(d) | (uint64_t)bd << 48;
+			/* The run's destination: one lookup (again if it missed: this
+			 * burst may have learned it since), its entry read per packet. */
+			if (dkey != prev_dkey || prev_dp < 0) {
+				prev_dp = l2_tbl_find(l2, dkey, l2_hash_key(dkey, l2->seed));
+				prev_dkey = dkey;
+			}
+			dp = prev_dp;
 			if (likely(dp >= 0)) {
 				e = l2_load(l2, (uint32_t)dp);
-				if (likely(e.flags & L2_F_LIVE) &&
-				    likely(!l2_expired(l2, &e, pcap ? ts[i] : burst_s))) {
+				if (likely(e.flags & L2_F_LIVE) && likely(!l2_expired(l2, &e, t))) {
 					if (unlikely(e.port == in_port)) {
 						PF_DROP(edge, i, ctrs, L2_CTR_SAME_PORT);
 						drops++;
@@ -396,7 +349,7 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 			miss++;
 		}
 		/* Unknown unicast, broadcast, multicast: every other port of the domain. */
-		mask = l2->dom_mask[bds[i]] & ~(1u << in_port);
+		mask = l2->dom_mask[bd] & ~(1u << in_port);
 		if (unlikely(mask == 0)) {
 			PF_DROP(edge, i, ctrs, L2_CTR_FLOOD_EMPTY);
 			drops++;
@@ -409,20 +362,6 @@ l2_chunk(struct pf_stage *st, struct l2_priv *l2, struct rte_mbuf **pkts, uint16
 	ctrs[L2_CTR_HIT] += hit;
 	ctrs[L2_CTR_MISS] += miss;
 	ctrs[L2_CTR_FLOODED] += flooded;
-	return drops;
-}
-
-static __rte_always_inline uint16_t
-l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const bool pcap)
-{
-	struct l2_priv *l2 = st->priv;
-	uint32_t burst_s;
-	uint16_t off, drops = 0;
-
-	burst_s = (uint32_t)(pf_now_ns() / L2_NS_PER_S);
-	for (off = 0; off < n; off += L2_CHUNK)
-		drops += l2_chunk(st, l2, pkts + off, (uint16_t)RTE_MIN(L2_CHUNK, n - off),
-				  edge + off, burst_s, pcap);
 	/* Replay: tell the sweep how far this instance got (l2_upkeep). */
 	if (pcap)
 		__atomic_store_n(&l2->tb->pkt_s[l2->inst], l2->pkt_s, __ATOMIC_RELAXED);

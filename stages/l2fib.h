@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private to the l2fib stage: stages/l2fib.c (data path), l2fib_conf.c
- * (parameters and static entries, no DPDK), l2fib_table.c (the shared MAC
+ * (parameters and static entries, no DPDK), l2fib_hash.c (the key table:
+ * add, delete; lookups are inline below), l2fib_table.c (the shared MAC
  * table: create, remove, aging sweep) and l2fib_upkeep.c (housekeeping and
  * the live-update protocol). See docs/stages/l2fib.md.
  */
@@ -13,10 +14,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <rte_hash.h>
+#include <rte_common.h>
 #include <rte_hash_crc.h>
+#include <rte_spinlock.h>
 #ifdef __SSE4_2__
 #include <nmmintrin.h>
+#endif
+#ifdef __SSE4_1__
+#include <smmintrin.h>
 #endif
 
 #include "pf_ownmac.h"
@@ -45,7 +50,7 @@
 	_(L2_CTR_MISS, miss, INFO, "unknown unicast destinations (flooded)")			\
 	_(L2_CTR_FLOODED, flooded, INFO, "packets flooded (unknown unicast, broadcast, multicast)") \
 	_(L2_CTR_FIB_FULL, fib_full, INFO, "sources not learned: table at table_size (flooded still)") \
-	_(L2_CTR_NOSPACE, l2_learn_nospace, INFO, "sources not learned: rte_hash had no room")	\
+	_(L2_CTR_NOSPACE, l2_learn_nospace, INFO, "sources not learned: the MAC table had no free slot")	\
 	_(L2_CTR_PORT_LIMIT, port_learn_limit, INFO, "sources not learned: port_learn_limit")	\
 	_(L2_CTR_STATIC_MISMATCH, static_src_mismatch, INFO,					\
 	  "source matches a static entry of another port (entry kept)")			\
@@ -144,10 +149,13 @@ struct l2_cmd {
 
 /* The MAC table: one per stage, shared by its instances. */
 struct l2_table {
-	struct rte_hash *h;
-	union l2_slot *ent;           /* by hash position */
-	uint32_t n_pos;               /* positions in ent[] */
-	uint32_t seed;                /* CRC seed of h (the data path hashes inline) */
+	uint64_t *keys;               /* by position: L2_BKT per bucket (l2fib_hash.c) */
+	uint32_t *ovf;                /* by bucket: keys stored past it (probe on) */
+	union l2_slot *ent;           /* by position */
+	uint32_t n_pos;               /* positions: buckets * L2_BKT */
+	uint32_t bmask;               /* buckets - 1 */
+	uint32_t seed;                /* CRC seed of the bucket hash */
+	rte_spinlock_t wlock;         /* key adds and deletes, only with instances */
 	uint32_t refs;                /* instances using the table */
 	bool mt;                      /* several instances: atomics, deferred frees */
 	uint32_t n_slots;             /* keys in the hash: live + static + dead + gone */
@@ -168,9 +176,11 @@ struct l2_table {
 struct l2_priv {
 	/* Read per packet. */
 	struct l2_table *tb;
-	struct rte_hash *h;           /* tb->h, tb->ent, tb->n_pos, tb->mt, tb->seed */
+	const uint64_t *keys;         /* tb->keys, ovf, ent, n_pos, bmask, seed, mt */
+	const uint32_t *ovf;
 	union l2_slot *ent;
 	uint32_t n_pos;
+	uint32_t bmask;
 	uint32_t seed;
 	bool mt;
 	bool pcap_clock;              /* use each packet's own capture time */
@@ -191,9 +201,6 @@ struct l2_priv {
 	uint32_t dom_mask[L2_MAX_DOMAINS];
 	uint64_t dom_full[L2_MAX_DOMAINS];        /* fib_full per domain (for the warning) */
 	struct pf_own_macs own;                   /* never learned as sources */
-	/* Bulk lookup arguments: kp[i] points at key[i] for good (set at init). */
-	uint64_t key[64];
-	const void *kp[64];
 
 	/* Housekeeping (owning lcore, between bursts). */
 	uint32_t sweep_pos;
@@ -211,6 +218,17 @@ struct l2_priv {
 	uint32_t ctl_age_s, ctl_port_limit;       /* as last applied */
 	uint64_t updates;                         /* gauge; written by control, atomically */
 };
+
+/* ---- key table (l2fib_hash.c; lookups inline below) ---------------------------- */
+
+int l2_tbl_create(struct l2_table *tb, uint32_t cap, uint32_t seed, int socket);
+void l2_tbl_destroy(struct l2_table *tb);
+/* Point @p l2's data-path copies (keys, ovf, ent, ...) at @p tb. */
+void l2_tbl_view(struct l2_priv *l2, const struct l2_table *tb);
+uint64_t l2_tbl_mem(uint32_t cap);
+int32_t l2_tbl_add(struct l2_priv *l2, uint64_t key);
+void l2_tbl_del(struct l2_priv *l2, uint32_t pos, bool hold);
+void l2_tbl_release(struct l2_priv *l2, uint32_t pos);
 
 /* ---- table (l2fib_table.c) ----------------------------------------------------- */
 
@@ -260,6 +278,67 @@ l2_hash_key(uint64_t key, uint32_t seed)
 #else
 	return rte_hash_crc_8byte(key, seed);
 #endif
+}
+
+/*
+ * The key table: open addressing over buckets of L2_BKT 8-byte keys (one
+ * cache line), linear probing from bucket hash & bmask. ovf[b] counts the
+ * keys stored past bucket b on their way from home, so a lookup stops at the
+ * first bucket with ovf 0 however many deletes there were (no tombstones; as
+ * folly's F14). A key's position (bucket * L2_BKT + slot) indexes ent[] and
+ * never moves while the key is in, so readers hold positions lock-free.
+ */
+#define L2_BKT 8
+#define L2_KEY_FREE UINT64_MAX            /* domain 0xffff: never a real key */
+#define L2_KEY_HELD (UINT64_MAX - 1)      /* deleted, position awaiting a grace period */
+#define L2_BKT_SLOT(m) ((uint32_t)__builtin_ctz(m) / 2)
+
+/* Bit 2s set: slot s of the bucket at @p b holds @p key (L2_BKT_SLOT gives s). */
+static __rte_always_inline uint32_t
+l2_bkt_match(const uint64_t *b, uint64_t key)
+{
+#ifdef __SSE4_1__
+	/* DPDK's flags build for corei7 (SSE4.2): 4 x 2 compares, packed to 2 bits a slot. */
+	const __m128i k = _mm_set1_epi64x((long long)key);
+	const __m128i *v = (const __m128i *)b;
+	__m128i c01 = _mm_packs_epi32(_mm_cmpeq_epi64(_mm_load_si128(v), k),
+				      _mm_cmpeq_epi64(_mm_load_si128(v + 1), k));
+	__m128i c23 = _mm_packs_epi32(_mm_cmpeq_epi64(_mm_load_si128(v + 2), k),
+				      _mm_cmpeq_epi64(_mm_load_si128(v + 3), k));
+
+	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(c01, c23)) & 0x5555u;
+#else
+	uint32_t m = 0, s;
+
+	for (s = 0; s < L2_BKT; s++)
+		m |= (uint32_t)(__atomic_load_n(&b[s], __ATOMIC_RELAXED) == key) << (2 * s);
+	return m;
+#endif
+}
+
+/* The position of @p key (hash @p sig), or -ENOENT. Lock-free. */
+static __rte_always_inline int32_t
+l2_tbl_find(const struct l2_priv *l2, uint64_t key, uint32_t sig)
+{
+	uint32_t b = sig & l2->bmask, n, m;
+
+	for (n = 0; n <= l2->bmask; n++) {
+		m = l2_bkt_match(&l2->keys[(size_t)b * L2_BKT], key);
+		if (likely(m != 0))
+			return (int32_t)(b * L2_BKT + L2_BKT_SLOT(m));
+		if (likely(__atomic_load_n(&l2->ovf[b], __ATOMIC_ACQUIRE) == 0))
+			break;
+		b = (b + 1) & l2->bmask;
+	}
+	return -ENOENT;
+}
+
+/* The key at @p pos, if it holds one (a lock-free read: it may change next). */
+static __rte_always_inline bool
+l2_tbl_key_at(const struct l2_priv *l2, uint32_t pos, uint64_t *key)
+{
+	*key = __atomic_load_n(&l2->keys[pos], __ATOMIC_ACQUIRE);
+	return *key < L2_KEY_HELD;
 }
 
 /* Aging: age_s, and the limit the data path compares with (INT32_MAX: never). */

@@ -4,11 +4,10 @@
  * live entry with its MAC, port, domain, VLAN, kind and age, filtered by
  * port and VLAN, paged by offset in hash-position order.
  *
- * Runs on the telemetry thread beside the data path. The table is created
- * RW_CONCURRENCY_LF: lookups never lock, whoever writes. The entry array is
- * read one 8-byte word at a time and the key through
- * rte_hash_get_key_with_position (a lock-free lookup of the key stored at
- * the position); an entry that changed while its key was read is skipped,
+ * Runs on the telemetry thread beside the data path. Reads never lock,
+ * whoever writes: the entry array is read one 8-byte word at a time and the
+ * key at the same position with l2_tbl_key_at (one 8-byte word too); an
+ * entry that changed while its key was read is skipped,
  * so every row shown was a real entry at some instant. Positions are not
  * stable across learning and aging: a page is a recent view, not a snapshot.
  */
@@ -37,7 +36,6 @@ l2_show_macs(const struct pf_stage *st, const struct pf_show_req *req, struct rt
 	union l2_slot s1, s2;
 	char mac[18];
 	uint64_t key;
-	void *kp;
 
 	sh = pf_show_start(d, req, l2_mac_cols, RTE_DIM(l2_mac_cols));
 	if (sh == NULL)
@@ -50,9 +48,8 @@ l2_show_macs(const struct pf_stage *st, const struct pf_show_req *req, struct rt
 		    (req->port >= 0 && e.port != req->port) ||
 		    (req->vlan >= 0 && l2->dom_vlan[e.bd] != req->vlan))
 			continue;
-		if (rte_hash_get_key_with_position(l2->h, (int32_t)pos, &kp) != 0)
+		if (!l2_tbl_key_at(l2, pos, &key))
 			continue;
-		key = __atomic_load_n((const uint64_t *)kp, __ATOMIC_RELAXED);
 		s2.w = __atomic_load_n(&l2->ent[pos].w, __ATOMIC_ACQUIRE);
 		if (s2.w != s1.w || (uint8_t)(key >> 48) != e.bd)
 			continue;   /* changed under us: not one entry */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The l2fib MAC table: an rte_hash of 8-byte keys (MAC | domain << 48) plus
- * an array of 8-byte entries indexed by hash position. One per stage, shared
+ * The l2fib MAC table: 8-byte keys (MAC | domain << 48) in the key table of
+ * l2fib_hash.c plus an array of 8-byte entries indexed by key position. One per stage, shared
  * by its instances. Here: creating and freeing it, removing keys (at once with
  * one instance, after a QSBR grace period with several), the incremental
  * aging sweep, eviction for static entries, gauges and the table-full warning.
@@ -22,52 +22,13 @@
 #include "pf_log.h"
 
 #define L2_WARN_INTERVAL_S 10
-#define L2_LCORE_CACHE 64                 /* rte_hash's per-lcore free-slot cache (MULTI_WRITER_ADD) */
-#define L2_ENT_CACHED (256u << 10)       /* entry arrays up to this stay cached: no prefetch */
 #define L2_SWEEP_REMOVE 16                /* budget units a key removal costs in the sweep */
-
-static uint64_t
-l2_mem_estimate(uint32_t entries)
-{
-	uint64_t p2 = rte_align64pow2(entries);
-
-	/* buckets + extendable buckets (64 B each, 8 keys), key store (16 B), two free
-	 * rings of 4-byte slots, and our 8-byte entries. */
-	return p2 / 8 * 64 * 2 + (uint64_t)(entries + 1) * 16 + rte_align64pow2(entries + 1) * 4 +
-	       p2 / 8 * 4 + (uint64_t)(entries + 1) * sizeof(struct l2_entry);
-}
-
-/* rte_hash's hash function; the data path computes the same inline (l2_hash_key). */
-static uint32_t
-l2_hash_fn(const void *key, uint32_t len, uint32_t seed)
-{
-	uint64_t k;
-
-	RTE_SET_USED(len);
-	memcpy(&k, key, sizeof(k));
-	return l2_hash_key(k, seed);
-}
-
-/* Keys are whole 8-byte words: one compare instead of memcmp. */
-static int
-l2_key_cmp(const void *a, const void *b, size_t len)
-{
-	uint64_t x, y;
-
-	RTE_SET_USED(len);
-	memcpy(&x, a, sizeof(x));
-	memcpy(&y, b, sizeof(y));
-	return x != y;
-}
 
 int
 l2_init(struct pf_stage *st, struct pf_errs *errs)
 {
-	static uint32_t seq;
 	const struct l2_cfg *cfg = st->conf->cfg;
 	struct l2_priv *l2 = st->priv;
-	char name[RTE_HASH_NAMESIZE];
-	struct rte_hash_parameters hp = { 0 };
 	int socket = SOCKET_ID_ANY, lcore = st->conf->lcore;
 	struct l2_table *tb;
 	uint64_t mem0;
@@ -77,8 +38,6 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 	l2->cap = cfg->table_size;
 	l2_set_age(l2, cfg->age_s);
 	l2->inst = RTE_MIN(st->conf->instance, PF_MAX_INSTANCES - 1);
-	for (i = 0; i < RTE_DIM(l2->kp); i++)
-		l2->kp[i] = &l2->key[i];
 	l2->port_limit = cfg->port_learn_limit;
 	l2->n_domains = cfg->n_domains;
 	memset(l2->untagged_bd, L2_NO_BD, sizeof(l2->untagged_bd));
@@ -112,13 +71,7 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 					   st->conf->name);
 		tb->refs++;
 		l2->tb = tb;
-		l2->h = tb->h;
-		l2->ent = tb->ent;
-		l2->n_pos = tb->n_pos;
-	l2->prefetch_ent = (uint64_t)tb->n_pos * sizeof(*tb->ent) > L2_ENT_CACHED;
-		l2->prefetch_ent = (uint64_t)tb->n_pos * sizeof(*tb->ent) > L2_ENT_CACHED;
-		l2->seed = tb->seed;
-		l2->mt = tb->mt;
+		l2_tbl_view(l2, tb);
 		return 0;
 	}
 	if (lcore >= 0 && lcore < RTE_MAX_LCORE && rte_lcore_is_enabled((unsigned int)lcore))
@@ -133,48 +86,21 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 	l2->mt = tb->mt;
 	l2->sweeper = true;
 
-	snprintf(name, sizeof(name), "l2f%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	hp.name = name;
-	/* 25% more key slots than table_size: cuckoo inserts slow down sharply
-	 * near a full bucket array (95% load cost ~15k cycles per insert). */
-	hp.entries = RTE_MAX(cfg->table_size + cfg->table_size / 4, 8u);
-	hp.key_len = sizeof(uint64_t);
-	hp.hash_func = l2_hash_fn;
-	hp.hash_func_init_val = (uint32_t)rte_rand();   /* crafted collision sets miss */
-	tb->seed = hp.hash_func_init_val;
-	hp.socket_id = socket;
-	/* Lock-free readers; extendable buckets so table_size keys always fit. */
-	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
-	/* Positions run up to entries plus every lcore's free-slot cache with
-	 * several writers (rte_hash keeps up to 63 free slots per lcore). */
-	tb->n_pos = hp.entries + 1;
-	if (tb->mt) {
-		hp.extra_flag |= RTE_HASH_EXTRA_FLAGS_MULTI_WRITER_ADD;
-		tb->n_pos += (RTE_MAX_LCORE - 1) * (L2_LCORE_CACHE - 1);
-	}
-	tb->mem_estimate = l2_mem_estimate(hp.entries);
+	tb->mem_estimate = l2_tbl_mem(cfg->table_size);
 	mem0 = pf_heap_used();
-	tb->h = rte_hash_create(&hp);
-	if (tb->h != NULL)
-		tb->ent = rte_zmalloc_socket("l2fib_ent", (size_t)tb->n_pos * sizeof(*tb->ent),
-					     RTE_CACHE_LINE_SIZE, socket);
-	if (tb->h == NULL || tb->ent == NULL)
+	/* A random seed: crafted sets of colliding MACs miss. */
+	if (l2_tbl_create(tb, cfg->table_size, (uint32_t)rte_rand(), socket) < 0)
 		return pf_node_err(errs, st->conf->node,
 				   "stages.%s: cannot allocate a %u-entry MAC table (about %" PRIu64
-				   " MiB): %s; lower table_size or give EAL more memory (-m)",
-				   st->conf->name, cfg->table_size, tb->mem_estimate >> 20,
-				   rte_strerror(tb->h == NULL ? rte_errno : ENOMEM));
+				   " MiB); lower table_size or give EAL more memory (-m)",
+				   st->conf->name, cfg->table_size, tb->mem_estimate >> 20);
 	tb->mem_bytes = pf_heap_used() - mem0;
-	rte_hash_set_cmp_func(tb->h, l2_key_cmp);
-	l2->h = tb->h;
-	l2->seed = tb->seed;
-	l2->ent = tb->ent;
-	l2->n_pos = tb->n_pos;
+	l2_tbl_view(l2, tb);
 
 	for (i = 0; i < cfg->n_static; i++) {
 		const struct l2_static_cfg *s = &cfg->statics[i];
 		uint64_t k = l2_key(s->mac, s->bd);
-		int32_t pos = rte_hash_add_key(l2->h, &k);
+		int32_t pos = l2_tbl_add(l2, k);
 
 		if (pos < 0)
 			return pf_err_add(errs, s->file, s->line, s->col,
@@ -229,16 +155,16 @@ l2_free(struct pf_stage *st)
 	l2->applied = NULL;
 	if ((tb = l2->tb) == NULL)
 		return;
-	if (tb->h != NULL && tb->ent != NULL)
+	if (tb->keys != NULL)
 		l2_warn_full(st, true);
 	l2->tb = NULL;
-	l2->h = NULL;
+	l2->keys = NULL;
+	l2->ovf = NULL;
 	l2->ent = NULL;
 	/* The last instance to go frees the shared table. */
 	if (--tb->refs != 0)
 		return;
-	rte_hash_free(tb->h);
-	rte_free(tb->ent);
+	l2_tbl_destroy(tb);
 	rte_free(tb);
 }
 
@@ -253,12 +179,9 @@ l2_remove(struct l2_priv *l2, uint32_t pos, struct l2_entry e, bool dead)
 {
 	struct l2_table *tb = l2->tb;
 	struct l2_entry gone = { .flags = L2_F_GONE };
-	void *key;
 
 	if (!l2->mt) {
-		if (rte_hash_get_key_with_position(l2->h, (int32_t)pos, &key) == 0 &&
-		    rte_hash_del_key(l2->h, key) >= 0)
-			rte_hash_free_key_with_position(l2->h, (int32_t)pos);
+		l2_tbl_del(l2, pos, false);
 		l2->ent[pos].w = 0;
 		tb->n_slots--;
 		tb->n_dead -= dead;
@@ -267,8 +190,7 @@ l2_remove(struct l2_priv *l2, uint32_t pos, struct l2_entry e, bool dead)
 	if (tb->pend_tail - tb->pend_head == L2_PEND || !l2_commit(l2, pos, e, gone))
 		return;   /* no room to defer (next sweep), or revived meanwhile */
 	l2_add(l2, &tb->n_dead, -(int32_t)dead);
-	if (rte_hash_get_key_with_position(l2->h, (int32_t)pos, &key) == 0)
-		rte_hash_del_key(l2->h, key);
+	l2_tbl_del(l2, pos, true);
 	tb->pend_pos[tb->pend_tail % L2_PEND] = pos;
 	tb->pend_tok[tb->pend_tail % L2_PEND] = pf_rcu_start();
 	tb->pend_tail++;
@@ -286,7 +208,7 @@ l2_reclaim(struct l2_priv *l2)
 		pos = tb->pend_pos[tb->pend_head % L2_PEND];
 		/* Empty before free: whoever gets the position next claims it from 0. */
 		__atomic_store_n(&l2->ent[pos].w, 0, __ATOMIC_RELEASE);
-		rte_hash_free_key_with_position(l2->h, (int32_t)pos);
+		l2_tbl_release(l2, pos);
 		l2_add(l2, &tb->n_slots, -1);
 		tb->pend_head++;
 	}

@@ -34,7 +34,7 @@ l2_op_apply(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c, const str
 {
 	struct l2_table *tb = l2->tb;
 	uint8_t bd = (uint8_t)(op->key >> 48);
-	int32_t pos = rte_hash_lookup(l2->h, &op->key);
+	int32_t pos = l2_tbl_find(l2, op->key, l2_hash_key(op->key, l2->seed));
 	struct l2_entry e, n = { .port = op->port, .bd = bd,
 				 .flags = L2_F_INHASH | L2_F_LIVE | L2_F_STATIC };
 
@@ -75,7 +75,7 @@ l2_op_apply(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c, const str
 	/* Static entries win over learned ones for the table_size slots. */
 	if (tb->n_slots >= l2->cap)
 		l2_evict(st, l2, c);
-	pos = tb->n_slots < l2->cap ? rte_hash_add_key(l2->h, &op->key) : -ENOSPC;
+	pos = tb->n_slots < l2->cap ? l2_tbl_add(l2, op->key) : -ENOSPC;
 	if (pos < 0) {
 		c->failed++;        /* not reachable: the parse caps statics at table_size */
 		return;
