@@ -290,7 +290,7 @@ static void
 run_until_done(struct pf_runtime *rt, const struct options *o)
 {
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), last_rx = 0, last_change = start;
-	uint64_t now, rx;
+	uint64_t now, rx, next_watch = start;
 	struct timespec next;
 
 	pf_notify_ready();              /* systemd Type=notify: started */
@@ -318,6 +318,10 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 			clock_gettime(CLOCK_MONOTONIC, &next);   /* no catching up after a reload */
 		}
 		now = rte_rdtsc();
+		if (now >= next_watch) {
+			pf_dropwatch_poll(rt);  /* capacity drops: a log line, not only a counter */
+			next_watch = now + hz / 10;
+		}
 		if (o->duration_s > 0 && (double)(now - start) / (double)hz >= o->duration_s)
 			break;
 		if (o->idle_exit_ms == 0)

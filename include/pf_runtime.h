@@ -156,6 +156,14 @@ int pf_runtime_apply_bursts(struct pf_runtime *rt, const struct pf_topo *topo);
 
 /** Sum of packets received from all ports so far. */
 uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);
+
+/**
+ * Log a WARNING for each capacity drop since the last call: a full ring, an
+ * empty mempool or missed frames on a port, a stage's *_full counter: the
+ * first at once, then at most a line a second per resource. The main thread
+ * calls it every 100 ms (app/dropwatch.c).
+ */
+void pf_dropwatch_poll(const struct pf_runtime *rt);
 void pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t);
 
 /** Per-port totals summed across stages. */

@@ -215,10 +215,14 @@ rings:
 """
 
 
-def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None, lossless=False):
+def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None, lossless=False, onset=None):
     """rx (paced @pps) -> xc -> [ring of @ring] -> slow (delay stage, @stall_us
-    per burst) -> tx -> p1, on @n frames of flows_input(). Half a second in,
-    a reload sets `us: 0` (the stall ends). With @lossless the topology sets
+    per burst) -> tx -> p1, on @n frames of flows_input(). Once the stall has
+    done its work -- pipefwd logs the capacity drop @onset (e.g. "ring xc->slow
+    full"), or half a second passed when @onset is None -- a reload sets
+    `us: 0` (the stall ends). Waiting for the log line, not a fixed time, keeps
+    the test true on a busy machine, where the paced input may not fill
+    anything in half a second. With @lossless the topology sets
     runtime.backpressure. Returns (scratch, errors, keys of the input frames,
     the stopped Pipefwd, its stats or None)."""
     sc = Scratch(name)
@@ -240,7 +244,10 @@ def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None, lossless=False):
     if pf.wait_log("running", timeout=30) is None:
         errors.append("pipefwd did not start")
     else:
-        pf.wait_log("no such line", timeout=0.5)           # the stall phase
+        if onset is None:
+            pf.wait_log("no such line", timeout=0.5)       # the stall phase
+        elif pf.wait_log(onset, timeout=60) is None:
+            errors.append(f"no log line '{onset}' within 60 s: the stall never filled it")
         write_topo(0)
         pf.signal(signal.SIGHUP)
         if pf.wait_log(" applied in ", timeout=10) is None:

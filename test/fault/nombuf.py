@@ -31,7 +31,8 @@ POOL = 4096
 def main():
     args = args_parser(__doc__).parse_args()
     sc, errors, keys, pf, st = run_stall(args.pipefwd, "nombuf", N, 8192, PPS, STALL_US,
-                                         env={"PIPEFWD_FAULT_MBUFS": str(POOL)})
+                                         env={"PIPEFWD_FAULT_MBUFS": str(POOL)},
+                                         onset="port p0: mempool empty")
     if "PIPEFWD_FAULT_MBUFS" not in pf.stderr():
         errors.append("the fault hook did not take effect")
     if st is None:

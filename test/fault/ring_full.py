@@ -9,8 +9,9 @@ rx (paced, 50 kpps) -> xc -> [ring of 4096] -> slow (delay stage) -> tx -> p1.
 drops the overflow as ring_full. Mid-stream a reload sets `us: 0` (the stall
 ends) and the rest of the stream must flow without a drop: recovery without
 restart. Checks, all exact:
-  - rx read every frame of the file (the producer kept running: the run took
-    well under the time the stalled consumer would have needed);
+  - rx read every frame of the file and the ring overflowed (the producer
+    kept running instead of waiting for the stalled consumer);
+  - pipefwd logged the full ring (a counter and a log line);
   - ring enqueued + ring_full == what xc sent on that edge; ring_full on the
     ring == ring_full on xc == totals.dropped == input - output;
   - the output is exactly the enqueued frames, per-flow in order, and every
@@ -64,7 +65,8 @@ def main():
     args = ap.parse_args()
     if args.lossless:
         lossless(args)
-    sc, errors, keys, pf, st = run_stall(args.pipefwd, "ring_full", N, 4096, PPS, STALL_US)
+    sc, errors, keys, pf, st = run_stall(args.pipefwd, "ring_full", N, 4096, PPS, STALL_US,
+                                         onset="ring xc->slow full")
     if st is None:
         finish("ring_full", sc, errors, "no stats")
     out = read_pcap(sc.path("out.pcap"))
@@ -82,10 +84,10 @@ def main():
     expect_eq(errors, "overflow: input - output", N - len(out), ring["ring_full"])
     if ring["ring_full"] == 0:
         errors.append("no ring_full: the stall did not fill the ring")
-    # The producer never waited for the consumer: at 1.6 kpps the stalled
-    # consumer alone would have needed N / 1600 s to take every frame.
-    if st["seconds"] > 10:
-        errors.append(f"run took {st['seconds']:.1f} s: did the producer block?")
+    # The producer never waited for the consumer: a producer that blocked on
+    # the full ring would have dropped nothing (ring_full 0, checked above)
+    # and rx would not have read the whole file while the stall lasted. No
+    # wall-clock bound: on a busy machine the run's length says nothing.
     check_flow_order(out, errors)
     last_drop = last_lost(keys, out)
     if last_drop >= N // 2:
