@@ -494,8 +494,12 @@ def report(res):
                 L.append("`%s`, %s: `%s`" % (r["case"], label, shorten(rr["command"])))
     block = BEGIN + "\n" + "\n".join(L) + "\n" + END
     text = open(DOC).read() if os.path.exists(DOC) else "# Benchmarks\n"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    # The end marker that closes *this* block: the first one after the begin
+    # marker (an end marker earlier in the file must not cut the section short).
+    b = text.find(BEGIN)
+    e = text.find(END, b) if b >= 0 else -1
+    if b >= 0 and e >= 0:
+        text = text[:b] + block + text[e + len(END):]
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     with open(DOC, "w") as f:
