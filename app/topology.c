@@ -23,10 +23,13 @@
 static const char *const top_keys[] = { "eal", "ports", "stages", "rings", "lcores", "runtime",
 					NULL };
 static const char *const port_keys[] = { "device", "mac", "ipv4", "rxd", "txd", "max_frame", "mtu",
-					 NULL };
+					 "rss", "offloads", NULL };
+static const char *const rss_words[] = { "symmetric", "device", "off", NULL };
+static const char *const offload_words[] = { "auto", "off", NULL };
+static const char *const hugepage_words[] = { "auto", "on", "off", NULL };
 static const char *const ring_keys[] = { "size", "burst", NULL };
 static const char *const runtime_keys[] = { "mbufs", "mbuf_size", "tx_flush_us", "clock",
-					      "backpressure", NULL };
+					      "backpressure", "hugepages", NULL };
 static const char *const clock_words[] = { "wall", "pcap", NULL };
 
 #define MBUF_CACHE 256
@@ -309,6 +312,7 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		struct pf_port_conf *pc;
 		const char *name = ports->keys[i]->value, *dev;
 		uint32_t u;
+		int w;
 
 		if (t->n_ports >= PF_MAX_PORTS) {
 			pf_node_err(errs, ports->keys[i], "ports: more than %d ports", PF_MAX_PORTS);
@@ -366,6 +370,13 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		if ((v = pf_map_get(pn, "mtu")) != NULL &&
 		    pf_node_u32(v, key_path(kp, sizeof(kp), path, "mtu"), 68, 9004, &u, errs) == 0)
 			pc->mtu = (uint16_t)u;
+		if ((v = pf_map_get(pn, "rss")) != NULL &&
+		    pf_node_enum(v, key_path(kp, sizeof(kp), path, "rss"), rss_words, &w, errs) == 0)
+			pc->rss = (uint8_t)w;
+		if ((v = pf_map_get(pn, "offloads")) != NULL &&
+		    pf_node_enum(v, key_path(kp, sizeof(kp), path, "offloads"), offload_words, &w,
+				 errs) == 0)
+			pc->offloads_off = w == 1;
 		/* The frame limit follows the IP MTU unless max_frame overrides it. */
 		if (pc->max_frame == 0)
 			pc->max_frame = pc->mtu + 14;   /* Ethernet header; +4 when tagged (rx) */
@@ -406,12 +417,6 @@ load_instances(struct pf_topo *t, struct pf_stage_conf *sc, const struct pf_node
 	if (pf_node_u32(v, key_path(kp, sizeof(kp), path, "instances"), 1, PF_MAX_INSTANCES, &n,
 			errs) < 0 || n == 1)
 		return;
-	if (sc->ops->flags & PF_STAGE_SOURCE) {
-		pf_node_err(errs, v,
-			    "%s.instances: a source stage cannot have instances (it reads port queues; add an rx stage per queue to scale rx)",
-			    path);
-		return;
-	}
 	if (strlen(sc->group) + 1 + (n > 10 ? 2 : 1) >= PF_NAME_MAX) {
 		pf_node_err(errs, v, "%s.instances: instance names '%s.%u' would be longer than %d",
 			    path, sc->group, n - 1, PF_NAME_MAX - 1);
@@ -1092,6 +1097,9 @@ load_runtime(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 		t->clock = (enum pf_clock_mode)w;
 	if ((v = pf_map_get(rt, "backpressure")) != NULL)
 		pf_node_bool(v, "runtime.backpressure", &t->backpressure, errs);
+	if ((v = pf_map_get(rt, "hugepages")) != NULL &&
+	    pf_node_enum(v, "runtime.hugepages", hugepage_words, &w, errs) == 0)
+		t->hugepages = (enum pf_hugepages)w;
 }
 
 /* ---- entry points ------------------------------------------------------- */

@@ -27,6 +27,7 @@
 #define PF_MAX_EAL_ARGS 64
 #define PF_MAX_INSTANCES 16      /**< most instances of one stage (instances: N) */
 #define PF_NONE 0xffff
+#define PF_RXQ_MAX 16            /**< rx queues per port pipefwd polls (queue 0..15) */
 
 #define PF_RING_SIZE_DEFAULT 1024
 #define PF_BURST_DEFAULT 32
@@ -50,6 +51,8 @@ struct pf_port_conf {
 	uint8_t ipv4_len;
 	uint32_t pcap_preload;     /**< packets net_pcap infinite_rx preloads */
 	uint16_t port_id;          /**< DPDK port id, set by the runtime */
+	uint8_t rss;               /**< enum pf_rss_mode (pf_portplan.h): symmetric, device, off */
+	bool offloads_off;         /**< `offloads: off`: no rx checksum, no tx fast free */
 };
 
 /**
@@ -112,6 +115,13 @@ struct pf_lcore_conf {
 	uint16_t stages[PF_MAX_STAGES];
 };
 
+/** runtime.hugepages: EAL memory from hugepages or not. */
+enum pf_hugepages {
+	PF_HUGE_AUTO = 0,    /**< hugepages when /proc/meminfo shows free ones, else --no-huge */
+	PF_HUGE_ON,          /**< EAL's default: fail without hugepages */
+	PF_HUGE_OFF,         /**< always --no-huge */
+};
+
 enum pf_clock_mode {
 	PF_CLOCK_WALL = 0,   /**< TSC */
 	PF_CLOCK_PCAP,       /**< packet timestamps drive time (replay tests of aging) */
@@ -144,6 +154,7 @@ struct pf_topo {
 	enum pf_clock_mode clock;
 	/** runtime.backpressure: lossless mode, a stage takes only what its downstream rings hold */
 	bool backpressure;
+	enum pf_hugepages hugepages;     /**< runtime.hugepages */
 };
 
 /**
