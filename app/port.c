@@ -115,6 +115,14 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 	conf.rxmode.offloads = plan.rx_offloads;
 	conf.txmode.offloads = plan.tx_offloads;
 	rc = rte_eth_dev_configure(pid, plan.n_rxq, plan.n_txq, &conf);
+	if (rc < 0 && plan.n_rxq != plan.n_txq &&
+	    RTE_MAX(plan.n_rxq, plan.n_txq) <= RTE_MIN(info.max_rx_queues, info.max_tx_queues)) {
+		/* Some devices (net_tap) pair queues: give them as many of each. */
+		plan.n_rxq = plan.n_txq = RTE_MAX(plan.n_rxq, plan.n_txq);
+		PF_LOG(INFO, "port %s: configuring %u rx and %u tx queues (the device pairs them)",
+		       pc->name, plan.n_rxq, plan.n_txq);
+		rc = rte_eth_dev_configure(pid, plan.n_rxq, plan.n_txq, &conf);
+	}
 	if (rc < 0)
 		return pf_node_err(errs, pc->node, "ports.%s: configure failed: %s", pc->name,
 				   strerror(-rc));
