@@ -130,6 +130,18 @@ def tel(sock_path, cmd):
     return r[cmd.split(",")[0]]
 
 
+def stop(proc, errors):
+    """SIGINT, then the rest of pipefwd's output (killed after 20 s)."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        rest, _ = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rest, _ = proc.communicate()
+        errors.append("pipefwd did not stop within 20 s of SIGINT")
+    return rest
+
+
 def run_config(pipefwd, errors):
     tmp = tempfile.mkdtemp(prefix="pf-mq-")
     topo, stats = os.path.join(tmp, "mq.yaml"), os.path.join(tmp, "stats.json")
@@ -154,13 +166,7 @@ def run_config(pipefwd, errors):
     except (OSError, ValueError, KeyError) as e:
         errors.append("telemetry: %r" % e)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            out, _ = proc.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-            errors.append("pipefwd did not stop within 20 s of SIGINT")
+        out = stop(proc, errors)
         shutil.rmtree(rundir, ignore_errors=True)
     expect_log = [
         r"port p0 \(net_null, socket \d+\): rxq 2 txq 2 rss\(ipv4 ipv4-tcp ipv4-udp ipv6 "
@@ -260,14 +266,7 @@ def run_tap(pipefwd, errors):
         if recv is not None and recv.poll() is None:
             recv.kill()
         if proc is not None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                rest, _ = proc.communicate(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                rest, _ = proc.communicate()
-                errors.append("pipefwd did not stop within 20 s of SIGINT")
-            out += rest
+            out += stop(proc, errors)
             if proc.returncode != 0:
                 errors.append("pipefwd exited %s" % proc.returncode)
             if re.search(r"unaccounted 0 \(ok\)", out) is None:
