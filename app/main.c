@@ -27,6 +27,7 @@
 #include "pf_hugepages.h"
 #include "pf_log.h"
 #include "pf_notify.h"
+#include "pf_numa.h"
 #include "pf_reload.h"
 #include "pf_runtime.h"
 #include "pf_stage.h"
@@ -349,6 +350,7 @@ main(int argc, char **argv)
 	}
 	if (o.check) {
 		pf_topo_describe(topo, stdout);
+		pf_numa_check(topo, "/sys", stderr);
 		pf_topo_free(topo);
 		return 0;
 	}

@@ -4,7 +4,8 @@
  * with and without RSS, with and without checksum offload, fast free only
  * where it is safe; the symmetric key really is symmetric; the redirection
  * table is even. And runtime.hugepages (include/pf_hugepages.h) on fake
- * /proc files. No EAL: both are pure functions.
+ * /proc files, and --check's NUMA warnings on a fake sysfs. No EAL: all
+ * are pure functions.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <rte_thash.h>
 
 #include "pf_hugepages.h"
+#include "pf_numa.h"
 #include "pf_portplan.h"
 #include "pf_test.h"
 
@@ -325,6 +327,86 @@ test_hugepages(void **state)
 	assert_true(d.huge && !d.add_nohuge);
 }
 
+/* ---- --check's NUMA warnings on a fake two-socket sysfs ----------------- */
+
+static void
+mkdirs(const char *root, const char *rel)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void
+test_numa_check(void **state)
+{
+	static const char topo_text[] =
+		"eal: [-l, 0-3, --no-huge]\n"
+		"ports:\n"
+		"  p0: { device: \"0000:03:00.0\" }\n"
+		"  p1: { device: \"81:00.0\" }\n"
+		"  p2: { device: net_null0 }\n"
+		"stages:\n"
+		"  rx: { type: rx, ports: [p0, p1, p2], next: tx }\n"
+		"  tx: { type: tx, ports: [p0, p1, p2] }\n"
+		"lcores:\n"
+		"  2: [rx]\n"
+		"  3: [tx]\n";
+	char root[] = "/tmp/pf_sys_XXXXXX", path[256], cmd[300], *buf = NULL;
+	struct pf_errs errs = { 0 };
+	struct pf_topo *topo = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	mkdirs(root, "devices/system/cpu/cpu0/node0");
+	mkdirs(root, "devices/system/cpu/cpu1/node0");
+	mkdirs(root, "devices/system/cpu/cpu2/node1");
+	mkdirs(root, "devices/system/cpu/cpu3/node1");
+	mkdirs(root, "bus/pci/devices/0000:03:00.0");
+	mkdirs(root, "bus/pci/devices/0000:81:00.0");
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:03:00.0/numa_node", root);
+	write_file(path, "0\n");
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:81:00.0/numa_node", root);
+	write_file(path, "1\n");
+	assert_int_equal(pf_topo_load_string("numa.yaml", topo_text, &topo, &errs), 0);
+	/* rx (lcore 2, socket 1) polls p0 on socket 0; p1 is local; p2 a vdev. */
+	out = open_memstream(&buf, &len);
+	assert_int_equal(pf_numa_check(topo, root, out), 1);
+	fclose(out);
+	assert_non_null(strstr(buf, "stage rx on lcore 2 (socket 1) polls port p0 on socket 0"));
+	free(buf);
+	pf_topo_free(topo);
+	/* tx moved to lcore 1 (socket 0): the ring rx->tx crosses too. */
+	topo = NULL;
+	{
+		char moved[sizeof(topo_text)];
+
+		memcpy(moved, topo_text, sizeof(moved));
+		*strstr(moved, "3: [tx]") = '1';
+		assert_int_equal(pf_topo_load_string("numa.yaml", moved, &topo, &errs), 0);
+	}
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	assert_int_equal(pf_numa_check(topo, root, out), 2);
+	fclose(out);
+	assert_non_null(strstr(buf, "ring rx->tx crosses sockets (rx on socket 1, tx on socket 0)"));
+	free(buf);
+	pf_topo_free(topo);
+	/* Floating lcores (no -l): nothing is known, nothing warns. */
+	topo = NULL;
+	assert_int_equal(pf_topo_load_string("numa.yaml", topo_text + strlen("eal: [-l, 0-3, --no-huge]\n"),
+					     &topo, &errs), 0);
+	out = fopen("/dev/null", "w");
+	assert_int_equal(pf_numa_check(topo, root, out), 0);
+	fclose(out);
+	pf_topo_free(topo);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int
 main(void)
 {
@@ -338,6 +420,7 @@ main(void)
 		cmocka_unit_test(test_symmetric_key),
 		cmocka_unit_test(test_reta_even),
 		cmocka_unit_test(test_hugepages),
+		cmocka_unit_test(test_numa_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
