@@ -23,7 +23,9 @@ pf_port_plan(const struct rte_eth_dev_info *info, const struct pf_port_want *wan
 	if (nrx > 1) {
 		uint64_t hf = PF_RSS_HF & info->flow_type_rss_offloads;
 
-		if (want->rss == PF_RSS_OFF || hf == 0) {
+		if (want->rss == PF_RSS_EXTERNAL) {
+			/* The device decides which queue gets what: nothing to hash. */
+		} else if (want->rss == PF_RSS_OFF || hf == 0) {
 			/* Without a hash the device delivers everything on queue 0. */
 			snprintf(plan->note, sizeof(plan->note),
 				 "%s: %u rx queues asked, 1 configured (rx stages reading queue 1 and up get nothing from it)",

@@ -108,7 +108,10 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 		if (to == PF_NONE)
 			continue;
 		n_inst = rt->topo->stages[to].n_instances;
-		if (n_inst <= 1) {
+		if (n_inst <= 1 || (sc->affine && n_inst == sc->n_instances)) {
+			/* Affine: this instance's queue already holds whole flows. */
+			if (n_inst > 1)
+				to = (uint16_t)(to + sc->instance);
 			rs->out[e] = &rt->rings[pf_topo_ring_index(rt->topo, s, to)];
 			out_add(rs, rs->out[e]);
 			continue;

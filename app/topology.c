@@ -24,7 +24,7 @@ static const char *const top_keys[] = { "eal", "ports", "stages", "rings", "lcor
 					NULL };
 static const char *const port_keys[] = { "device", "mac", "ipv4", "rxd", "txd", "max_frame", "mtu",
 					 "rss", "offloads", NULL };
-static const char *const rss_words[] = { "symmetric", "device", "off", NULL };
+static const char *const rss_words[] = { "symmetric", "device", "off", "external", NULL };
 static const char *const offload_words[] = { "auto", "off", NULL };
 static const char *const hugepage_words[] = { "auto", "on", "off", NULL };
 static const char *const ring_keys[] = { "size", "burst", NULL };
@@ -709,6 +709,41 @@ ring_group_name(const struct pf_topo *t, const struct pf_ring_conf *rc, char *bu
 	return buf;
 }
 
+/*
+ * rx `affine: true` carries on down the pipeline: a stage with N instances
+ * fed only by affine stages of N instances is affine too, so instance k of
+ * every stage after an affine rx stays on instance k (one lcore, no fan-out).
+ */
+static void
+propagate_affine(struct pf_topo *t)
+{
+	bool changed = true;
+	uint16_t s, r;
+
+	while (changed) {
+		changed = false;
+		for (s = 0; s < t->n_stages; s++) {
+			struct pf_stage_conf *sc = &t->stages[s];
+			bool all = sc->n_instances > 1, any = false;
+
+			if (sc->affine)
+				continue;
+			for (r = 0; all && r < t->n_rings; r++) {
+				const struct pf_stage_conf *from = &t->stages[t->rings[r].from];
+
+				if (t->rings[r].to != s)
+					continue;
+				any = true;
+				all = from->affine && from->n_instances == sc->n_instances;
+			}
+			if (all && any) {
+				sc->affine = true;
+				changed = true;
+			}
+		}
+	}
+}
+
 static void
 build_rings(struct pf_topo *t, const struct pf_node *rings, struct pf_errs *errs)
 {
@@ -1170,6 +1205,7 @@ topo_load(const char *path, const char *text, size_t len, struct pf_topo **out,
 	wire_errs = errs->n - wire_errs;
 	build_rings(t, rings, errs);
 	parse_stage_params(t, errs);
+	propagate_affine(t);
 	check_graph(t, wire_errs == 0, errs);
 	load_lcores(t, pf_map_get(root, "lcores"), errs);
 	check_port_use(t, errs);

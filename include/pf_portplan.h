@@ -21,6 +21,8 @@ enum pf_rss_mode {
 	PF_RSS_SYMMETRIC = 0,  /**< default: 0x6d5a key, both directions of a flow on one queue */
 	PF_RSS_DEVICE,         /**< the device's own key (not symmetric) */
 	PF_RSS_OFF,            /**< no RSS: one rx queue */
+	PF_RSS_EXTERNAL,       /**< no hash, keep the queues: the device fills them itself
+				    (net_pcap: one rx_pcap per queue; test devices) */
 };
 
 /** The hash types pipefwd asks for: IPv4/IPv6, TCP/UDP ports included. */

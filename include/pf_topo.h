@@ -93,6 +93,9 @@ struct pf_stage_conf {
 	uint16_t n_rx_ports;
 	uint16_t rx_ports[PF_MAX_PORTS];
 	uint16_t rx_queue;               /**< the rx queue polled on every rx port */
+	/** rx `affine: true`: instance k feeds instance k of a next stage with as many
+	 *  instances (RSS already spread the flows), no flow-hash fan-out */
+	bool affine;
 	uint16_t n_tx_ports;
 	uint16_t tx_ports[PF_MAX_PORTS];
 	uint16_t tx_queue[PF_MAX_PORTS]; /**< tx queue per tx port, assigned by the topology */

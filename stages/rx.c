@@ -6,7 +6,8 @@
  *   ...), see foreach_rx_ctr; info: rx_runt, vlan_tagged, ip4_options_seen.
  * Params: ports (list, required), queue (rx queue on every port, default 0;
  *   with instances: N, instance k reads queue + k), queues (explicit list, one
- *   queue per instance),
+ *   queue per instance), affine (instance k feeds instance k of the next stages:
+ *   RSS already spread the flows),
  *   pace_pps (replay pacing: at most this many packets per second, 0 = off),
  *   fast_path (default true; false runs every frame through the full parser).
  *
@@ -68,7 +69,8 @@ PF_CTR_DESCS(rx, foreach_rx_ctr);
 
 enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER, RX_EDGE_MAX };
 static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other" };
-static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "fast_path", NULL };
+static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "fast_path",
+				       "affine", NULL };
 
 /* The fast path reads the first 60 bytes without checking each length. */
 #define RX_FAST_MIN_LEN 60
@@ -178,6 +180,9 @@ rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 	sc->cfg = cfg;
 	if ((v = pf_map_get(sc->node, "pace_pps")) != NULL &&
 	    pf_node_u32(v, "pace_pps", 0, 1000000000, &cfg->pace_pps, errs) < 0)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "stages.%s.affine", sc->name);
+	if ((v = pf_map_get(sc->node, "affine")) != NULL && pf_node_bool(v, path, &sc->affine, errs) < 0)
 		return -EINVAL;
 	if ((v = pf_map_get(sc->node, "fast_path")) != NULL) {
 		bool fast;

@@ -17,7 +17,8 @@ packets, through pipefwd (lpm, rx with `instances: 2` on two lcores) to host
 B over net_tap ports with two queues each (the kernel spreads flows over a
 tap's queues by flow hash). Checks: both rx instances receive, every flow
 arrives at B in its own order (sequence numbers strictly increase), no flow
-is lost whole, and pipefwd's accounting is exact at SIGINT. Needs root and
+is lost whole, and pipefwd's accounting is exact at SIGINT. tap-affine: the
+same with `affine: true` and lpm instances: rx.k feeds lpm.k only. Needs root and
 ip (skipped, exit 77, without). Namespaces are named PF_NETNS_PREFIX (env,
 default "pfmq") + a/b and deleted at the end; traffic never leaves them.
 """
@@ -78,6 +79,11 @@ lcores:
   1: [rx.0, lpm, tx]
   2: [rx.1]
 """
+
+# affine: rx.k feeds lpm.k on its own lcore (the tap's queues hold whole flows).
+TAP_AFFINE = TAP_TOPO.replace("instances: 2, next:", "instances: 2, affine: true, next:").replace(
+    "    type: lpm\n", "    type: lpm\n    instances: 2\n").replace(
+    "  1: [rx.0, lpm, tx]\n  2: [rx.1]\n", "  1: [rx.0, lpm.0, tx]\n  2: [rx.1, lpm.1]\n")
 
 # Host A: FLOWS sockets (one source port each), PER_FLOW numbered datagrams
 # per flow, interleaved, paced a little so the taps' queues do not overflow.
@@ -221,15 +227,29 @@ def check_order(got, errors):
     return sum(count.values())
 
 
-def run_tap(pipefwd, errors):
+def check_affine(rings, errors):
+    """rx.k -> lpm.k carried the traffic; the crossed pairs carried nothing."""
+    def moved(name):
+        r = rings.get(name, {})
+        return r.get("enqueued", 0) + r.get("direct", 0)
+    for k in (0, 1):
+        if moved("rx.%d->lpm.%d" % (k, k)) == 0:
+            errors.append("affine: rx.%d->lpm.%d carried nothing" % (k, k))
+        if moved("rx.%d->lpm.%d" % (k, 1 - k)) != 0:
+            errors.append("affine: rx.%d->lpm.%d carried %d packets" %
+                          (k, 1 - k, moved("rx.%d->lpm.%d" % (k, 1 - k))))
+
+
+def run_tap(pipefwd, errors, affine=False):
     router.NS = {"a": PFX + "a", "b": PFX + "b"}
     router.TAP = {"a": PFX + "t0", "b": PFX + "t1"}
     tmp = tempfile.mkdtemp(prefix="pf-mq-")
     topo, stats = os.path.join(tmp, "mq.yaml"), os.path.join(tmp, "stats.json")
     prefix = TAG + "_tap"
     with open(topo, "w") as f:
-        f.write(TAP_TOPO.format(ta=router.TAP["a"], tb=router.TAP["b"],
-                                ma=router.HOST_MAC["a"], mb=router.HOST_MAC["b"]))
+        text = TAP_AFFINE if affine else TAP_TOPO
+        f.write(text.format(ta=router.TAP["a"], tb=router.TAP["b"],
+                            ma=router.HOST_MAC["a"], mb=router.HOST_MAC["b"]))
     router.cleanup()
     proc = recv = None
     out, got = "", []
@@ -282,8 +302,10 @@ def run_tap(pipefwd, errors):
         errors.append("host B received nothing")
     try:
         with open(stats) as f:
-            st = json.load(f)["stages"]
-        per = {s: st.get(s, {}).get("packets", 0) for s in ("rx.0", "rx.1")}
+            st = json.load(f)
+        per = {s: st["stages"].get(s, {}).get("packets", 0) for s in ("rx.0", "rx.1")}
+        if affine:
+            check_affine(st["rings"], errors)
         print("tap: %d of %d datagrams at B in order; rx.0 %d, rx.1 %d packets" %
               (n, FLOWS * PER_FLOW, per["rx.0"], per["rx.1"]))
         # Each instance must carry a real share of the flows, not a stray ARP.
@@ -301,7 +323,7 @@ def run_tap(pipefwd, errors):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pipefwd", required=True)
-    ap.add_argument("part", choices=("config", "tap"))
+    ap.add_argument("part", choices=("config", "tap", "tap-affine"))
     args = ap.parse_args()
     errors = []
     if args.part == "config":
@@ -310,7 +332,7 @@ def main():
         if os.geteuid() != 0 or shutil.which("ip") is None:
             print("SKIP: needs root and ip")
             return 77
-        run_tap(args.pipefwd, errors)
+        run_tap(args.pipefwd, errors, affine=args.part == "tap-affine")
     for e in errors[:40]:
         print("FAIL:", e)
     if errors:

@@ -134,6 +134,12 @@ test_rss_modes(void **state)
 	assert_int_equal(p.n_rxq, 1);
 	assert_true(p.rss_hf == 0);
 	assert_non_null(strstr(p.note, "rss: off"));
+	/* external: the device fills its queues itself (net_pcap files): keep them, no hash. */
+	info = plain();
+	w.rss = PF_RSS_EXTERNAL;
+	assert_int_equal(pf_port_plan(&info, &w, &p), 0);
+	assert_true(p.n_rxq == 2 && p.rss_hf == 0 && p.note[0] == '\0');
+	info = nic();
 	/* One queue wanted: no RSS at all, nothing to say. */
 	w = want2;
 	w.n_rxq = 1;
