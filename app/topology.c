@@ -713,6 +713,7 @@ ring_group_name(const struct pf_topo *t, const struct pf_ring_conf *rc, char *bu
  * rx `affine: true` carries on down the pipeline: a stage with N instances
  * fed only by affine stages of N instances is affine too, so instance k of
  * every stage after an affine rx stays on instance k (one lcore, no fan-out).
+ * Inputs from single stages (icmp) do not count: they fan out by flow hash.
  */
 static void
 propagate_affine(struct pf_topo *t)
@@ -733,6 +734,9 @@ propagate_affine(struct pf_topo *t)
 
 				if (t->rings[r].to != s)
 					continue;
+				/* A single producer (icmp, a slow path) picks by flow hash anyway. */
+				if (from->n_instances == 1)
+					continue;
 				any = true;
 				all = from->affine && from->n_instances == sc->n_instances;
 			}
@@ -742,6 +746,16 @@ propagate_affine(struct pf_topo *t)
 			}
 		}
 	}
+}
+
+/* A ring between different instances of affine stages: it exists, never carries. */
+static bool
+ring_unused(const struct pf_topo *t, uint16_t r)
+{
+	const struct pf_stage_conf *a = &t->stages[t->rings[r].from];
+	const struct pf_stage_conf *b = &t->stages[t->rings[r].to];
+
+	return a->affine && b->n_instances == a->n_instances && a->instance != b->instance;
 }
 
 static void
@@ -1082,7 +1096,8 @@ size_mempool(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 	uint16_t i;
 
 	for (i = 0; i < t->n_rings; i++)
-		rings += t->rings[i].size - 1;
+		if (!ring_unused(t, i))
+			rings += t->rings[i].size - 1;
 	for (i = 0; i < t->n_ports; i++) {
 		rxd += (uint64_t)t->ports[i].rxd * t->ports[i].n_rxq;
 		txd += (uint64_t)t->ports[i].txd * t->ports[i].n_txq;
@@ -1241,8 +1256,9 @@ pf_topo_describe(const struct pf_topo *t, FILE *out)
 		t->file, t->n_ports, t->n_stages, t->n_rings, t->n_lcores, t->mbufs,
 		t->mbufs_required);
 	for (i = 0; i < t->n_rings; i++)
-		fprintf(out, "  ring %-24s size %-6u burst %u\n", t->rings[i].name, t->rings[i].size,
-			t->rings[i].burst);
+		fprintf(out, "  ring %-24s size %-6u burst %u%s\n", t->rings[i].name,
+			t->rings[i].size, t->rings[i].burst,
+			ring_unused(t, i) ? "  (unused: affine)" : "");
 	if (t->backpressure)
 		fprintf(out, "  lossless: runtime.backpressure (stages take only what their rings hold)\n");
 	for (i = 0; i < t->n_lcores; i++) {
