@@ -67,9 +67,13 @@ def run(pipefwd, tmp, name, nq, secs, pcap):
     js = os.path.join(tmp, name + ".json")
     with open(topo, "w") as f:
         f.write(HEAD.format(dev=dev) + LAYOUTS[name][1])
+    prefix = "rxq%d_%s" % (os.getpid(), name)
     subprocess.run([pipefwd, "-q", "-d", str(secs), "-j", js, topo, "--",
-                    "--file-prefix=rxq%d_%s" % (os.getpid(), name)],
+                    "--file-prefix=" + prefix],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # EAL leaves its runtime dir behind.
+    subprocess.run(["rm", "-rf", ("/var/run/dpdk/" if os.geteuid() == 0 else
+                                  os.environ.get("XDG_RUNTIME_DIR", "/tmp") + "/dpdk/") + prefix])
     with open(js) as f:
         st = json.load(f)
     tx = st["totals"]["tx"]
