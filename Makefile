@@ -15,8 +15,9 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
+# HUGE=1: the hugepage path (needs free hugepages on a mounted hugetlbfs; docs/deploy.md).
 run: build
-	@scripts/run-default.sh $(BUILD)
+	@scripts/run-default.sh $(BUILD) $(if $(HUGE),--huge)
 
 # DESTDIR=/tmp/stage make install stages it; PREFIX is meson's --prefix (set at setup).
 install: build

@@ -37,6 +37,18 @@ pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port)
 }
 
 uint64_t
+pf_runtime_port_rxq(const struct pf_runtime *rt, uint16_t port, uint16_t q)
+{
+	uint64_t v = 0;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		if (rt->stages[i]->conf->rx_queue == q)
+			v += rt->stages[i]->port_rx[port];
+	return v;
+}
+
+uint64_t
 pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port)
 {
 	uint64_t v = 0;

@@ -25,8 +25,10 @@
 #include <rte_version.h>
 
 #include "pf_capture.h"
+#include "pf_hugepages.h"
 #include "pf_log.h"
 #include "pf_notify.h"
+#include "pf_numa.h"
 #include "pf_reload.h"
 #include "pf_runtime.h"
 #include "pf_stage.h"
@@ -191,6 +193,26 @@ parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+static struct pf_huge_decision huge;
+
+/* runtime.hugepages: --no-huge (and -m) when hugepages are off or absent. */
+static int
+add_mem_args(const struct pf_topo *t, char **argv, int argc)
+{
+	struct pf_huge_info hi;
+
+	if (pf_huge_read("/proc/meminfo", "/proc/mounts", &hi) < 0)
+		memset(&hi, 0, sizeof(hi));
+	pf_huge_decide(t->hugepages, &hi, argv + 1, argc - 1, &huge);
+	if (huge.add_nohuge)
+		argv[argc++] = (char *)"--no-huge";
+	if (huge.add_mem) {
+		argv[argc++] = (char *)"-m";
+		argv[argc++] = huge.mem_arg;
+	}
+	return argc;
+}
+
 /* argv for rte_eal_init: topology eal list, derived lcores, command-line extras. */
 static int
 build_eal_argv(const struct pf_topo *t, const struct options *o, char **argv, int max,
@@ -218,8 +240,9 @@ build_eal_argv(const struct pf_topo *t, const struct options *o, char **argv, in
 	}
 	if (!has_prefix)
 		argv[argc++] = (char *)"--file-prefix=pipefwd";
-	for (i = 0; i < o->eal_extra_argc && argc < max - 1; i++)
+	for (i = 0; i < o->eal_extra_argc && argc < max - 4; i++)
 		argv[argc++] = o->eal_extra_argv[i];
+	argc = add_mem_args(t, argv, argc);
 	argv[argc] = NULL;
 	return argc;
 }
@@ -360,6 +383,7 @@ main(int argc, char **argv)
 	}
 	if (o.check) {
 		pf_topo_describe(topo, stdout);
+		pf_numa_check(topo, "/sys", stderr);
 		pf_topo_free(topo);
 		return 0;
 	}
@@ -389,6 +413,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	pf_log_init();
+	PF_LOG(INFO, "%s", huge.why);
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
 		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	if (pf_runtime_create(&rt, topo, &errs) < 0) {

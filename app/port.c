@@ -10,17 +10,62 @@
 #include <rte_ethdev.h>
 
 #include "pf_log.h"
+#include "pf_portplan.h"
 #include "rt_internal.h"
 
-int
-pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs)
+/*
+ * Mbuf fast free needs every mbuf sent on the port to come from one pool
+ * with refcnt 1. The tx stage sends flooded frames (l2fib) as one mbuf with
+ * a reference per port, so any topology with a replicating stage keeps the
+ * normal free. Capture copies into its own pool and never sends.
+ */
+static bool
+port_fast_free_ok(const struct pf_runtime *rt)
 {
-	struct rte_eth_conf conf = { 0 };
-	struct rte_eth_dev_info info;
-	struct rte_ether_addr mac;
+	uint16_t s;
+
+	if (rt->n_pools > 1)
+		return false;
+	for (s = 0; s < rt->topo->n_stages; s++)
+		if (rt->topo->stages[s].ops != NULL &&
+		    strcmp(rt->topo->stages[s].ops->type, "l2fib") == 0)
+			return false;
+	return true;
+}
+
+/* Spread the hash space evenly over the rx queues (devices default to it, not all do). */
+static void
+port_reta_set(uint16_t pid, const struct pf_port_conf *pc, const struct pf_port_plan *plan)
+{
+	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
+	int rc;
+
+	if (plan->rss_hf == 0 || plan->n_rxq < 2)
+		return;
+	if (plan->reta_size == 0 || plan->reta_size > RTE_ETH_RSS_RETA_SIZE_512) {
+		PF_LOG(INFO, "port %s: redirection table not settable (size %u): device default",
+		       pc->name, plan->reta_size);
+		return;
+	}
+	memset(reta, 0, sizeof(reta));
+	pf_port_reta_fill(reta, plan->reta_size, plan->n_rxq);
+	rc = rte_eth_dev_rss_reta_update(pid, reta, plan->reta_size);
+	if (rc < 0)
+		PF_LOG(WARNING, "port %s: redirection table update failed (%s): device default",
+		       pc->name, strerror(-rc));
+}
+
+/*
+ * Create the port's device and find its ethdev; make sure the mbuf pool of
+ * its socket exists (pf_rt_pool_for), so every pool is there before any
+ * port decides on fast free.
+ */
+int
+pf_rt_port_probe(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs)
+{
 	char name[RTE_ETH_NAME_MAX_LEN];
 	const char *comma = strchr(pc->device, ',');
-	uint16_t pid, q, nrx = RTE_MAX(pc->n_rxq, 1), ntx = RTE_MAX(pc->n_txq, 1);
+	uint16_t pid;
 	int rc;
 
 	size_t name_len = comma != NULL ? (size_t)(comma - pc->device) : strlen(pc->device);
@@ -34,29 +79,72 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 	if (rte_eth_dev_get_port_by_name(name, &pid) != 0)
 		return pf_node_err(errs, pc->node, "ports.%s: no ethdev named '%s'", pc->name, name);
 	pc->port_id = pid;
+	pf_rt_pool_for(rt, rte_eth_dev_socket_id(pid));
+	return 0;
+}
+
+int
+pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	struct pf_port_plan plan;
+	struct pf_port_want want = { .n_rxq = pc->n_rxq, .n_txq = pc->n_txq, .rss = pc->rss,
+				     .offloads = !pc->offloads_off };
+	char desc[256];
+	uint16_t pid = pc->port_id, q;
+	int rc, socket;
+
 	if (rte_eth_dev_info_get(pid, &info) != 0)
 		return pf_node_err(errs, pc->node, "ports.%s: cannot read device info", pc->name);
-	if (nrx > info.max_rx_queues || ntx > info.max_tx_queues)
+	want.fast_free_ok = port_fast_free_ok(rt);
+	if (pf_port_plan(&info, &want, &plan) < 0)
 		return pf_node_err(errs, pc->node,
 				   "ports.%s: needs %u rx / %u tx queues, device has %u / %u",
-				   pc->name, nrx, ntx, info.max_rx_queues, info.max_tx_queues);
-	rc = rte_eth_dev_configure(pid, nrx, ntx, &conf);
+				   pc->name, RTE_MAX(want.n_rxq, 1), RTE_MAX(want.n_txq, 1),
+				   info.max_rx_queues, info.max_tx_queues);
+	if (plan.note[0] != '\0')
+		PF_LOG(WARNING, "port %s: %s", pc->name, plan.note);
+	if (plan.rss_hf != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = plan.rss_hf;
+		conf.rx_adv_conf.rss_conf.rss_key = plan.rss_key_len != 0 ? plan.rss_key : NULL;
+		conf.rx_adv_conf.rss_conf.rss_key_len = plan.rss_key_len;
+	}
+	conf.rxmode.offloads = plan.rx_offloads;
+	conf.txmode.offloads = plan.tx_offloads;
+	rc = rte_eth_dev_configure(pid, plan.n_rxq, plan.n_txq, &conf);
+	if (rc < 0 && plan.n_rxq != plan.n_txq &&
+	    RTE_MAX(plan.n_rxq, plan.n_txq) <= RTE_MIN(info.max_rx_queues, info.max_tx_queues)) {
+		/* Some devices (net_tap) pair queues: give them as many of each. */
+		plan.n_rxq = plan.n_txq = RTE_MAX(plan.n_rxq, plan.n_txq);
+		PF_LOG(INFO, "port %s: configuring %u rx and %u tx queues (the device pairs them)",
+		       pc->name, plan.n_rxq, plan.n_txq);
+		rc = rte_eth_dev_configure(pid, plan.n_rxq, plan.n_txq, &conf);
+	}
 	if (rc < 0)
 		return pf_node_err(errs, pc->node, "ports.%s: configure failed: %s", pc->name,
 				   strerror(-rc));
-	for (q = 0; q < nrx; q++) {
-		rc = rte_eth_rx_queue_setup(pid, q, pc->rxd, rte_eth_dev_socket_id(pid), NULL,
-					    rt->pool);
+	socket = rte_eth_dev_socket_id(pid);
+	for (q = 0; q < plan.n_rxq; q++) {
+		/* The pool of the port's socket: rx writes into memory local to the NIC. */
+		rc = rte_eth_rx_queue_setup(pid, q, pc->rxd, socket, NULL, pf_rt_pool_for(rt, socket));
 		if (rc < 0)
 			return pf_node_err(errs, pc->node, "ports.%s: rx queue %u: %s", pc->name, q,
 					   strerror(-rc));
 	}
-	for (q = 0; q < ntx; q++) {
-		rc = rte_eth_tx_queue_setup(pid, q, pc->txd, rte_eth_dev_socket_id(pid), NULL);
+	for (q = 0; q < plan.n_txq; q++) {
+		rc = rte_eth_tx_queue_setup(pid, q, pc->txd, socket, NULL);
 		if (rc < 0)
 			return pf_node_err(errs, pc->node, "ports.%s: tx queue %u: %s", pc->name, q,
 					   strerror(-rc));
 	}
+	port_reta_set(pid, pc, &plan);
+	/* rx classifies from the header bytes it reads anyway: no PMD ptype parsing. */
+	rte_eth_dev_set_ptypes(pid, RTE_PTYPE_UNKNOWN, NULL, 0);
+	pf_port_plan_describe(&plan, desc, sizeof(desc));
+	PF_LOG(INFO, "port %s (%s, socket %d): %s", pc->name, info.driver_name, socket, desc);
 	if (pc->has_mac) {
 		memcpy(mac.addr_bytes, pc->mac, 6);
 		/* Not every vdev can change its MAC; pipefwd uses pc->mac either way. */

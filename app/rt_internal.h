@@ -14,9 +14,13 @@
 
 #include "pf_runtime.h"
 
-/* port.c */
+/* port.c: probe every port first (its socket's pool is made), then set each up. */
+int pf_rt_port_probe(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs);
 int pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs);
 void pf_rt_close_ports(struct pf_runtime *rt);
+
+/* runtime.c: the mbuf pool of a NUMA socket (created on first use). */
+struct rte_mempool *pf_rt_pool_for(struct pf_runtime *rt, int socket);
 
 /*
  * edge.c: run one burst through @p rs on lcore @p me, the clock having

@@ -28,6 +28,45 @@
 #define MBUF_CACHE 256
 
 /* ---- building ----------------------------------------------------------- */
+
+/*
+ * The mbuf pool of NUMA socket @p socket, created on first use with the
+ * topology's size: a port's rx queues fill the pool of the port's socket.
+ * A socket without memory (or SOCKET_ID_ANY, a vdev) gets the main pool.
+ */
+struct rte_mempool *
+pf_rt_pool_for(struct pf_runtime *rt, int socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *mp;
+
+	if (socket < 0 || socket >= RTE_MAX_NUMA_NODES)
+		return rt->pool;
+	if (rt->pools[socket] != NULL)
+		return rt->pools[socket];
+	snprintf(name, sizeof(name), "pf_mbufs_s%d", socket);
+	mp = rte_pktmbuf_pool_create(name, rt->pool->size, MBUF_CACHE, 0, rt->topo->mbuf_data_size,
+				     socket);
+	if (mp == NULL) {
+		PF_LOG(WARNING, "no mbuf pool on socket %d (%s): its ports use socket %d's",
+		       socket, rte_strerror(rte_errno), rt->pool->socket_id);
+		rt->pools[socket] = rt->pool;
+		return rt->pool;
+	}
+	PF_LOG(INFO, "mempool: %u mbufs on socket %d for its ports", rt->pool->size, socket);
+	rt->pools[socket] = mp;
+	rt->n_pools++;
+	return mp;
+}
+
+/* A ring lives on the socket of the lcore that dequeues from it. */
+static int
+ring_socket(const struct pf_topo *topo, const struct pf_ring_conf *rc)
+{
+	int lc = topo->stages[rc->to].lcore;
+
+	return lc >= 0 ? (int)rte_lcore_to_socket_id((unsigned int)lc) : (int)rte_socket_id();
+}
 /* Note @p r among @p rs's distinct output rings (lossless room checks). */
 static void
 out_add(struct pf_rt_stage *rs, struct pf_rt_ring *r)
@@ -69,7 +108,10 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 		if (to == PF_NONE)
 			continue;
 		n_inst = rt->topo->stages[to].n_instances;
-		if (n_inst <= 1) {
+		if (n_inst <= 1 || (sc->affine && n_inst == sc->n_instances)) {
+			/* Affine: this instance's queue already holds whole flows. */
+			if (n_inst > 1)
+				to = (uint16_t)(to + sc->instance);
 			rs->out[e] = &rt->rings[pf_topo_ring_index(rt->topo, s, to)];
 			out_add(rs, rs->out[e]);
 			continue;
@@ -125,6 +167,11 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 	}
 	PF_LOG(INFO, "mempool: %u mbufs of %u bytes (%u required by the topology)", topo->mbufs,
 	       topo->mbuf_data_size, topo->mbufs_required);
+	rt->pools[rt->pool->socket_id] = rt->pool;
+	rt->n_pools = 1;
+	for (i = 0; i < topo->n_ports; i++)
+		if (pf_rt_port_probe(rt, &topo->ports[i], errs) < 0)
+			goto fail;
 	for (i = 0; i < topo->n_ports; i++)
 		if (pf_rt_port_setup(rt, &topo->ports[i], errs) < 0)
 			goto fail;
@@ -138,8 +185,11 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		rt->rings[i].conf = rc_;
 		rt->rings[i].to = &rt->rts[rc_->to];
 		rt->rings[i].burst = rc_->burst;
-		rt->rings[i].ring = rte_ring_create(name, rc_->size, rte_socket_id(),
+		rt->rings[i].ring = rte_ring_create(name, rc_->size, ring_socket(topo, rc_),
 						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (rt->rings[i].ring == NULL)   /* no memory on that socket (--no-huge) */
+			rt->rings[i].ring = rte_ring_create(name, rc_->size, SOCKET_ID_ANY,
+							    RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (rt->rings[i].ring == NULL) {
 			pf_err_add(errs, topo->file, 0, 0, "ring %s: cannot create: %s", rc_->name,
 				   rte_strerror(rte_errno));
@@ -232,6 +282,7 @@ void
 pf_runtime_stop(struct pf_runtime *rt)
 {
 	uint64_t deadline = rte_rdtsc() + 2 * rte_get_tsc_hz();
+	int i;
 
 	/* Sources stop first; then every ring and tx buffer drains. A pass that
 	 * starts after rx_stopped is seen cannot add packets, so two complete
@@ -251,7 +302,10 @@ pf_runtime_stop(struct pf_runtime *rt)
 	rte_eal_mp_wait_lcore();
 	__atomic_store_n(&running, NULL, __ATOMIC_RELEASE);
 	pf_rt_close_ports(rt);
-	rt->mbufs_in_use = rte_mempool_in_use_count(rt->pool);
+	rt->mbufs_in_use = 0;
+	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
+		if (rt->pools[i] != NULL && (rt->pools[i] != rt->pool || i == rt->pool->socket_id))
+			rt->mbufs_in_use += rte_mempool_in_use_count(rt->pools[i]);
 }
 
 void
@@ -275,6 +329,9 @@ pf_runtime_destroy(struct pf_runtime *rt)
 		rte_ring_free(rt->rings[i].ring);
 	}
 	pf_rt_close_ports(rt);
+	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
+		if (rt->pools[i] != NULL && rt->pools[i] != rt->pool)
+			rte_mempool_free(rt->pools[i]);
 	rte_mempool_free(rt->pool);
 	rte_free(rt->qsbr);
 	rte_free(rt);

@@ -9,6 +9,7 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
 
@@ -123,7 +124,12 @@ pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
 			st->edge_connected |= 1u << e;
 	st->ctrs = rte_zmalloc("pf_stage_ctrs", sizeof(uint64_t) * RTE_MAX(sc->ops->n_ctrs, 1),
 			       RTE_CACHE_LINE_SIZE);
-	if (sc->ops->priv_size != 0)
+	/* The stage's state on the socket of the lcore that runs it (NUMA). */
+	if (sc->ops->priv_size != 0 && sc->lcore >= 0)
+		st->priv = rte_zmalloc_socket("pf_stage_priv", sc->ops->priv_size,
+					      RTE_CACHE_LINE_SIZE,
+					      (int)rte_lcore_to_socket_id((unsigned int)sc->lcore));
+	if (sc->ops->priv_size != 0 && st->priv == NULL)
 		st->priv = rte_zmalloc("pf_stage_priv", sc->ops->priv_size, RTE_CACHE_LINE_SIZE);
 	if (st->ctrs == NULL || (sc->ops->priv_size != 0 && st->priv == NULL)) {
 		pf_stage_destroy(st);

@@ -202,6 +202,7 @@ struct base_port {
 	char name[PF_NAME_MAX];
 	bool set;
 	uint64_t rx, tx;
+	uint64_t rxq[PF_RXQ_MAX];
 	struct rte_eth_stats es;
 };
 
@@ -294,7 +295,7 @@ clear_ring(const struct pf_runtime *rt, uint16_t i)
 static int
 clear_items(const struct pf_runtime *rt, const char *name, struct rte_tel_data *d)
 {
-	uint16_t i, n = 0;
+	uint16_t i, q, n = 0;
 
 	if (tel_base == NULL) {
 		tel_base = calloc(1, sizeof(*tel_base));
@@ -330,6 +331,8 @@ clear_items(const struct pf_runtime *rt, const char *name, struct rte_tel_data *
 			pf_runtime_port_stats(rt, i, &b->es);
 			b->rx = pf_runtime_port_rx(rt, i);
 			b->tx = pf_runtime_port_tx(rt, i);
+			for (q = 0; q < PF_RXQ_MAX; q++)
+				b->rxq[q] = pf_runtime_port_rxq(rt, i, q);
 			b->set = true;
 		}
 	}
@@ -538,6 +541,35 @@ fill_lcore(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	add_sub(d, "stages", names);
 }
 
+/*
+ * Per rx queue: what the rx stages read (rx_queues, exact, the RSS balance)
+ * and what the PMD counted (q_ipackets, when it keeps per-queue counters).
+ */
+static void
+fill_port_queues(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i,
+		 const struct base_port *b)
+{
+	struct rte_tel_data *rq = rte_tel_data_alloc(), *hq = rte_tel_data_alloc();
+	uint16_t q, n = RTE_MIN(RTE_MAX(rt->topo->ports[i].n_rxq, 1), PF_RXQ_MAX);
+	struct rte_eth_stats es;
+
+	pf_runtime_port_stats(rt, i, &es);
+	if (rq != NULL)
+		rte_tel_data_start_array(rq, RTE_TEL_U64_VAL);
+	if (hq != NULL)
+		rte_tel_data_start_array(hq, RTE_TEL_U64_VAL);
+	for (q = 0; q < n; q++) {
+		if (rq != NULL)
+			rte_tel_data_add_array_u64(rq, since(pf_runtime_port_rxq(rt, i, q),
+							     b ? b->rxq[q] : 0));
+		if (hq != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS)
+			rte_tel_data_add_array_u64(hq, since(es.q_ipackets[q],
+							     b ? b->es.q_ipackets[q] : 0));
+	}
+	add_sub(d, "rx_queues", rq);
+	add_sub(d, "q_ipackets", hq);
+}
+
 static void
 fill_port(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 {
@@ -568,6 +600,7 @@ fill_port(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "ierrors", es.ierrors);
 	rte_tel_data_add_dict_u64(d, "oerrors", es.oerrors);
 	rte_tel_data_add_dict_u64(d, "rx_nombuf", es.rx_nombuf);
+	fill_port_queues(d, rt, i, b);
 }
 
 typedef void (*fill_fn)(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i);

@@ -23,10 +23,13 @@
 static const char *const top_keys[] = { "eal", "ports", "stages", "rings", "lcores", "runtime",
 					NULL };
 static const char *const port_keys[] = { "device", "mac", "ipv4", "rxd", "txd", "max_frame", "mtu",
-					 NULL };
+					 "rss", "offloads", NULL };
+static const char *const rss_words[] = { "symmetric", "device", "off", "external", NULL };
+static const char *const offload_words[] = { "auto", "off", NULL };
+static const char *const hugepage_words[] = { "auto", "on", "off", NULL };
 static const char *const ring_keys[] = { "size", "burst", NULL };
 static const char *const runtime_keys[] = { "mbufs", "mbuf_size", "tx_flush_us", "clock",
-					      "backpressure", NULL };
+					      "backpressure", "hugepages", NULL };
 static const char *const clock_words[] = { "wall", "pcap", NULL };
 
 #define MBUF_CACHE 256
@@ -309,6 +312,7 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		struct pf_port_conf *pc;
 		const char *name = ports->keys[i]->value, *dev;
 		uint32_t u;
+		int w;
 
 		if (t->n_ports >= PF_MAX_PORTS) {
 			pf_node_err(errs, ports->keys[i], "ports: more than %d ports", PF_MAX_PORTS);
@@ -366,6 +370,13 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		if ((v = pf_map_get(pn, "mtu")) != NULL &&
 		    pf_node_u32(v, key_path(kp, sizeof(kp), path, "mtu"), 68, 9004, &u, errs) == 0)
 			pc->mtu = (uint16_t)u;
+		if ((v = pf_map_get(pn, "rss")) != NULL &&
+		    pf_node_enum(v, key_path(kp, sizeof(kp), path, "rss"), rss_words, &w, errs) == 0)
+			pc->rss = (uint8_t)w;
+		if ((v = pf_map_get(pn, "offloads")) != NULL &&
+		    pf_node_enum(v, key_path(kp, sizeof(kp), path, "offloads"), offload_words, &w,
+				 errs) == 0)
+			pc->offloads_off = w == 1;
 		/* The frame limit follows the IP MTU unless max_frame overrides it. */
 		if (pc->max_frame == 0)
 			pc->max_frame = pc->mtu + 14;   /* Ethernet header; +4 when tagged (rx) */
@@ -406,12 +417,6 @@ load_instances(struct pf_topo *t, struct pf_stage_conf *sc, const struct pf_node
 	if (pf_node_u32(v, key_path(kp, sizeof(kp), path, "instances"), 1, PF_MAX_INSTANCES, &n,
 			errs) < 0 || n == 1)
 		return;
-	if (sc->ops->flags & PF_STAGE_SOURCE) {
-		pf_node_err(errs, v,
-			    "%s.instances: a source stage cannot have instances (it reads port queues; add an rx stage per queue to scale rx)",
-			    path);
-		return;
-	}
 	if (strlen(sc->group) + 1 + (n > 10 ? 2 : 1) >= PF_NAME_MAX) {
 		pf_node_err(errs, v, "%s.instances: instance names '%s.%u' would be longer than %d",
 			    path, sc->group, n - 1, PF_NAME_MAX - 1);
@@ -702,6 +707,55 @@ ring_group_name(const struct pf_topo *t, const struct pf_ring_conf *rc, char *bu
 {
 	snprintf(buf, len, "%s->%s", t->stages[rc->from].group, t->stages[rc->to].group);
 	return buf;
+}
+
+/*
+ * rx `affine: true` carries on down the pipeline: a stage with N instances
+ * fed only by affine stages of N instances is affine too, so instance k of
+ * every stage after an affine rx stays on instance k (one lcore, no fan-out).
+ * Inputs from single stages (icmp) do not count: they fan out by flow hash.
+ */
+static void
+propagate_affine(struct pf_topo *t)
+{
+	bool changed = true;
+	uint16_t s, r;
+
+	while (changed) {
+		changed = false;
+		for (s = 0; s < t->n_stages; s++) {
+			struct pf_stage_conf *sc = &t->stages[s];
+			bool all = sc->n_instances > 1, any = false;
+
+			if (sc->affine)
+				continue;
+			for (r = 0; all && r < t->n_rings; r++) {
+				const struct pf_stage_conf *from = &t->stages[t->rings[r].from];
+
+				if (t->rings[r].to != s)
+					continue;
+				/* A single producer (icmp, a slow path) picks by flow hash anyway. */
+				if (from->n_instances == 1)
+					continue;
+				any = true;
+				all = from->affine && from->n_instances == sc->n_instances;
+			}
+			if (all && any) {
+				sc->affine = true;
+				changed = true;
+			}
+		}
+	}
+}
+
+/* A ring between different instances of affine stages: it exists, never carries. */
+static bool
+ring_unused(const struct pf_topo *t, uint16_t r)
+{
+	const struct pf_stage_conf *a = &t->stages[t->rings[r].from];
+	const struct pf_stage_conf *b = &t->stages[t->rings[r].to];
+
+	return a->affine && b->n_instances == a->n_instances && a->instance != b->instance;
 }
 
 static void
@@ -1042,7 +1096,8 @@ size_mempool(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 	uint16_t i;
 
 	for (i = 0; i < t->n_rings; i++)
-		rings += t->rings[i].size - 1;
+		if (!ring_unused(t, i))
+			rings += t->rings[i].size - 1;
 	for (i = 0; i < t->n_ports; i++) {
 		rxd += (uint64_t)t->ports[i].rxd * t->ports[i].n_rxq;
 		txd += (uint64_t)t->ports[i].txd * t->ports[i].n_txq;
@@ -1092,6 +1147,9 @@ load_runtime(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 		t->clock = (enum pf_clock_mode)w;
 	if ((v = pf_map_get(rt, "backpressure")) != NULL)
 		pf_node_bool(v, "runtime.backpressure", &t->backpressure, errs);
+	if ((v = pf_map_get(rt, "hugepages")) != NULL &&
+	    pf_node_enum(v, "runtime.hugepages", hugepage_words, &w, errs) == 0)
+		t->hugepages = (enum pf_hugepages)w;
 }
 
 /* ---- entry points ------------------------------------------------------- */
@@ -1162,6 +1220,7 @@ topo_load(const char *path, const char *text, size_t len, struct pf_topo **out,
 	wire_errs = errs->n - wire_errs;
 	build_rings(t, rings, errs);
 	parse_stage_params(t, errs);
+	propagate_affine(t);
 	check_graph(t, wire_errs == 0, errs);
 	load_lcores(t, pf_map_get(root, "lcores"), errs);
 	check_port_use(t, errs);
@@ -1197,8 +1256,9 @@ pf_topo_describe(const struct pf_topo *t, FILE *out)
 		t->file, t->n_ports, t->n_stages, t->n_rings, t->n_lcores, t->mbufs,
 		t->mbufs_required);
 	for (i = 0; i < t->n_rings; i++)
-		fprintf(out, "  ring %-24s size %-6u burst %u\n", t->rings[i].name, t->rings[i].size,
-			t->rings[i].burst);
+		fprintf(out, "  ring %-24s size %-6u burst %u%s\n", t->rings[i].name,
+			t->rings[i].size, t->rings[i].burst,
+			ring_unused(t, i) ? "  (unused: affine)" : "");
 	if (t->backpressure)
 		fprintf(out, "  lossless: runtime.backpressure (stages take only what their rings hold)\n");
 	for (i = 0; i < t->n_lcores; i++) {

@@ -97,6 +97,9 @@ struct pf_rt_lcore {
 struct pf_runtime {
 	struct pf_topo *topo;
 	struct rte_mempool *pool;
+	/** Per NUMA socket: the pool its ports fill (pool itself on the main socket). */
+	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+	uint16_t n_pools;           /**< distinct pools */
 	uint16_t n_stages;
 	struct pf_stage *stages[PF_MAX_STAGES];
 	struct pf_rt_stage rts[PF_MAX_STAGES];
@@ -168,6 +171,8 @@ void pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t);
 
 /** Per-port totals summed across stages. */
 uint64_t pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port);
+/** Packets the rx stages read from rx queue @p q of @p port (RSS balance). */
+uint64_t pf_runtime_port_rxq(const struct pf_runtime *rt, uint16_t port, uint16_t q);
 uint64_t pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port);
 
 /** Port stats: live, or the snapshot taken at shutdown. */

@@ -27,6 +27,7 @@
 #define PF_MAX_EAL_ARGS 64
 #define PF_MAX_INSTANCES 16      /**< most instances of one stage (instances: N) */
 #define PF_NONE 0xffff
+#define PF_RXQ_MAX 16            /**< rx queues per port pipefwd polls (queue 0..15) */
 
 #define PF_RING_SIZE_DEFAULT 1024
 #define PF_BURST_DEFAULT 32
@@ -50,6 +51,8 @@ struct pf_port_conf {
 	uint8_t ipv4_len;
 	uint32_t pcap_preload;     /**< packets net_pcap infinite_rx preloads */
 	uint16_t port_id;          /**< DPDK port id, set by the runtime */
+	uint8_t rss;               /**< enum pf_rss_mode (pf_portplan.h): symmetric, device, off */
+	bool offloads_off;         /**< `offloads: off`: no rx checksum, no tx fast free */
 };
 
 /**
@@ -90,6 +93,9 @@ struct pf_stage_conf {
 	uint16_t n_rx_ports;
 	uint16_t rx_ports[PF_MAX_PORTS];
 	uint16_t rx_queue;               /**< the rx queue polled on every rx port */
+	/** rx `affine: true`: instance k feeds instance k of a next stage with as many
+	 *  instances (RSS already spread the flows), no flow-hash fan-out */
+	bool affine;
 	uint16_t n_tx_ports;
 	uint16_t tx_ports[PF_MAX_PORTS];
 	uint16_t tx_queue[PF_MAX_PORTS]; /**< tx queue per tx port, assigned by the topology */
@@ -110,6 +116,13 @@ struct pf_lcore_conf {
 	unsigned int id;
 	uint16_t n_stages;
 	uint16_t stages[PF_MAX_STAGES];
+};
+
+/** runtime.hugepages: EAL memory from hugepages or not. */
+enum pf_hugepages {
+	PF_HUGE_AUTO = 0,    /**< hugepages when /proc/meminfo shows free ones, else --no-huge */
+	PF_HUGE_ON,          /**< EAL's default: fail without hugepages */
+	PF_HUGE_OFF,         /**< always --no-huge */
 };
 
 enum pf_clock_mode {
@@ -144,6 +157,7 @@ struct pf_topo {
 	enum pf_clock_mode clock;
 	/** runtime.backpressure: lossless mode, a stage takes only what its downstream rings hold */
 	bool backpressure;
+	enum pf_hugepages hugepages;     /**< runtime.hugepages */
 };
 
 /**

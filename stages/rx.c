@@ -4,7 +4,10 @@
  * Edges: drop, ipv4, ipv6, arp, other (any other EtherType; for bridging).
  * Counters: one drop reason per malformed case (eth_truncated, ip4_bad_checksum,
  *   ...), see foreach_rx_ctr; info: rx_runt, vlan_tagged, ip4_options_seen.
- * Params: ports (list, required), queue (rx queue on every port, default 0),
+ * Params: ports (list, required), queue (rx queue on every port, default 0;
+ *   with instances: N, instance k reads queue + k), queues (explicit list, one
+ *   queue per instance), affine (instance k feeds instance k of the next stages:
+ *   RSS already spread the flows),
  *   pace_pps (replay pacing: at most this many packets per second, 0 = off),
  *   fast_path (default true; false runs every frame through the full parser).
  *
@@ -66,7 +69,8 @@ PF_CTR_DESCS(rx, foreach_rx_ctr);
 
 enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER, RX_EDGE_MAX };
 static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other" };
-static const char *const rx_keys[] = { "ports", "queue", "pace_pps", "fast_path", NULL };
+static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "fast_path",
+				       "affine", NULL };
 
 /* The fast path reads the first 60 bytes without checking each length. */
 #define RX_FAST_MIN_LEN 60
@@ -118,6 +122,39 @@ struct rx_priv {
 	uint64_t last_tsc;
 };
 
+/*
+ * The queue this stage (instance) polls on every port: `queue` + instance,
+ * or `queues[instance]` (one per instance).
+ */
+static int
+rx_parse_queue(const struct pf_stage_conf *sc, uint32_t *q, struct pf_errs *errs)
+{
+	const struct pf_node *v = pf_map_get(sc->node, "queue"), *l = pf_map_get(sc->node, "queues");
+	char path[PF_CONF_PATH_MAX];
+
+	*q = 0;
+	if (v != NULL && l != NULL)
+		return pf_node_err(errs, l, "stages.%s: give queue or queues, not both", sc->name);
+	if (l != NULL) {
+		snprintf(path, sizeof(path), "stages.%s.queues", sc->name);
+		if (pf_node_expect(l, PF_NODE_SEQ, path, errs) < 0)
+			return -EINVAL;
+		if (l->n != sc->n_instances)
+			return pf_node_err(errs, l, "%s: %u queues for %u instances (one each)",
+					   path, (unsigned int)l->n, sc->n_instances);
+		return pf_node_u32(l->items[sc->instance], path, 0, 15, q, errs);
+	}
+	snprintf(path, sizeof(path), "stages.%s.queue", sc->name);
+	if (v != NULL && pf_node_u32(v, path, 0, 15, q, errs) < 0)
+		return -EINVAL;
+	if (*q + sc->n_instances - 1 > 15)
+		return pf_node_err(errs, v != NULL ? v : sc->node,
+				   "%s: instance %u would read queue %u (at most 15)", path,
+				   sc->n_instances - 1, *q + sc->n_instances - 1);
+	*q += sc->instance;
+	return 0;
+}
+
 static int
 rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
 {
@@ -130,20 +167,22 @@ rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 	v = pf_map_get(sc->node, "ports");
 	if (v == NULL)
 		return pf_node_err(errs, sc->node, "%s: missing required key 'ports'", path);
+	/* The queue first: a bad one leaves no ports to clash with another instance's. */
+	if (rx_parse_queue(sc, &q, errs) < 0)
+		return -EINVAL;
+	sc->rx_queue = (uint16_t)q;
 	snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
 	if (pf_topo_port_list(topo, v, path, sc->rx_ports, PF_MAX_PORTS, &sc->n_rx_ports, errs) < 0)
 		return -EINVAL;
-	snprintf(path, sizeof(path), "stages.%s.queue", sc->name);
-	if ((v = pf_map_get(sc->node, "queue")) != NULL &&
-	    pf_node_u32(v, path, 0, 15, &q, errs) < 0)
-		return -EINVAL;
-	sc->rx_queue = (uint16_t)q;
 	cfg = calloc(1, sizeof(*cfg));
 	if (cfg == NULL)
 		return -ENOMEM;
 	sc->cfg = cfg;
 	if ((v = pf_map_get(sc->node, "pace_pps")) != NULL &&
 	    pf_node_u32(v, "pace_pps", 0, 1000000000, &cfg->pace_pps, errs) < 0)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "stages.%s.affine", sc->name);
+	if ((v = pf_map_get(sc->node, "affine")) != NULL && pf_node_bool(v, path, &sc->affine, errs) < 0)
 		return -EINVAL;
 	if ((v = pf_map_get(sc->node, "fast_path")) != NULL) {
 		bool fast;
@@ -176,6 +215,18 @@ rx_pmd_sets_port(uint16_t port_id)
 	return false;
 }
 
+/* Whether @p port_id was configured with rx queue @p q (true outside a runtime: tests). */
+static bool
+rx_queue_exists(uint16_t port_id, uint16_t q)
+{
+	struct rte_eth_dev_info info;
+
+	if (!rte_eth_dev_is_valid_port(port_id) || rte_eth_dev_info_get(port_id, &info) != 0 ||
+	    info.nb_rx_queues == 0)
+		return true;
+	return q < info.nb_rx_queues;
+}
+
 static void
 rx_cfg_free(void *cfg)
 {
@@ -189,18 +240,23 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	const struct pf_stage_conf *sc = st->conf;
 	uint16_t i;
 
-	rx->n_ports = sc->n_rx_ports;
 	rx->queue = sc->rx_queue;
 	rx->fast_path = !((const struct rx_cfg *)sc->cfg)->slow_only;
 	for (i = 0; i < RTE_DIM(rx->in_port_of); i++)
 		rx->in_port_of[i] = RX_PORT_UNKNOWN;
 	for (i = 0; i < sc->n_rx_ports; i++) {
-		rx->port_idx[i] = sc->rx_ports[i];
-		rx->port_id[i] = st->topo->ports[sc->rx_ports[i]].port_id;
-		if (rx->port_id[i] < RTE_MAX_ETHPORTS)
-			rx->in_port_of[rx->port_id[i]] = sc->rx_ports[i];
-		if (!rx_pmd_sets_port(rx->port_id[i]))
-			rx->set_port |= 1u << i;
+		uint16_t k = rx->n_ports, pid = st->topo->ports[sc->rx_ports[i]].port_id;
+
+		/* A device without RSS got one queue (app/port.c said so): skip the rest. */
+		if (!rx_queue_exists(pid, rx->queue))
+			continue;
+		rx->port_idx[k] = sc->rx_ports[i];
+		rx->port_id[k] = pid;
+		if (pid < RTE_MAX_ETHPORTS)
+			rx->in_port_of[pid] = sc->rx_ports[i];
+		if (!rx_pmd_sets_port(pid))
+			rx->set_port |= 1u << k;
+		rx->n_ports++;
 	}
 	for (i = 0; i < RTE_DIM(rx->port_mac); i++)
 		rx->port_mac[i] = UINT64_MAX;
@@ -243,6 +299,8 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 		if (max == 0)
 			return 0;
 	}
+	if (unlikely(rx->n_ports == 0))
+		return 0;
 	for (k = 0; k < rx->n_ports && n < max; k++) {
 		p = (uint16_t)((rx->next_port + k) % rx->n_ports);
 		got = rte_eth_rx_burst(rx->port_id[p], rx->queue, pkts + n, max - n);

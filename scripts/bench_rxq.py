@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""rx scaling: one rx stage against two rx instances on two queues (docs/scaling.md).
+
+    /usr/bin/python3 scripts/bench_rxq.py build [--rounds 3] [--secs 4]
+
+The port is net_pcap with one rx_pcap per queue (`rss: external`: the files
+fill the queues, as RSS would), each an infinite replay of bench.py's 64-byte
+UDP traffic (4096 flows); the sink is net_null. Layouts, alternated round by
+round (A B C D A B C D ...) so that the shared machine's load hits all alike:
+
+  one      1 rx on queue 0, lpm, tx fused on lcore 1
+  inst     rx/lpm/tx with instances: 2 on lcores 1 and 2 (rx.k reads queue k;
+           the flow hash fans out to lpm.0/lpm.1, so half the packets cross)
+  affine   the same with rx `affine: true`: rx.k feeds lpm.k on its own lcore
+           (the queues already hold whole flows), nothing crosses
+  split    two independent pipelines rx0(q0)->lpm0->tx0, rx1(q1)->lpm1->tx1
+           (no crossing: the upper bound of an instance-affine edge)
+
+Rate: pipefwd's own totals.tx over the run (-j), median of the rounds.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (traffic generator)
+
+HEAD = """\
+eal: [--no-huge, -m, "1024", --no-pci, --log-level=lib.eal:warning, --no-telemetry,
+      "--lcores=0@0,1@1,2@0"]
+ports:
+  p0: {{ device: "{dev}", mac: "02:00:00:00:00:10", rss: external }}
+  p1: {{ device: "net_null0,no-rx=1" }}
+"""
+LPM = """\
+    type: lpm
+    nexthops: {{ nh: {{ port: p1, mac: "02:00:00:00:01:01" }} }}
+    routes: [{{ prefix: 0.0.0.0/1, via: nh }}, {{ prefix: 128.0.0.0/1, via: nh }}]
+    next: tx{sfx}
+"""
+LAYOUTS = {
+    "one": (1, "stages:\n  rx: { type: rx, ports: [p0], next: lpm }\n  lpm:\n" + LPM.format(sfx="")
+            + "  tx: { type: tx, ports: [p1] }\nlcores:\n  1: [rx, lpm, tx]\n"),
+    "inst": (2, "stages:\n  rx: { type: rx, ports: [p0], instances: 2, next: lpm }\n"
+             "  lpm:\n    instances: 2\n" + LPM.format(sfx="")
+             + "  tx: { type: tx, ports: [p1], instances: 2 }\n"
+             "lcores:\n  1: [rx.0, lpm.0, tx.0]\n  2: [rx.1, lpm.1, tx.1]\n"),
+    "affine": (2, "stages:\n  rx: { type: rx, ports: [p0], instances: 2, affine: true, next: lpm }\n"
+               "  lpm:\n    instances: 2\n" + LPM.format(sfx="")
+               + "  tx: { type: tx, ports: [p1], instances: 2 }\n"
+               "lcores:\n  1: [rx.0, lpm.0, tx.0]\n  2: [rx.1, lpm.1, tx.1]\n"),
+    "split": (2, "stages:\n" + "".join(
+        "  rx%d: { type: rx, ports: [p0], queue: %d, next: lpm%d }\n  lpm%d:\n" % (k, k, k, k)
+        + LPM.format(sfx=k) + "  tx%d: { type: tx, ports: [p1] }\n" % k for k in (0, 1))
+        + "lcores:\n  1: [rx0, lpm0, tx0]\n  2: [rx1, lpm1, tx1]\n"),
+}
+
+
+def run(pipefwd, tmp, name, nq, secs, pcap):
+    dev = "net_pcap0," + ",".join("rx_pcap=%s" % pcap for _ in range(nq)) + ",infinite_rx=1"
+    topo = os.path.join(tmp, name + ".yaml")
+    js = os.path.join(tmp, name + ".json")
+    with open(topo, "w") as f:
+        f.write(HEAD.format(dev=dev) + LAYOUTS[name][1])
+    prefix = "rxq%d_%s" % (os.getpid(), name)
+    subprocess.run([pipefwd, "-q", "-d", str(secs), "-j", js, topo, "--",
+                    "--file-prefix=" + prefix],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # EAL leaves its runtime dir behind.
+    subprocess.run(["rm", "-rf", ("/var/run/dpdk/" if os.geteuid() == 0 else
+                                  os.environ.get("XDG_RUNTIME_DIR", "/tmp") + "/dpdk/") + prefix])
+    with open(js) as f:
+        st = json.load(f)
+    tx = st["totals"]["tx"]
+    cyc = {k: v.get("cycles_per_packet", 0) for k, v in st["stages"].items()}
+    return tx / secs / 1e6, cyc
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--secs", type=int, default=4)
+    args = ap.parse_args()
+    pipefwd = os.path.join(args.build, "app/pipefwd")
+    tmp = tempfile.mkdtemp(prefix="pf-rxq-")
+    pcap = os.path.join(tmp, "64B.pcap")
+    bench.write_pcap(pcap, bench.gen_traffic("64B"))
+    res = {k: [] for k in LAYOUTS}
+    cycles = {}
+    for r in range(args.rounds):
+        for name, (nq, _) in LAYOUTS.items():
+            mpps, cyc = run(pipefwd, tmp, name, nq, args.secs, pcap)
+            res[name].append(mpps)
+            cycles[name] = cyc
+            print("round %d %-6s %.2f Mpps" % (r + 1, name, mpps), flush=True)
+    one = statistics.median(res["one"])
+    for name, xs in res.items():
+        m = statistics.median(xs)
+        print("%-6s median %.2f Mpps (%s) %.2fx one; cycles/pkt %s" %
+              (name, m, " ".join("%.2f" % x for x in xs), m / one,
+               " ".join("%s=%.0f" % kv for kv in sorted(cycles[name].items()))))
+    subprocess.run(["rm", "-rf", tmp])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
