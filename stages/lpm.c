@@ -2,7 +2,8 @@
 /*
  * lpm: IPv4 router (RFC 1812) on rte_lpm; answers ARP and ICMP echo for its own addresses.
  * Edges: drop, out (md->out_port set: routed packets, ARP replies, echo replies), icmp
- *   (optional: packets that deserve an ICMP error, the error in md->nexthop, see PF_META_ICMP).
+ *   (optional: packets that deserve an ICMP error, the error in md->nexthop, see PF_META_ICMP),
+ *   fragment (optional: routed like out but longer than the egress MTU with DF clear, to ip4frag).
  * Counters: one drop reason per RFC 1812 check (ip4_no_route, ip4_ttl_expired, ip4_martian_*,
  *   ...), see foreach_lpm_ctr; info: local, icmp_echo_reply, arp_reply, *_to_icmp.
  * Params: nexthops (name: {port, mac}), routes ([{prefix, via}]), routes_file, lookup.
@@ -61,7 +62,7 @@
 	_(LPM_CTR_MTU_DF, ip4_mtu_exceeded_df, DROP,						\
 	  "longer than the egress MTU with DF set, icmp edge not wired (no ICMP 3/4)")		\
 	_(LPM_CTR_MTU_NOFRAG, ip4_frag_needed_unsupported, DROP,				\
-	  "longer than the egress MTU, DF clear (no fragmentation here)")		\
+	  "longer than the egress MTU, DF clear, fragment edge not wired")		\
 	_(LPM_CTR_LOCAL_UNSUPPORTED, ip4_local_unsupported, DROP,				\
 	  "addressed to the router but not an ICMP echo request it answers")			\
 	_(LPM_CTR_ICMP_BAD_CKSUM, icmp_bad_checksum, DROP, "ICMP echo request with a wrong checksum") \
@@ -78,13 +79,15 @@
 	_(LPM_CTR_NO_ROUTE_ICMP, ip4_no_route_to_icmp, INFO,					\
 	  "no route matches the destination: sent to the icmp edge (Net Unreachable)")	\
 	_(LPM_CTR_MTU_DF_ICMP, ip4_mtu_exceeded_df_to_icmp, INFO,				\
-	  "longer than the egress MTU with DF set: sent to the icmp edge (Frag Needed)")
+	  "longer than the egress MTU with DF set: sent to the icmp edge (Frag Needed)")	\
+	_(LPM_CTR_TO_FRAG, ip4_to_fragment, INFO,						\
+	  "longer than the egress MTU, DF clear: routed and sent to the fragment edge")
 
 PF_CTR_ENUM(lpm, foreach_lpm_ctr);
 PF_CTR_DESCS(lpm, foreach_lpm_ctr);
 
-enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_MAX };
-static const char *const lpm_edges[] = { "drop", "out", "icmp" };
+enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_FRAG, LPM_EDGE_MAX };
+static const char *const lpm_edges[] = { "drop", "out", "icmp", "fragment" };
 static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", NULL };
 
 /* Lookup result for "no route"; real next hops are 24-bit indexes. */
@@ -125,6 +128,7 @@ struct lpm_priv {
 	uint32_t port_has_ip;                     /* bit per port */
 	uint16_t max_frame[PF_MAX_PORTS];         /* egress limit, untagged frame */
 	bool icmp;                                /* edge icmp wired: errors go there */
+	bool frag;                                /* edge fragment wired */
 	/* control path */
 	uint64_t updates;
 	uint64_t g_routes, g_nh, g_tbl8, g_mem;   /* gauges: never read through fib */
@@ -390,6 +394,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 		}
 	}
 	lp->icmp = (st->edge_connected & (1u << LPM_EDGE_ICMP)) != 0;
+	lp->frag = (st->edge_connected & (1u << LPM_EDGE_FRAG)) != 0;
 	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
@@ -657,15 +662,20 @@ lpm_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md, uint32_t
 
 /*
  * Too long for the egress port: DF set deserves ICMP 3/4 with the egress
- * MTU (RFC 1191); DF clear would be fragmented, which is not done here.
+ * MTU (RFC 1191); DF clear is routed as usual, then fragmented by the stage
+ * on the fragment edge (LPM_EDGE_FRAG), or dropped when it is not wired.
  */
 static uint16_t __rte_noinline
 lpm_too_big(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
 	    const struct rte_ipv4_hdr *ip, uint16_t port)
 {
 	if (!(ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))) {
-		ctrs[LPM_CTR_MTU_NOFRAG]++;
-		return LPM_EDGE_DROP;
+		if (!lp->frag) {
+			ctrs[LPM_CTR_MTU_NOFRAG]++;
+			return LPM_EDGE_DROP;
+		}
+		ctrs[LPM_CTR_TO_FRAG]++;
+		return LPM_EDGE_FRAG;
 	}
 	return lpm_icmp(lp, ctrs, md, LPM_CTR_MTU_DF, LPM_CTR_MTU_DF_ICMP,
 			PF_META_ICMP(PF_ICMP_DEST_UNREACH, 4,
@@ -685,6 +695,7 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)((uint8_t *)eth + md->l2_len);
 	const struct lpm_nh *nh;
+	uint16_t e = LPM_EDGE_OUT;
 
 	if (md->cls != PF_CLASS_IPV4)
 		return lpm_arp(lp, ctrs, m);
@@ -712,8 +723,11 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	if (ip->time_to_live <= 1)
 		return lpm_icmp(lp, ctrs, md, LPM_CTR_TTL_EXPIRED, LPM_CTR_TTL_ICMP,
 				PF_META_ICMP(PF_ICMP_TIME_EXCEEDED, 0, 0));
-	if (rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN > lp->max_frame[nh->port])
-		return lpm_too_big(lp, ctrs, md, ip, nh->port);
+	if (rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN > lp->max_frame[nh->port]) {
+		e = lpm_too_big(lp, ctrs, md, ip, nh->port);
+		if (e != LPM_EDGE_FRAG)
+			return e;
+	}
 	lpm_ttl_dec(ip);
 	/* A priority tag (VID 0) is not carried to another link: drop it. */
 	if (md->l2_len != RTE_ETHER_HDR_LEN) {
@@ -724,14 +738,15 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	memcpy(eth, nh->macs, sizeof(nh->macs));
 	md->out_port = nh->port;
 	md->nexthop = hop;
-	return LPM_EDGE_OUT;
+	return e;
 }
 
 /*
- * The burst loops count the packets that took edge out: without the icmp
- * edge the edge itself (0 or 1, no test); with it, edge & 1 (icmp is 2).
+ * The burst loops count the packets that took edge out: without the
+ * optional edges (icmp, fragment) the edge itself (0 or 1, no test); with
+ * them, a compare.
  */
-#define LPM_COUNT_OUT(e, icmp) ((icmp) ? (e) & LPM_EDGE_OUT : (e))
+#define LPM_COUNT_OUT(e, icmp) ((icmp) ? (e) == LPM_EDGE_OUT : (e))
 
 /* pf_meta.flags bits that leave the fast path; PF_META_L2_LOCAL must be set. */
 #define LPM_FAST_FLAGS (PF_META_VLAN | PF_META_L2_MCAST | PF_META_L2_LOCAL |	\
@@ -919,7 +934,7 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 }
 
 /*
- * One burst; @p icmp: the icmp edge is wired. The result says whether the
+ * One burst; @p icmp: an optional edge (icmp, fragment) is wired. The result says whether the
  * whole burst took one edge, so the runtime moves it without a scan.
  */
 static __rte_always_inline uint16_t
@@ -943,7 +958,7 @@ lpm_burst(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uin
 	return nout == 0 && n != 0 && !icmp ? LPM_EDGE_DROP : PF_EDGE_MIXED;
 }
 
-/* The burst loops with the icmp edge wired, out of line: the default path stays lean. */
+/* The burst loops with optional edges wired, out of line: the default path stays lean. */
 static uint16_t __rte_noinline
 lpm_burst_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uint16_t n,
 	       uint16_t *edge)
@@ -956,7 +971,7 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 {
 	const struct lpm_priv *lp = st->priv;
 
-	if (unlikely(lp->icmp))
+	if (unlikely(lp->icmp | lp->frag))
 		return lpm_burst_icmp(lp, st->ctrs, pkts, n, edge);
 	return lpm_burst(lp, st->ctrs, pkts, n, edge, false);
 }
