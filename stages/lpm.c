@@ -55,7 +55,7 @@
 	  "TTL <= 1 on a packet to forward (icmp edge not wired)")		\
 	_(LPM_CTR_SRCROUTE, ip4_srcroute, DROP, "IPv4 option LSRR (131) or SSRR (137): never forwarded") \
 	_(LPM_CTR_BAD_OPTION, ip4_bad_option, DROP,						\
-	  "IPv4 option with a length under 2 or running past the header")			\
+	  "IPv4 option with a length under 2 or running past the header (icmp edge not wired)") \
 	_(LPM_CTR_FRAG_OFFSET_ONE, ip4_frag_offset_one, DROP, "fragment offset 1 (RFC 1858 overlap attack)") \
 	_(LPM_CTR_TINY_FRAGMENT, ip4_tiny_fragment, DROP,					\
 	  "first fragment without the whole TCP (20 B) or UDP (8 B) header (RFC 1858)")	\
@@ -81,7 +81,9 @@
 	_(LPM_CTR_MTU_DF_ICMP, ip4_mtu_exceeded_df_to_icmp, INFO,				\
 	  "longer than the egress MTU with DF set: sent to the icmp edge (Frag Needed)")	\
 	_(LPM_CTR_TO_FRAG, ip4_to_fragment, INFO,						\
-	  "longer than the egress MTU, DF clear: routed and sent to the fragment edge")
+	  "longer than the egress MTU, DF clear: routed and sent to the fragment edge")	\
+	_(LPM_CTR_BAD_OPTION_ICMP, ip4_bad_option_to_icmp, INFO,				\
+	  "IPv4 option with a bad length: sent to the icmp edge (Parameter Problem)")
 
 PF_CTR_ENUM(lpm, foreach_lpm_ctr);
 PF_CTR_DESCS(lpm, foreach_lpm_ctr);
@@ -593,17 +595,23 @@ lpm_arp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf *m)
 	return LPM_EDGE_OUT;
 }
 
+static uint16_t lpm_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
+			 uint32_t drop, uint32_t to_icmp, uint32_t err);
+
 /*
  * Options and fragments (slow path: IHL > 5 or a fragment). Options are
  * walked as RFC 791 lays them out: EOL ends the list, NOP is one byte, any
  * other option has a length byte >= 2 that must stay within the header.
- * Source routes (LSRR, SSRR) are dropped (RFC 1812 4.2.2.1 allows it, RFC
- * 7126 recommends it); other well-formed options are forwarded unchanged.
- * Fragments: offset 1 and a first fragment too short for the TCP or UDP
- * header are the RFC 1858 overlap attacks on filters: dropped.
+ * A malformed option deserves Parameter Problem (RFC 1812 4.3.3.5) pointing
+ * at its type octet, as Linux does. Source routes (LSRR, SSRR) are dropped
+ * (RFC 1812 4.2.2.1 allows it, RFC 7126 recommends it); other well-formed
+ * options are forwarded unchanged. Fragments: offset 1 and a first fragment
+ * too short for the TCP or UDP header are the RFC 1858 overlap attacks on
+ * filters: dropped. Returns LPM_EDGE_OUT to go on, else the packet's edge.
  */
-static bool __rte_noinline
-lpm_ip4_slow(uint64_t *ctrs, const struct pf_meta *md, const struct rte_ipv4_hdr *ip)
+static uint16_t __rte_noinline
+lpm_ip4_slow(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
+	     const struct rte_ipv4_hdr *ip)
 {
 	const uint8_t *o = (const uint8_t *)(ip + 1);
 	uint32_t n = md->l3_len - sizeof(*ip), i = 0, l4;
@@ -614,30 +622,29 @@ lpm_ip4_slow(uint64_t *ctrs, const struct pf_meta *md, const struct rte_ipv4_hdr
 			i++;
 			continue;
 		}
-		if (i + 1 >= n || o[i + 1] < 2 || o[i + 1] > n - i) {
-			ctrs[LPM_CTR_BAD_OPTION]++;
-			return false;
-		}
+		if (i + 1 >= n || o[i + 1] < 2 || o[i + 1] > n - i)
+			return lpm_icmp(lp, ctrs, md, LPM_CTR_BAD_OPTION, LPM_CTR_BAD_OPTION_ICMP,
+					PF_META_ICMP(PF_ICMP_PARAM_PROBLEM, 0, sizeof(*ip) + i));
 		if (o[i] == 131 || o[i] == 137) {
 			ctrs[LPM_CTR_SRCROUTE]++;
-			return false;
+			return LPM_EDGE_DROP;
 		}
 		i += o[i + 1];
 	}
 	if (!(md->flags & PF_META_IP_FRAG))
-		return true;
+		return LPM_EDGE_OUT;
 	if ((fo & RTE_IPV4_HDR_OFFSET_MASK) == 1) {
 		ctrs[LPM_CTR_FRAG_OFFSET_ONE]++;
-		return false;
+		return LPM_EDGE_DROP;
 	}
 	l4 = rte_be_to_cpu_16(ip->total_length) - md->l3_len;
 	if (!(md->flags & PF_META_IP_NONFIRST) &&
 	    ((ip->next_proto_id == IPPROTO_TCP && l4 < 20) ||
 	     (ip->next_proto_id == IPPROTO_UDP && l4 < 8))) {
 		ctrs[LPM_CTR_TINY_FRAGMENT]++;
-		return false;
+		return LPM_EDGE_DROP;
 	}
-	return true;
+	return LPM_EDGE_OUT;
 }
 
 /*
@@ -718,8 +725,11 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 		ctrs[LPM_CTR_L2BCAST_UNICAST]++;
 		return LPM_EDGE_DROP;
 	}
-	if ((md->flags & (PF_META_IP_OPTIONS | PF_META_IP_FRAG)) && !lpm_ip4_slow(ctrs, md, ip))
-		return LPM_EDGE_DROP;
+	if (md->flags & (PF_META_IP_OPTIONS | PF_META_IP_FRAG)) {
+		e = lpm_ip4_slow(lp, ctrs, md, ip);
+		if (e != LPM_EDGE_OUT)
+			return e;
+	}
 	if (ip->time_to_live <= 1)
 		return lpm_icmp(lp, ctrs, md, LPM_CTR_TTL_EXPIRED, LPM_CTR_TTL_ICMP,
 				PF_META_ICMP(PF_ICMP_TIME_EXCEEDED, 0, 0));

@@ -12,7 +12,7 @@ without options it is checked against scapy's fragment() as well. DF set:
 ICMP 3/4 with MTU 576 back out of p0."""
 import struct
 
-from replaylib import Ether, Dot1Q, IP, UDP, TCP, Raw, raw_bytes
+from replaylib import Ether, Dot1Q, IP, UDP, TCP, Raw, raw_bytes, icmp_error
 from scapy.all import IPOption_RR, IPOption_Router_Alert, fragment
 from scapy.utils import checksum
 
@@ -123,17 +123,6 @@ def forward(pkt):
     return frame(raw_bytes(routed_ip(pkt)))
 
 
-def icmp_error(pkt, ident, t=3, c=4, mtu=MTU1):
-    orig = raw_bytes(pkt)[18 if Dot1Q in pkt else 14:]
-    ihl = (orig[0] & 0xf) * 4
-    quote = orig[:ihl + 8]
-    body = struct.pack("!BBHHH", t, c, 0, 0, mtu) + quote
-    body = body[:2] + struct.pack("!H", checksum(body)) + body[4:]
-    return (Ether(src=R0, dst=pkt[Ether].src) /
-            IP(src=R0_IP, dst=pkt[IP].src, ttl=64, tos=0xc0, id=ident, flags=0, proto=1) /
-            Raw(body))
-
-
 RR = IPOption_RR(routers=["10.9.9.1", "10.9.9.2"])       # copied flag 0
 RA = IPOption_Router_Alert()                            # copied flag 1
 
@@ -162,7 +151,8 @@ def expected(inp):
     for p in FRAG:
         p1 += fragmented(p)
     p1 += [forward(p) for p in FITS]
-    return {"p0": [icmp_error(p, i) for i, p in enumerate(DF)], "p1": p1}
+    return {"p0": [icmp_error(p, (3, 4, MTU1), i, R0, R0_IP) for i, p in enumerate(DF)],
+            "p1": p1}
 
 
 _nfrag = sum(len(fragmented(p)) for p in FRAG)
