@@ -32,7 +32,7 @@ def dgram(total, dst="10.1.2.3", flags=0, frag=0, ident=1, tagged=False, options
         ipk["options"] = options
     ihl = len(IP(**ipk).build())
     if l4 == "udp":
-        body = UDP(sport=4000, dport=53) / Raw(bytes(range(256)) * 8)
+        body = UDP(sport=4000, dport=9999) / Raw(bytes(range(256)) * 8)
     elif l4 == "tcp":
         body = TCP(sport=4001, dport=80, flags="A") / Raw(b"t" * 2048)
     else:                               # a fragment's payload: raw bytes
