@@ -5,7 +5,8 @@
  *   (optional: packets that deserve an ICMP error, the error in md->nexthop, see PF_META_ICMP),
  *   fragment (optional: routed like out but longer than the egress MTU with DF clear, to ip4frag).
  * Counters: one drop reason per RFC 1812 check (ip4_no_route, ip4_ttl_expired, ip4_martian_*,
- *   ...), see foreach_lpm_ctr; info: local, icmp_echo_reply, arp_reply, *_to_icmp.
+ *   ...), see foreach_lpm_ctr; info: local, icmp_echo_reply, arp_reply, *_to_icmp,
+ *   ip4_to_fragment.
  * Params: nexthops (name: {port, mac}), routes ([{prefix, via}]), routes_file, lookup.
  *
  * The input carries IPv4 (rx edge "ipv4") and ARP (rx edge "arp"); rx has
