@@ -135,6 +135,7 @@ FRAG = [
     dgram(620, flags=0, frag=285, ident=9, l4="raw"),        # last fragment
     dgram(1200, ident=10, options=[RR, RA]),           # options: RA copied, RR not
     dgram(1500, ident=11, tagged=True),                # VID 0 tag in, untagged out
+    dgram(2000, ident=16, tagged=True),                # p0's whole MTU, tagged (frame 2018)
 ]
 # Another flow: a burst's packets on lpm's out edge leave before the ones it
 # sent to the fragment edge (the runtime moves a burst edge by edge).
