@@ -18,7 +18,9 @@
  *
  * Lossless mode (runtime.backpressure) bounds every burst instead: a stage
  * takes (from its port or ring) only what every ring after it, up to the
- * next lcore boundary, can hold, so nothing is dropped as ring_full.
+ * next lcore boundary, can hold, so nothing is dropped as ring_full. (A
+ * stage that expands its input, ip4frag, can still overfill: room is
+ * counted in packets taken, not packets made.)
  */
 #include <inttypes.h>
 #include <string.h>
@@ -205,8 +207,8 @@ check_drop_discipline(const struct pf_stage *st, uint64_t before, uint16_t n,
 }
 #endif
 
-uint64_t
-pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
+static __rte_always_inline uint64_t
+run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
 {
 	uint16_t edge[PF_BURST_MAX];
 	uint64_t t1;
@@ -254,6 +256,40 @@ pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int 
 	t1 = rte_rdtsc();
 	rs->cycles += t1 - t0;
 	return t1;
+}
+
+/*
+ * A stage that emits more packets than it takes (ops->expand: ip4frag).
+ * expand turns a prefix of the input into at most one burst of output, and
+ * that burst runs through process_burst and moves on like any other. The
+ * packets beyond the ones taken are the stage's replicas: accounting adds
+ * them to rx, as it does tx's flood copies.
+ */
+static __rte_noinline uint64_t
+run_expand(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
+{
+	struct rte_mbuf *out[PF_BURST_MAX];
+	struct pf_stage *st = rs->st;
+	uint16_t done = 0, taken, m;
+
+	while (done < n) {
+		taken = 0;
+		m = st->ops->expand(st, pkts + done, n - done, &taken, out, PF_BURST_MAX);
+		/* Each input packet becomes one or more: no progress is a bug. */
+		RTE_VERIFY(taken != 0 && taken <= n - done && m >= taken);
+		done += taken;
+		st->replicas += m - taken;
+		t0 = run_burst(rs, out, m, me, t0);
+	}
+	return t0;
+}
+
+uint64_t
+pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
+{
+	if (unlikely(rs->st->ops->expand != NULL))
+		return run_expand(rs, pkts, n, me, t0);
+	return run_burst(rs, pkts, n, me, t0);
 }
 
 uint32_t

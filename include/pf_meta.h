@@ -55,12 +55,14 @@ struct pf_meta {
 
 /**
  * An ICMP error to send, as a routing stage hands it to the icmp stage in
- * pf_meta.nexthop: type, code and (for 3/4) the next-hop MTU of RFC 1191.
+ * pf_meta.nexthop: type, code and a 16-bit argument: for 3/4 the next-hop
+ * MTU of RFC 1191, for 12/0 the pointer (RFC 792: the octet in error).
  */
 #define PF_META_ICMP(type, code, mtu) \
 	((uint32_t)(type) << 24 | (uint32_t)(code) << 16 | (uint32_t)(uint16_t)(mtu))
 #define PF_ICMP_DEST_UNREACH 3
 #define PF_ICMP_TIME_EXCEEDED 11
+#define PF_ICMP_PARAM_PROBLEM 12
 #define PF_META_ICMP_TYPE(nh) ((uint8_t)((nh) >> 24))
 #define PF_META_ICMP_CODE(nh) ((uint8_t)((nh) >> 16))
 #define PF_META_ICMP_MTU(nh) ((uint16_t)(nh))

@@ -170,6 +170,19 @@ struct pf_stage_ops {
 				  uint16_t *edge);
 
 	/**
+	 * Stages that emit more packets than they take (ip4frag), optional:
+	 * turn the first *@p taken (>= 1) of @p pkts[0..n) into at most @p max
+	 * packets in @p out, and return how many. Each input becomes one packet
+	 * or more (or itself, marked for process_burst to drop); the extra ones
+	 * are replicas: the runtime adds (returned - *@p taken) to st->replicas.
+	 * The runtime then runs process_burst on out[] at once and calls expand
+	 * again for the rest of the input. Unlike process_burst it allocates
+	 * and frees (the fragments, the input they replace).
+	 */
+	uint16_t (*expand)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n,
+			   uint16_t *taken, struct rte_mbuf **out, uint16_t max);
+
+	/**
 	 * Sink stages: take ownership of the packets that process_burst did not
 	 * drop and send them; every packet ends up sent or counted as dropped.
 	 */
@@ -249,7 +262,10 @@ struct pf_stage {
 	/* Per-port packet counts for sources (rx) and sinks (tx), single writer. */
 	uint64_t port_rx[PF_MAX_PORTS];
 	uint64_t port_tx[PF_MAX_PORTS];
-	/** Extra copies made for flooding (sinks); accounting adds them to rx. */
+	/**
+	 * Extra packets made: flood copies (sinks), fragments beyond the first
+	 * (ops->expand, counted by the runtime); accounting adds them to rx.
+	 */
 	uint64_t replicas;
 
 	/* runtime */
@@ -262,11 +278,11 @@ struct pf_stage {
  */
 extern const struct pf_stage_ops *const *const pf_stage_types;
 extern const struct pf_stage_ops pf_rx_ops, pf_tx_ops, pf_xconnect_ops, pf_l2fib_ops,
-	pf_acl_ops, pf_lpm_ops, pf_icmp_ops;
+	pf_acl_ops, pf_lpm_ops, pf_icmp_ops, pf_ip4frag_ops;
 /** The production types, in registry order (both lists start with them). */
 #define PF_STAGE_TYPES_PRODUCTION \
 	&pf_rx_ops, &pf_tx_ops, &pf_xconnect_ops, &pf_l2fib_ops, &pf_acl_ops, &pf_lpm_ops, \
-	&pf_icmp_ops
+	&pf_icmp_ops, &pf_ip4frag_ops
 /** Look a type up by name, NULL if unknown. */
 const struct pf_stage_ops *pf_stage_type_find(const char *type);
 

@@ -125,3 +125,26 @@ def rfc1812_violations(frames, router_macs):
             problems.append("routed packet to a martian/broadcast destination %s"
                             % ".".join(str(b) for b in ip[16:20]))
     return problems
+
+
+def icmp_error(pkt, err, ident, router_mac, router_ip):
+    """The ICMP error a router sends about @pkt (a frame as received), as the
+    icmp stage builds it: back to the sender's MAC from @router_mac and
+    @router_ip, TTL 64, TOS 0xc0, IP id @ident, untagged, quoting the
+    original IPv4 header (options included) and its first 8 payload bytes.
+    @err = (type, code, arg): arg is 3/4's next-hop MTU (low half of the
+    second word, RFC 1191) or 12's pointer (its first octet, RFC 792)."""
+    from scapy.utils import checksum
+    t, c, arg = err
+    data = raw_bytes(pkt)
+    l3, _ = ip4_header(data)
+    orig = data[l3:]
+    ihl = (orig[0] & 0xf) * 4
+    total = struct.unpack("!H", orig[2:4])[0]
+    word = arg << 24 if t == 12 else arg
+    body = struct.pack("!BBHI", t, c, 0, word) + orig[:min(ihl + 8, total)]
+    body = body[:2] + struct.pack("!H", checksum(body)) + body[4:]
+    src = IP(orig).src
+    return (Ether(src=router_mac, dst=Ether(data).src) /
+            IP(src=router_ip, dst=src, ttl=64, tos=0xc0, id=ident, flags=0, proto=1) /
+            Raw(body))

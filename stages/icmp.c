@@ -3,7 +3,7 @@
  * icmp: the slow path that answers with ICMP errors (RFC 792, RFC 1812 4.3).
  * Edges: drop, out (the error, back out of the ingress port).
  * Counters: drop: one per suppression rule (RFC 1812 4.3.2.7), icmp_ratelimited, icmp_no_room,
- *   ...; info: time_exceeded, net_unreachable, frag_needed (errors sent).
+ *   ...; info: time_exceeded, net_unreachable, frag_needed, param_problem (errors sent).
  * Params: rate_pps (0..10000000, default 1000; 0: no limit), rate_burst (1..1000000,
  *   default 50): errors the bucket holds (`burst` is the common key of source stages).
  *
@@ -51,7 +51,9 @@
 	_(ICMP_CTR_TIME_EXCEEDED, time_exceeded, INFO, "Time Exceeded (11/0) sent")		\
 	_(ICMP_CTR_NET_UNREACH, net_unreachable, INFO, "Destination Unreachable, net (3/0) sent") \
 	_(ICMP_CTR_FRAG_NEEDED, frag_needed, INFO,						\
-	  "Destination Unreachable, fragmentation needed (3/4) with the next-hop MTU sent")
+	  "Destination Unreachable, fragmentation needed (3/4) with the next-hop MTU sent")	\
+	_(ICMP_CTR_PARAM_PROBLEM, param_problem, INFO,						\
+	  "Parameter Problem (12/0) with the pointer to the bad option sent")
 
 PF_CTR_ENUM(icmp, foreach_icmp_ctr);
 PF_CTR_DESCS(icmp, foreach_icmp_ctr);
@@ -193,6 +195,8 @@ icmp_check(const struct icmp_priv *ip, const struct pf_meta *md, const struct rt
 		sent = ICMP_CTR_NET_UNREACH;
 	else if ((reason & 0xffff0000u) == PF_META_ICMP(PF_ICMP_DEST_UNREACH, 4, 0))
 		sent = ICMP_CTR_FRAG_NEEDED;
+	else if ((reason & 0xffff0000u) == PF_META_ICMP(PF_ICMP_PARAM_PROBLEM, 0, 0))
+		sent = ICMP_CTR_PARAM_PROBLEM;
 	else
 		return ICMP_CTR_NO_REASON;
 	if (md->flags & PF_META_IP_NONFIRST)
@@ -225,7 +229,7 @@ icmp_build(struct icmp_priv *ip, struct rte_mbuf *m, struct pf_meta *md)
 	struct rte_icmp_hdr *ic;
 	uint32_t quote = RTE_MIN((uint32_t)md->l3_len + 8,
 				 (uint32_t)rte_be_to_cpu_16(o->total_length));
-	uint32_t dst = o->src_addr;
+	uint32_t dst = o->src_addr, arg = PF_META_ICMP_MTU(md->nexthop);
 
 	rte_ether_addr_copy(&((const struct rte_ether_hdr *)old)->src_addr, &to);
 	if (m->nb_segs != 1 || rte_pktmbuf_prepend(m, ICMP_HDRS - md->l2_len) == NULL)
@@ -250,8 +254,15 @@ icmp_build(struct icmp_priv *ip, struct rte_mbuf *m, struct pf_meta *md)
 	ic->icmp_type = PF_META_ICMP_TYPE(md->nexthop);
 	ic->icmp_code = PF_META_ICMP_CODE(md->nexthop);
 	ic->icmp_cksum = 0;
-	ic->icmp_ident = 0;
-	ic->icmp_seq_nb = rte_cpu_to_be_16(PF_META_ICMP_MTU(md->nexthop));  /* RFC 1191 */
+	/* The second word: 3/4's next-hop MTU in its low half (RFC 1191), 12's
+	 * pointer in its first octet (RFC 792), zero for the others. */
+	if (PF_META_ICMP_TYPE(md->nexthop) == PF_ICMP_PARAM_PROBLEM) {
+		ic->icmp_ident = rte_cpu_to_be_16((uint16_t)(arg << 8));
+		ic->icmp_seq_nb = 0;
+	} else {
+		ic->icmp_ident = 0;
+		ic->icmp_seq_nb = rte_cpu_to_be_16((uint16_t)arg);
+	}
 	ic->icmp_cksum = (uint16_t)~rte_raw_cksum(ic, sizeof(*ic) + quote);
 	md->out_port = md->in_port;
 	md->l2_len = RTE_ETHER_HDR_LEN;
@@ -295,7 +306,7 @@ icmp_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 
 const struct pf_stage_ops pf_icmp_ops = {
 	.type = "icmp",
-	.summary = "slow path: ICMP errors (Time Exceeded, Unreachable, Frag Needed), rate-limited",
+	.summary = "slow path: ICMP errors (Time Exceeded, Unreachable, Parameter Problem), rate-limited",
 	.priv_size = sizeof(struct icmp_priv),
 	.n_edges = ICMP_EDGE_MAX,
 	.edge_names = icmp_edges,

@@ -2,9 +2,11 @@
 /*
  * lpm: IPv4 router (RFC 1812) on rte_lpm; answers ARP and ICMP echo for its own addresses.
  * Edges: drop, out (md->out_port set: routed packets, ARP replies, echo replies), icmp
- *   (optional: packets that deserve an ICMP error, the error in md->nexthop, see PF_META_ICMP).
+ *   (optional: packets that deserve an ICMP error, the error in md->nexthop, see PF_META_ICMP),
+ *   fragment (optional: routed like out but longer than the egress MTU with DF clear, to ip4frag).
  * Counters: one drop reason per RFC 1812 check (ip4_no_route, ip4_ttl_expired, ip4_martian_*,
- *   ...), see foreach_lpm_ctr; info: local, icmp_echo_reply, arp_reply, *_to_icmp.
+ *   ...), see foreach_lpm_ctr; info: local, icmp_echo_reply, arp_reply, *_to_icmp,
+ *   ip4_to_fragment.
  * Params: nexthops (name: {port, mac}), routes ([{prefix, via}]), routes_file, lookup.
  *
  * The input carries IPv4 (rx edge "ipv4") and ARP (rx edge "arp"); rx has
@@ -54,14 +56,14 @@
 	  "TTL <= 1 on a packet to forward (icmp edge not wired)")		\
 	_(LPM_CTR_SRCROUTE, ip4_srcroute, DROP, "IPv4 option LSRR (131) or SSRR (137): never forwarded") \
 	_(LPM_CTR_BAD_OPTION, ip4_bad_option, DROP,						\
-	  "IPv4 option with a length under 2 or running past the header")			\
+	  "IPv4 option with a length under 2 or running past the header (icmp edge not wired)") \
 	_(LPM_CTR_FRAG_OFFSET_ONE, ip4_frag_offset_one, DROP, "fragment offset 1 (RFC 1858 overlap attack)") \
 	_(LPM_CTR_TINY_FRAGMENT, ip4_tiny_fragment, DROP,					\
 	  "first fragment without the whole TCP (20 B) or UDP (8 B) header (RFC 1858)")	\
 	_(LPM_CTR_MTU_DF, ip4_mtu_exceeded_df, DROP,						\
 	  "longer than the egress MTU with DF set, icmp edge not wired (no ICMP 3/4)")		\
 	_(LPM_CTR_MTU_NOFRAG, ip4_frag_needed_unsupported, DROP,				\
-	  "longer than the egress MTU, DF clear (no fragmentation here)")		\
+	  "longer than the egress MTU, DF clear, fragment edge not wired")		\
 	_(LPM_CTR_LOCAL_UNSUPPORTED, ip4_local_unsupported, DROP,				\
 	  "addressed to the router but not an ICMP echo request it answers")			\
 	_(LPM_CTR_ICMP_BAD_CKSUM, icmp_bad_checksum, DROP, "ICMP echo request with a wrong checksum") \
@@ -78,13 +80,17 @@
 	_(LPM_CTR_NO_ROUTE_ICMP, ip4_no_route_to_icmp, INFO,					\
 	  "no route matches the destination: sent to the icmp edge (Net Unreachable)")	\
 	_(LPM_CTR_MTU_DF_ICMP, ip4_mtu_exceeded_df_to_icmp, INFO,				\
-	  "longer than the egress MTU with DF set: sent to the icmp edge (Frag Needed)")
+	  "longer than the egress MTU with DF set: sent to the icmp edge (Frag Needed)")	\
+	_(LPM_CTR_TO_FRAG, ip4_to_fragment, INFO,						\
+	  "longer than the egress MTU, DF clear: routed and sent to the fragment edge")	\
+	_(LPM_CTR_BAD_OPTION_ICMP, ip4_bad_option_to_icmp, INFO,				\
+	  "IPv4 option with a bad length: sent to the icmp edge (Parameter Problem)")
 
 PF_CTR_ENUM(lpm, foreach_lpm_ctr);
 PF_CTR_DESCS(lpm, foreach_lpm_ctr);
 
-enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_MAX };
-static const char *const lpm_edges[] = { "drop", "out", "icmp" };
+enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_FRAG, LPM_EDGE_MAX };
+static const char *const lpm_edges[] = { "drop", "out", "icmp", "fragment" };
 static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", NULL };
 
 /* Lookup result for "no route"; real next hops are 24-bit indexes. */
@@ -125,6 +131,7 @@ struct lpm_priv {
 	uint32_t port_has_ip;                     /* bit per port */
 	uint16_t max_frame[PF_MAX_PORTS];         /* egress limit, untagged frame */
 	bool icmp;                                /* edge icmp wired: errors go there */
+	bool frag;                                /* edge fragment wired */
 	/* control path */
 	uint64_t updates;
 	uint64_t g_routes, g_nh, g_tbl8, g_mem;   /* gauges: never read through fib */
@@ -390,6 +397,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 		}
 	}
 	lp->icmp = (st->edge_connected & (1u << LPM_EDGE_ICMP)) != 0;
+	lp->frag = (st->edge_connected & (1u << LPM_EDGE_FRAG)) != 0;
 	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
@@ -588,17 +596,23 @@ lpm_arp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf *m)
 	return LPM_EDGE_OUT;
 }
 
+static uint16_t lpm_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
+			 uint32_t drop, uint32_t to_icmp, uint32_t err);
+
 /*
  * Options and fragments (slow path: IHL > 5 or a fragment). Options are
  * walked as RFC 791 lays them out: EOL ends the list, NOP is one byte, any
  * other option has a length byte >= 2 that must stay within the header.
- * Source routes (LSRR, SSRR) are dropped (RFC 1812 4.2.2.1 allows it, RFC
- * 7126 recommends it); other well-formed options are forwarded unchanged.
- * Fragments: offset 1 and a first fragment too short for the TCP or UDP
- * header are the RFC 1858 overlap attacks on filters: dropped.
+ * A malformed option deserves Parameter Problem (RFC 1812 4.3.3.5) pointing
+ * at its type octet, as Linux does. Source routes (LSRR, SSRR) are dropped
+ * (RFC 1812 4.2.2.1 allows it, RFC 7126 recommends it); other well-formed
+ * options are forwarded unchanged. Fragments: offset 1 and a first fragment
+ * too short for the TCP or UDP header are the RFC 1858 overlap attacks on
+ * filters: dropped. Returns LPM_EDGE_OUT to go on, else the packet's edge.
  */
-static bool __rte_noinline
-lpm_ip4_slow(uint64_t *ctrs, const struct pf_meta *md, const struct rte_ipv4_hdr *ip)
+static uint16_t __rte_noinline
+lpm_ip4_slow(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
+	     const struct rte_ipv4_hdr *ip)
 {
 	const uint8_t *o = (const uint8_t *)(ip + 1);
 	uint32_t n = md->l3_len - sizeof(*ip), i = 0, l4;
@@ -609,30 +623,29 @@ lpm_ip4_slow(uint64_t *ctrs, const struct pf_meta *md, const struct rte_ipv4_hdr
 			i++;
 			continue;
 		}
-		if (i + 1 >= n || o[i + 1] < 2 || o[i + 1] > n - i) {
-			ctrs[LPM_CTR_BAD_OPTION]++;
-			return false;
-		}
+		if (i + 1 >= n || o[i + 1] < 2 || o[i + 1] > n - i)
+			return lpm_icmp(lp, ctrs, md, LPM_CTR_BAD_OPTION, LPM_CTR_BAD_OPTION_ICMP,
+					PF_META_ICMP(PF_ICMP_PARAM_PROBLEM, 0, sizeof(*ip) + i));
 		if (o[i] == 131 || o[i] == 137) {
 			ctrs[LPM_CTR_SRCROUTE]++;
-			return false;
+			return LPM_EDGE_DROP;
 		}
 		i += o[i + 1];
 	}
 	if (!(md->flags & PF_META_IP_FRAG))
-		return true;
+		return LPM_EDGE_OUT;
 	if ((fo & RTE_IPV4_HDR_OFFSET_MASK) == 1) {
 		ctrs[LPM_CTR_FRAG_OFFSET_ONE]++;
-		return false;
+		return LPM_EDGE_DROP;
 	}
 	l4 = rte_be_to_cpu_16(ip->total_length) - md->l3_len;
 	if (!(md->flags & PF_META_IP_NONFIRST) &&
 	    ((ip->next_proto_id == IPPROTO_TCP && l4 < 20) ||
 	     (ip->next_proto_id == IPPROTO_UDP && l4 < 8))) {
 		ctrs[LPM_CTR_TINY_FRAGMENT]++;
-		return false;
+		return LPM_EDGE_DROP;
 	}
-	return true;
+	return LPM_EDGE_OUT;
 }
 
 /*
@@ -657,15 +670,20 @@ lpm_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md, uint32_t
 
 /*
  * Too long for the egress port: DF set deserves ICMP 3/4 with the egress
- * MTU (RFC 1191); DF clear would be fragmented, which is not done here.
+ * MTU (RFC 1191); DF clear is routed as usual, then fragmented by the stage
+ * on the fragment edge (LPM_EDGE_FRAG), or dropped when it is not wired.
  */
 static uint16_t __rte_noinline
 lpm_too_big(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
 	    const struct rte_ipv4_hdr *ip, uint16_t port)
 {
 	if (!(ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))) {
-		ctrs[LPM_CTR_MTU_NOFRAG]++;
-		return LPM_EDGE_DROP;
+		if (!lp->frag) {
+			ctrs[LPM_CTR_MTU_NOFRAG]++;
+			return LPM_EDGE_DROP;
+		}
+		ctrs[LPM_CTR_TO_FRAG]++;
+		return LPM_EDGE_FRAG;
 	}
 	return lpm_icmp(lp, ctrs, md, LPM_CTR_MTU_DF, LPM_CTR_MTU_DF_ICMP,
 			PF_META_ICMP(PF_ICMP_DEST_UNREACH, 4,
@@ -685,6 +703,7 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)((uint8_t *)eth + md->l2_len);
 	const struct lpm_nh *nh;
+	uint16_t e = LPM_EDGE_OUT;
 
 	if (md->cls != PF_CLASS_IPV4)
 		return lpm_arp(lp, ctrs, m);
@@ -707,13 +726,19 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 		ctrs[LPM_CTR_L2BCAST_UNICAST]++;
 		return LPM_EDGE_DROP;
 	}
-	if ((md->flags & (PF_META_IP_OPTIONS | PF_META_IP_FRAG)) && !lpm_ip4_slow(ctrs, md, ip))
-		return LPM_EDGE_DROP;
+	if (md->flags & (PF_META_IP_OPTIONS | PF_META_IP_FRAG)) {
+		e = lpm_ip4_slow(lp, ctrs, md, ip);
+		if (e != LPM_EDGE_OUT)
+			return e;
+	}
 	if (ip->time_to_live <= 1)
 		return lpm_icmp(lp, ctrs, md, LPM_CTR_TTL_EXPIRED, LPM_CTR_TTL_ICMP,
 				PF_META_ICMP(PF_ICMP_TIME_EXCEEDED, 0, 0));
-	if (rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN > lp->max_frame[nh->port])
-		return lpm_too_big(lp, ctrs, md, ip, nh->port);
+	if (rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN > lp->max_frame[nh->port]) {
+		e = lpm_too_big(lp, ctrs, md, ip, nh->port);
+		if (e != LPM_EDGE_FRAG)
+			return e;
+	}
 	lpm_ttl_dec(ip);
 	/* A priority tag (VID 0) is not carried to another link: drop it. */
 	if (md->l2_len != RTE_ETHER_HDR_LEN) {
@@ -724,14 +749,15 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	memcpy(eth, nh->macs, sizeof(nh->macs));
 	md->out_port = nh->port;
 	md->nexthop = hop;
-	return LPM_EDGE_OUT;
+	return e;
 }
 
 /*
- * The burst loops count the packets that took edge out: without the icmp
- * edge the edge itself (0 or 1, no test); with it, edge & 1 (icmp is 2).
+ * The burst loops count the packets that took edge out: without the
+ * optional edges (icmp, fragment) the edge itself (0 or 1, no test); with
+ * them, a compare.
  */
-#define LPM_COUNT_OUT(e, icmp) ((icmp) ? (e) & LPM_EDGE_OUT : (e))
+#define LPM_COUNT_OUT(e, icmp) ((icmp) ? (e) == LPM_EDGE_OUT : (e))
 
 /* pf_meta.flags bits that leave the fast path; PF_META_L2_LOCAL must be set. */
 #define LPM_FAST_FLAGS (PF_META_VLAN | PF_META_L2_MCAST | PF_META_L2_LOCAL |	\
@@ -919,7 +945,7 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 }
 
 /*
- * One burst; @p icmp: the icmp edge is wired. The result says whether the
+ * One burst; @p icmp: an optional edge (icmp, fragment) is wired. The result says whether the
  * whole burst took one edge, so the runtime moves it without a scan.
  */
 static __rte_always_inline uint16_t
@@ -943,7 +969,7 @@ lpm_burst(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uin
 	return nout == 0 && n != 0 && !icmp ? LPM_EDGE_DROP : PF_EDGE_MIXED;
 }
 
-/* The burst loops with the icmp edge wired, out of line: the default path stays lean. */
+/* The burst loops with optional edges wired, out of line: the default path stays lean. */
 static uint16_t __rte_noinline
 lpm_burst_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uint16_t n,
 	       uint16_t *edge)
@@ -956,7 +982,7 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 {
 	const struct lpm_priv *lp = st->priv;
 
-	if (unlikely(lp->icmp))
+	if (unlikely(lp->icmp | lp->frag))
 		return lpm_burst_icmp(lp, st->ctrs, pkts, n, edge);
 	return lpm_burst(lp, st->ctrs, pkts, n, edge, false);
 }

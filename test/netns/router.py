@@ -11,8 +11,10 @@ resolution yet), and each host sets a MAC of its own on its tap (the tap
 inherits the port's MAC, which rx would drop as l2_src_is_own_mac). Checks,
 each bounded in time, with the hosts' own tools: ping across with 0% loss,
 `traceroute -n` shows pipefwd as hop 1 (ICMP Time Exceeded from the icmp
-stage), `tracepath` finds the 1400-byte MTU of p1 (ICMP 3/4), then SIGINT
-and the accounting line exact. Namespaces are named PF_NETNS_PREFIX (env,
+stage), a DF-clear ping of 3000 bytes crosses and B reassembles it (A sends
+1500-byte fragments, the ip4frag stage cuts them again for p1's 1400),
+`tracepath` finds the 1400-byte MTU of p1 (ICMP 3/4), then SIGINT and the
+accounting line exact. Namespaces are named PF_NETNS_PREFIX (env,
 default "pfns") + a/b and deleted at the end; traffic never leaves them.
 Needs root, ip, ping, traceroute, tracepath: skipped (exit 77) without.
 """
@@ -35,6 +37,7 @@ HOST_MAC = {"a": "02:00:00:0a:00:02", "b": "02:00:00:0b:00:02"}
 HOST_IP = {"a": "10.1.0.2", "b": "10.2.0.2"}
 ROUTER_IP = {"a": "10.1.0.1", "b": "10.2.0.1"}
 MTU_B = 1400
+BIG = 3000          # ICMP payload of the DF-clear ping: over both MTUs
 
 TOPO = """\
 eal: [--no-huge, -m, "512", --no-pci, --log-level=lib.eal:warning, --no-telemetry]
@@ -52,11 +55,12 @@ stages:
     routes:
       - {{ prefix: 10.1.0.0/24, via: ha }}
       - {{ prefix: 10.2.0.0/24, via: hb }}
-    next: {{ out: tx, icmp: icmp }}
+    next: {{ out: tx, icmp: icmp, fragment: frag }}
   icmp: {{ type: icmp, next: tx }}
+  frag: {{ type: ip4frag, next: tx }}
   tx: {{ type: tx, ports: [p0, p1] }}
 lcores:
-  1: [rx, lpm, icmp, tx]
+  1: [rx, lpm, icmp, frag, tx]
 """
 
 
@@ -106,6 +110,11 @@ def checks(errors):
         errors.append(f"traceroute: hop 1 is not {ROUTER_IP['a']}:\n" + out)
     if not any(len(x) > 1 and x[1] == HOST_IP["b"] for x in hops):
         errors.append("traceroute did not reach B:\n" + out)
+    # Before tracepath: once A has learnt B's path MTU it fragments for 1400 itself.
+    out = ns("a", "ping", "-c", "3", "-i", "0.2", "-W", "2", "-s", str(BIG), "-M", "dont",
+             HOST_IP["b"], timeout=15, check=False)
+    if " 0% packet loss" not in out or f"{BIG + 8} bytes from {HOST_IP['b']}" not in out:
+        errors.append(f"DF-clear ping of {BIG} bytes A -> B did not cross whole:\n" + out)
     out = ns("a", "tracepath", "-n", "-m", "4", HOST_IP["b"], timeout=30, check=False)
     if f"pmtu {MTU_B}" not in out:
         errors.append(f"tracepath did not find pmtu {MTU_B}:\n" + out)
@@ -169,6 +178,11 @@ def main():
         for c in ("time_exceeded", "frag_needed"):
             if sent.get(c, 0) < 1:
                 errors.append(f"icmp stage counted no {c}")
+        frag = st.get("stages", {}).get("frag", {}).get("counters", {})
+        print("ip4frag stage:", json.dumps(frag, sort_keys=True))
+        # 3 requests, each in 3 fragments from A; the two 1500-byte ones are cut again
+        if frag.get("fragmented", 0) < 6:
+            errors.append("ip4frag stage fragmented fewer than 6 datagrams")
     except (OSError, ValueError):
         errors.append("no stats JSON written")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -177,8 +191,8 @@ def main():
     if errors:
         print(out)
         return 1
-    print("PASS netns router: ping 0% loss, traceroute hop 1 = pipefwd, tracepath pmtu "
-          f"{MTU_B}, accounting exact")
+    print("PASS netns router: ping 0% loss, traceroute hop 1 = pipefwd, DF-clear ping of "
+          f"{BIG} bytes reassembled, tracepath pmtu {MTU_B}, accounting exact")
     return 0
 
 

@@ -530,6 +530,66 @@ test_mtu(void **state)
 	destroy(st, topo);
 }
 
+/* The same ports with the fragment edge wired to an ip4frag stage. */
+static const char *topo_mtu_frag =
+	"ports:\n"
+	"  p0: { device: net_null0, mac: \"" MAC_P0 "\", max_frame: 9018 }\n"
+	"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", max_frame: 100 }\n"
+	"  p2: { device: net_null2, mac: \"02:00:00:00:00:12\" }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0, p1, p2], next: { ipv4: lpm, arp: lpm } }\n"
+	"  tx: { type: tx, ports: [p0, p1, p2] }\n"
+	"  frag: { type: ip4frag, next: tx }\n"
+	"  lpm:\n"
+	"      type: lpm\n"
+	"      next: { out: tx, fragment: frag }\n"
+	NEXTHOPS
+	"      routes:\n"
+	"        - { prefix: 10.0.0.0/8, via: nh1 }\n"
+	"lcores:\n  1: [rx, lpm, frag, tx]\n";
+
+static void
+test_mtu_fragment_edge(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = pf_test_stage(topo_mtu_frag, "lpm", &topo);
+	uint32_t dst = ip4(10, 1, 2, 3);
+	const uint16_t DF = RTE_IPV4_HDR_DF_FLAG;
+	static const uint8_t nh1_mac[6] = { 2, 0, 0, 0, 1, 1 };
+	struct rte_mbuf *m[4];
+	uint16_t edge[4], i;
+	uint8_t ttl;
+
+	/* DF clear and too long: routed like out, but on edge fragment (3). */
+	m[0] = mk_opt(NULL, 0, 0, 17, 67, dst);
+	ttl = iph(m[0])->time_to_live;
+	assert_int_equal(run1(st, m[0]), 3);
+	assert_int_equal(pf_meta(m[0])->out_port, 1);
+	assert_int_equal(iph(m[0])->time_to_live, ttl - 1);
+	assert_int_equal(rte_raw_cksum(iph(m[0]), sizeof(struct rte_ipv4_hdr)), 0xffff);
+	assert_memory_equal(rte_pktmbuf_mtod(m[0], uint8_t *), nh1_mac, 6);
+	rte_pktmbuf_free(m[0]);
+	/* DF set with no icmp edge: still the drop; a fitting one: out. */
+	expect_drop(st, mk_opt(NULL, 0, DF, 17, 67, dst), "ip4_mtu_exceeded_df");
+	expect_fwd(st, mk_opt(NULL, 0, 0, 17, 66, dst));
+	/* A mixed burst: never reported as all-out. */
+	m[0] = mk_opt(NULL, 0, 0, 17, 66, dst);
+	m[1] = mk_opt(NULL, 0, 0, 17, 67, dst);
+	m[2] = mk_opt(NULL, 0, 0, 17, 66, dst);
+	m[3] = mk_opt(NULL, 0, 0, 17, 66, dst);
+	for (i = 0; i < 4; i++)
+		rx_l2_local(m[i]);
+	pf_test_process(st, m, 4, edge);
+	assert_int_equal(edge[0], 1);
+	assert_int_equal(edge[1], 3);
+	assert_int_equal(edge[2], 1);
+	assert_int_equal(edge[3], 1);
+	pf_test_free(m, 4);
+	assert_int_equal(pf_test_ctr(st, "ip4_to_fragment"), 2);
+	assert_int_equal(pf_test_ctr(st, "ip4_frag_needed_unsupported"), 0);
+	destroy(st, topo);
+}
+
 static void
 test_priority_tag_stripped(void **state)
 {
@@ -902,6 +962,7 @@ main(void)
 		cmocka_unit_test(test_drops),
 		cmocka_unit_test(test_options_fragments),
 		cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_mtu_fragment_edge),
 		cmocka_unit_test(test_priority_tag_stripped),
 		cmocka_unit_test(test_arp),
 		cmocka_unit_test(test_icmp_echo),
