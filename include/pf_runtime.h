@@ -42,6 +42,11 @@ struct pf_rt_ring {
 	uint64_t hwm;                               /**< most entries ever seen after enqueue */
 	uint64_t hist[PF_RING_HIST_BUCKETS];        /**< occupancy after enqueue, log2 buckets */
 	bool bp_direct;                             /**< lossless mode: this burst goes direct */
+	/** The most entries before the last hwm restart (hwm is the mark since it). */
+	uint64_t hwm_start;
+	uint32_t hwm_clear_ack;                     /**< last hwm_clear_req the producer served */
+	/* written by the control thread: ask the producer to restart hwm */
+	uint32_t hwm_clear_req __rte_cache_aligned;
 	/* written by the consumer stage's lcore */
 	uint64_t dequeued __rte_cache_aligned;
 };
@@ -65,6 +70,12 @@ struct pf_rt_stage {
 	int owner;
 	uint32_t burst;                             /**< source rx burst (runtime copy) */
 	bool lossless;                              /**< runtime.backpressure: take only what fits */
+	/**
+	 * PF_WATCH_* (app/trace.c): a packet trace or a drop capture wants this
+	 * stage's packets one by one. Tested once per burst; 0 when nothing is armed.
+	 */
+	uint8_t watch;
+	struct pf_cap_tap *drop_tap;                /**< capture of this stage's drops, else NULL */
 	uint16_t n_out;                             /**< distinct output rings (fan rings included) */
 	struct pf_rt_ring *outs[PF_MAX_EDGES * PF_MAX_INSTANCES];
 	/* single writer: the lcore that runs the stage */
