@@ -526,8 +526,12 @@ add_step(struct rte_tel_data *d, const struct pf_runtime *rt, const struct trace
 			rte_tel_data_add_dict_string(d, "flood", buf);
 		}
 	}
-	if (strcmp(st->ops->type, "lpm") == 0 && r->edge != PF_EDGE_DROP)
-		rte_tel_data_add_dict_u64(d, "nexthop", r->md.nexthop);
+	/* A routing stage's ICMP edge carries the error in the next hop field. */
+	if (strcmp(edge_name(st, r->edge), "icmp") == 0) {
+		snprintf(buf, sizeof(buf), "type %u code %u", PF_META_ICMP_TYPE(r->md.nexthop),
+			 PF_META_ICMP_CODE(r->md.nexthop));
+		rte_tel_data_add_dict_string(d, "icmp", buf);
+	}
 	if (strcmp(st->ops->type, "l2fib") == 0)
 		rte_tel_data_add_dict_u64(d, "bd", r->md.bd);
 	if (r->note[0] != '\0')

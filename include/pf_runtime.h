@@ -127,6 +127,34 @@ struct pf_runtime {
 	volatile int stop;         /**< workers leave their loops */
 };
 
+/** A ring's high-water mark since start, across hwm restarts (a clear). */
+static inline uint64_t
+pf_rt_ring_hwm_total(const struct pf_rt_ring *r)
+{
+	uint64_t hwm = __atomic_load_n(&r->hwm, __ATOMIC_ACQUIRE);
+	uint64_t start = __atomic_load_n(&r->hwm_start, __ATOMIC_RELAXED);
+
+	return RTE_MAX(hwm, start);
+}
+
+/**
+ * Restart the high-water mark of the rings whose bit is set in @p mask
+ * (ring index i: bit i of mask[i / 64]) from their occupancy now: each
+ * producer lcore does it at its next upkeep (about a millisecond), so
+ * the mark stays single-writer and exact. Waits at most @p wait_ms for
+ * them; returns how many have restarted. Reports read
+ * pf_rt_ring_hwm_total(), the mark since start.
+ */
+unsigned int pf_runtime_hwm_restart(struct pf_runtime *rt, const uint64_t *mask,
+				    uint32_t *req_out, unsigned int wait_ms);
+
+/** Has ring @p r restarted its mark for request @p req (from pf_runtime_hwm_restart)? */
+static inline bool
+pf_rt_ring_hwm_restarted(const struct pf_rt_ring *r, uint32_t req)
+{
+	return (int32_t)(__atomic_load_n(&r->hwm_clear_ack, __ATOMIC_ACQUIRE) - req) >= 0;
+}
+
 /** Totals for the accounting invariant: rx + replicas = tx + dropped + in_flight. */
 struct pf_totals {
 	uint64_t rx;
