@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcapng  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "lib"))
-from pftest import write_pcap  # noqa: E402
+from pftest import finish, write_pcap  # noqa: E402
 
 PIPEFWD, CTL = sys.argv[1], sys.argv[2]
 PREFIX = "capdrop_t%d" % os.getpid()
@@ -135,13 +135,8 @@ def main():
     st = json.load(open(stats))
     check(st["totals"]["unaccounted"] == 0 and st["mbufs_in_use_after_stop"] == 0,
           "accounting at exit: %s, mbufs %s" % (st["totals"], st["mbufs_in_use_after_stop"]))
-    if FAILS:
-        print("%d failure(s); files kept in %s" % (len(FAILS), tmp))
-    else:
-        subprocess.run(["rm", "-rf", tmp])
-    print("%d passed, %d failed" % (0 if FAILS else 1, 1 if FAILS else 0))
-    return 1 if FAILS else 0
+    finish(FAILS, tmp)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -25,12 +25,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 from scapy.all import IP, TCP, UDP, Ether, Raw, raw  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "lib"))
-from pftest import numbered_udp, telemetry, write_pcap  # noqa: E402
+from pftest import finish, numbered_udp, telemetry, write_pcap  # noqa: E402
 
 PIPEFWD, PIPEFWD_TEST, CTL = sys.argv[1], sys.argv[2], sys.argv[3]
 TAG = "trc_t%d" % os.getpid()
@@ -324,16 +325,10 @@ def main():
         test_trace(tmp)
         test_hwm(tmp)
     except Exception as e:  # report, and keep the files for a look
+        traceback.print_exc()
         FAILS.append("exception: %r" % e)
-        raise
-    finally:
-        if FAILS:
-            print("%d failure(s); files kept in %s" % (len(FAILS), tmp))
-        else:
-            subprocess.run(["rm", "-rf", tmp])
-    print("%d passed, %d failed" % (0 if FAILS else 1, 1 if FAILS else 0))
-    return 1 if FAILS else 0
+    finish(FAILS, tmp)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
