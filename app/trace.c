@@ -126,7 +126,8 @@ trace_slot(struct rte_mbuf *m, bool start)
 		for (k = 0; k < n; k++)
 			if (__atomic_load_n(&tr.active[k], __ATOMIC_RELAXED) == m)
 				return (int32_t)k;
-		return -1;
+		/* Marked by a trace since replaced: a new packet to this one. */
+		m->ol_flags &= ~tr.flag;
 	}
 	if (!start || __atomic_load_n(&tr.started, __ATOMIC_RELAXED) >= tr.wanted)
 		return -1;
