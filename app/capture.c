@@ -358,7 +358,8 @@ cap_write(struct cap_slot *s, const struct pf_runtime *rt, struct rte_mbuf **in,
 				const struct pf_stage *st = rt->stages[p->stage];
 				char why[CAP_COMMENT_ROOM - 8];
 
-				snprintf(why, sizeof(why), "%s:%s", st->conf->name,
+				/* A final newline, as scapy writes and reads them. */
+				snprintf(why, sizeof(why), "%s:%s\n", st->conf->name,
 					 pf_trace_reason_name(st, p->reason));
 				cap_epb_comment(f, why);
 			}

@@ -6,7 +6,7 @@ rx (p0) -> acl -> lpm -> tx (p1, net_null) on one lcore; p0 replays forever
 2 routed frames and 3 bad ones, each dropped for a known reason: IPv4 TTL 1
 (lpm:ip4_ttl_expired), a bad IPv4 header checksum (rx:ip4_bad_checksum) and
 TCP to port 23, which the ACL denies (acl:acl_deny). The capture files are
-read back with the pcapng reader: every packet must be one of the bad frames
+read back with scapy (and the project's pcapng reader): every packet must be one of the bad frames
 byte for byte (as scapy built it) with its reason in the packet comment, and
 a capture of one reason holds that reason's frame only. Forwarding does not
 notice: at exit nothing is unaccounted and no mbuf leaked.
@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from scapy.all import IP, TCP, UDP, Ether, Raw, raw
+from scapy.all import IP, TCP, UDP, Ether, Raw, raw, rdpcap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcapng  # noqa: E402
@@ -80,11 +80,19 @@ def ctl(*args):
 
 
 def capture(tmp, target, count, name):
+    """The packets of a drop capture as scapy reads them: data and comment."""
     r = ctl("capture", target, "-c", str(count), "-w", name, "--wait", "60")
     if not check(r.returncode == 0, "capture %s: rc %d %s%s" % (target, r.returncode, r.stdout,
                                                               r.stderr)):
         return []
-    return pcapng.read(os.path.join(tmp, name))["packets"]
+    path = os.path.join(tmp, name)
+    own = pcapng.read(path)["packets"]
+    pkts = [{"data": raw(p), "comments": [p.comment.decode()] if p.comment else [],
+             "len": p.wirelen} for p in rdpcap(path)]
+    # The project's reader sees the same comments (with the final newline).
+    check([[c.rstrip("\n") for c in p["comments"]] for p in own] ==
+          [p["comments"] for p in pkts], "%s: pcapng.py and scapy disagree" % name)
+    return pkts
 
 
 def main():
