@@ -629,7 +629,8 @@ cap_resolve_drop(struct cap_slot *s, const struct pf_runtime *rt, const struct c
 	}
 	if (taps == 0)
 		return cap_fail(s, "target '%.40s': no stage drops for that reason (a drop "
-				   "counter name, ring_full or no_edge; stats list them)", req->target);
+				   "counter name, ring_full or no_edge; stats list them)",
+				req->target);
 	snprintf(what, what_len, "dropped packets (%s%s%s), copied before they are freed, "
 		 "the reason (stage:counter) in each packet's comment", stage != NULL ? stage : "",
 		 stage != NULL ? ":" : "", reason != NULL ? reason : "every reason");

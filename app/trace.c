@@ -53,6 +53,8 @@
 #define TRACE_MAX_CTRS 64             /* counters of a stage snapshotted per packet */
 #define TRACE_NOTE 96
 #define TRACE_STR 128                 /* RTE_TEL_MAX_STRING_LEN */
+#define TRACE_REPLY_BUDGET 12000      /* bytes of summary lines in one reply */
+#define TRACE_SHOW_STEPS 16           /* steps of one packet in one reply */
 
 struct trace_rec {
 	uint32_t ready;                   /* published: the rest is complete */
@@ -271,7 +273,8 @@ pf_trace_lost(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint16
 			r->n_hdr = trace_hdr(r->hdr_in, m);
 			memcpy(r->hdr_out, r->hdr_in, r->n_hdr);
 			r->md = *pf_meta(m);
-			snprintf(r->note, sizeof(r->note), "the runtime dropped it after the stage");
+			snprintf(r->note, sizeof(r->note), "dropped by the runtime after the "
+				 "stage");
 			__atomic_store_n(&r->ready, 1, __ATOMIC_RELEASE);
 		}
 		trace_left(tr.rt, slot);
@@ -578,8 +581,8 @@ trace_status(const struct pf_runtime *rt, struct rte_tel_data *d)
 	uint32_t idx[32];
 	struct rte_tel_data *a;
 	char buf[TRACE_STR];
+	size_t len, total;
 	uint16_t c, k;
-	size_t len;
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "id", tr.id);
@@ -600,7 +603,8 @@ trace_status(const struct pf_runtime *rt, struct rte_tel_data *d)
 		return;
 	/* One line per packet: "rx(ipv4) acl(out) lpm(out) tx(tx->p1)". */
 	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
-	for (pkt = 1; pkt <= started; pkt++) {
+	/* The reply holds 16 KiB: the lines of the first packets that fit. */
+	for (pkt = 1, total = 0; pkt <= started && total < TRACE_REPLY_BUDGET; pkt++) {
 		const struct trace_rec *r = NULL;
 
 		c = packet_steps(pkt, idx, RTE_DIM(idx));
@@ -617,6 +621,7 @@ trace_status(const struct pf_runtime *rt, struct rte_tel_data *d)
 					edge_name(st, r->edge));
 		}
 		rte_tel_data_add_array_string(a, buf);
+		total += len + 4;
 	}
 	if (rte_tel_data_add_dict_container(d, "packets", a, 0) != 0)
 		rte_tel_data_free(a);
@@ -625,7 +630,7 @@ trace_status(const struct pf_runtime *rt, struct rte_tel_data *d)
 static int
 trace_packet(const struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
 {
-	uint32_t idx[32];
+	uint32_t idx[TRACE_SHOW_STEPS];
 	unsigned long pkt;
 	char *end, key[16];
 	uint16_t c, k;

@@ -11,10 +11,11 @@ scapy), never from pipefwd: 7 packets traced at rx are the 7 frames once each.
 Tracing at l2 and at every source, and the exit report (nothing unaccounted,
 no mbuf leaked, the drop counters in the frames' proportions) complete it.
 
-hwm: rx -> xc on lcore 1, a ring of 256 to a `delay` stage that takes one
+hwm: rx -> xc on lcore 1, a ring of 1024 to a `delay` stage that takes one
 burst a second (pipefwd-test). The ring fills, the input ends; a clear of the
 ring must give the mark since the clear exactly (hwm_exact 1), and it must
 hold while the consumer drains the ring: before, the bound fell with `used`.
+A reload (us: 0) then lets the rest drain before the exit.
 
 usage: test_trace.py PIPEFWD PIPEFWD_TEST PIPEFWD_CTL
 """
@@ -77,10 +78,10 @@ ports:
 stages:
   rx: {{ type: rx, ports: [p0], next: {{ ipv4: xc }} }}
   xc: {{ type: xconnect, pairs: {{ p0: p1 }}, next: slow }}
-  slow: {{ type: delay, us: 1000000, next: tx }}
+  slow: {{ type: delay, us: {us}, next: tx }}
   tx: {{ type: tx, ports: [p1] }}
 rings:
-  xc->slow: {{ size: 256 }}
+  xc->slow: {{ size: 1024 }}
 lcores:
   1: [rx, xc]
   2: [slow, tx]
@@ -135,10 +136,11 @@ class Run:
     def __init__(self, tmp, name, pipefwd, topo):
         self.prefix = "%s_%s" % (TAG, name)
         self.json = os.path.join(tmp, name + ".json")
-        path = os.path.join(tmp, name + ".yaml")
+        self.path = path = os.path.join(tmp, name + ".yaml")
         with open(path, "w") as f:
             f.write(topo)
-        self.log = open(os.path.join(tmp, name + ".log"), "w")
+        self.logpath = os.path.join(tmp, name + ".log")
+        self.log = open(self.logpath, "w")
         self.proc = subprocess.Popen([pipefwd, "-q", "-d", "400", "-j", self.json, path, "--",
                                       "--file-prefix=" + self.prefix],
                                      stdout=self.log, stderr=subprocess.STDOUT)
@@ -263,6 +265,11 @@ def test_trace_l2(run):
     check(t.get("traced") == 6 and all(p and p[0]["stage"] in ("rx", "rx_l2")
                                        for p in t["paths"]),
           "trace 6 at every source: %s" % [[s["stage"] for s in p] for p in t["paths"]])
+    # The largest trace: the status reply stays within the 16 KiB telemetry limit.
+    t = trace(run, "256")
+    check(t.get("traced") == 256 and len(t["paths"]) == 256 and
+          all(p for p in t["paths"]) and 0 < len(t.get("packets", [])) <= 256,
+          "trace 256: %s" % {k: v for k, v in t.items() if k not in ("paths", "packets")})
     r = run.ctl("trace", "3", "--stage", "nosuch")
     check(r.returncode == 1 and "unknown stage" in r.stderr and "Traceback" not in r.stderr,
           "trace at an unknown stage: %r" % r.stderr)
@@ -290,15 +297,15 @@ def test_trace(tmp):
 
 
 def test_hwm(tmp):
-    write_pcap(os.path.join(tmp, "hwm.pcap"), [numbered_udp(i) for i in range(400)])
-    run = Run(tmp, "hwm", PIPEFWD_TEST, HWM_TOPO.format(tmp=tmp))
+    write_pcap(os.path.join(tmp, "hwm.pcap"), [numbered_udp(i) for i in range(1100)])
+    run = Run(tmp, "hwm", PIPEFWD_TEST, HWM_TOPO.format(tmp=tmp, us=1000000))
     try:
         end = time.monotonic() + 30
-        while time.monotonic() < end and run.tel("/pipefwd/totals")["rx"] < 400:
+        while time.monotonic() < end and run.tel("/pipefwd/totals")["rx"] < 1100:
             time.sleep(0.1)
         ring = "xc_to_slow"
         before = run.tel("/pipefwd/rings," + ring)[ring]
-        check(before["hwm"] == 255 and before["hwm_exact"] == 1, "ring filled: %s" % before)
+        check(before["hwm"] == 1023 and before["hwm_exact"] == 1, "ring filled: %s" % before)
         check(run.tel("/pipefwd/clear,xc->slow").get("cleared") == 1, "clear the ring")
         r1 = run.tel("/pipefwd/rings," + ring)[ring]
         time.sleep(2.5)
@@ -313,9 +320,16 @@ def test_hwm(tmp):
             check(r2["hwm_exact"] == 1 and r2["hwm"] == r1["hwm"] and r2["hwm"] > r2["used"],
                   "hwm since the clear must hold while the ring drains: %s then %s" % (r1, r2))
             check(r2["enqueued"] == 0, "nothing enqueued since the clear: %s" % r2)
+        # The stall ends (a live reload of the delay), so the exit need not wait.
+        with open(run.path, "w") as f:
+            f.write(HWM_TOPO.format(tmp=tmp, us=0))
+        run.proc.send_signal(signal.SIGHUP)
+        end = time.monotonic() + 30
+        while time.monotonic() < end and " applied in " not in open(run.logpath).read():
+            time.sleep(0.2)
     finally:
         st = run.finish()
-    check(st["rings"]["xc->slow"]["hwm"] == 255, "exit report hwm since start: %s" %
+    check(st["rings"]["xc->slow"]["hwm"] == 1023, "exit report hwm since start: %s" %
           st["rings"]["xc->slow"])
 
 
