@@ -194,7 +194,7 @@ struct base_ring {
 	bool set;
 	uint64_t enqueued, dequeued, full_drops, direct, hwm;
 	uint64_t hist[PF_RING_HIST_BUCKETS];
-	uint32_t hwm_req;     /* the producer's restart of hwm asked for by the clear */
+	bool hwm_late;        /* the producer did not restart hwm before the clear replied */
 };
 
 struct base_lcore {
@@ -289,7 +289,7 @@ clear_ring(const struct pf_runtime *rt, uint16_t i)
 	b->enqueued = RD(r->enqueued);
 	b->full_drops = RD(r->full_drops);
 	b->direct = RD(r->direct);
-	b->hwm = RD(r->hwm);
+	b->hwm = pf_rt_ring_hwm_total(r);
 	for (k = 0; k < PF_RING_HIST_BUCKETS; k++)
 		b->hist[k] = RD(r->hist[k]);
 	b->set = true;
@@ -309,7 +309,8 @@ clear_hwm(const struct pf_runtime *rt, const char *name)
 	pf_runtime_hwm_restart((struct pf_runtime *)(uintptr_t)rt, mask, req, 100);
 	for (i = 0; i < rt->n_rings; i++)
 		if (mask[i / 64] >> (i % 64) & 1)
-			tel_base->ring[i].hwm_req = req[i];
+			tel_base->ring[i].hwm_late = !pf_rt_ring_hwm_restarted(&rt->rings[i],
+									      req[i]);
 }
 
 /* Everything, or the stage or ring named @p name. */
@@ -386,10 +387,11 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	/* used first: the producer raises hwm just after its enqueue, so a
 	 * reader between the two sees used > hwm; report the max of both. */
 	used = rte_ring_count(r->ring);
-	hwm = b == NULL ? pf_rt_ring_hwm_total(r) : RD(r->hwm);
-	if (b != NULL && !pf_rt_ring_hwm_restarted(r, b->hwm_req) && hwm <= b->hwm) {
-		/* Not restarted nor risen since the clear: the top occupancy
-		 * bucket since bounds it. */
+	/* Restarted before the clear replied: the mark since then. Else the
+	 * mark since start, exact once risen past its value at the clear. */
+	hwm = b != NULL && !b->hwm_late ? RD(r->hwm) : pf_rt_ring_hwm_total(r);
+	if (b != NULL && b->hwm_late && hwm <= b->hwm) {
+		/* Not risen since the clear: the top occupancy bucket since bounds it. */
 		for (k = 0; k < PF_RING_HIST_BUCKETS; k++)
 			if (RD(r->hist[k]) != b->hist[k])
 				top = k == 0 ? 0 : (UINT64_C(1) << k) - 1;
