@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ring.h>
 
 #include "rt_internal.h"
@@ -101,4 +102,54 @@ pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t)
 		t->in_flight += rte_ring_count(rt->rings[i].ring);
 	t->unaccounted = (int64_t)(t->rx + t->replicas) -
 			 (int64_t)(t->tx + t->dropped + t->in_flight);
+}
+
+/*
+ * Upkeep on the lcore that owns @p rs (worker.c, about once a millisecond):
+ * restart the high-water mark of its output rings that a clear asked for.
+ * The producer is the mark's only writer, so the mark since the restart is
+ * exact: occupancy rises only at an enqueue, which raises the mark.
+ */
+void
+pf_rt_hwm_serve(struct pf_rt_stage *rs)
+{
+	uint16_t k;
+
+	for (k = 0; k < rs->n_out; k++) {
+		struct pf_rt_ring *r = rs->outs[k];
+		uint32_t req = __atomic_load_n(&r->hwm_clear_req, __ATOMIC_ACQUIRE);
+
+		if (req == r->hwm_clear_ack)
+			continue;
+		if (r->hwm > r->hwm_start)
+			__atomic_store_n(&r->hwm_start, r->hwm, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->hwm, rte_ring_count(r->ring), __ATOMIC_RELEASE);
+		__atomic_store_n(&r->hwm_clear_ack, req, __ATOMIC_RELEASE);
+	}
+}
+
+unsigned int
+pf_runtime_hwm_restart(struct pf_runtime *rt, const uint64_t *mask, uint32_t *req_out,
+		       unsigned int wait_ms)
+{
+	uint64_t deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000 * wait_ms;
+	unsigned int done, want;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_rings; i++)
+		if (mask[i / 64] >> (i % 64) & 1)
+			req_out[i] = __atomic_add_fetch(&rt->rings[i].hwm_clear_req, 1,
+							__ATOMIC_RELEASE);
+	for (;;) {
+		done = want = 0;
+		for (i = 0; i < rt->n_rings; i++) {
+			if (!(mask[i / 64] >> (i % 64) & 1))
+				continue;
+			want++;
+			done += pf_rt_ring_hwm_restarted(&rt->rings[i], req_out[i]);
+		}
+		if (done == want || rte_get_tsc_cycles() >= deadline)
+			return done;
+		rte_delay_us_sleep(200);
+	}
 }

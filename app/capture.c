@@ -80,6 +80,7 @@
 #include "pf_log.h"
 #include "pf_meta.h"
 #include "pf_telemetry.h"
+#include "pf_trace.h"
 
 #define CAP_Q_SIZE 4096                      /* copies waiting for the writer */
 #define CAP_POOL_SIZE (CAP_Q_SIZE + 1023)     /* + copies being made on lcores */
@@ -88,8 +89,9 @@
 #define CAP_MAX_COUNT 1000000000ull
 #define CAP_IDLE_US 200                      /* writer poll period when idle */
 #define CAP_STR 128                          /* RTE_TEL_MAX_STRING_LEN */
+#define CAP_COMMENT_ROOM 128                 /* a drop's EPB comment option, padded */
 
-enum cap_mode { CAP_EDGE, CAP_RX, CAP_TX };
+enum cap_mode { CAP_EDGE, CAP_RX, CAP_TX, CAP_DROP };
 enum cap_state { CAP_IDLE, CAP_RUNNING, CAP_DONE, CAP_STOPPED, CAP_FAILED };
 static const char *const cap_state_names[] = { "idle", "running", "done", "stopped", "failed" };
 
@@ -101,6 +103,7 @@ struct pf_cap_tap {
 	uint8_t mode;                        /* enum cap_mode */
 	uint16_t port;                       /* pipefwd port index (CAP_RX, CAP_TX) */
 	uint16_t queue;                      /* recorded in each packet block */
+	uint16_t reason;                     /* CAP_DROP: the reason wanted, or any */
 };
 
 /* Stored by the copying lcore in each copy's private area. */
@@ -110,6 +113,8 @@ struct cap_priv {
 	uint16_t port_id;                    /* DPDK port: the pcapng interface */
 	uint16_t queue;
 	uint8_t dir;                         /* enum rte_pcapng_direction */
+	uint16_t stage;                      /* a drop: the stage and its reason */
+	uint16_t reason;                     /* PF_REASON_NONE: not a drop */
 };
 
 /* The head of a pcapng Enhanced Packet Block (pcapng spec, section 4.3). */
@@ -147,6 +152,8 @@ struct cap_slot {
 	/* taps; the runtime points at them */
 	struct pf_cap_tap stage_tap[PF_MAX_STAGES];
 	struct pf_cap_tap ring_tap[PF_MAX_RINGS];
+	struct pf_cap_tap drop_tap[PF_MAX_STAGES];
+	bool drop_watch[PF_MAX_STAGES];      /* the tap needs the stage's drop reasons */
 	/* status (cap_lock) */
 	uint64_t id;
 	enum cap_state state;
@@ -223,6 +230,7 @@ pf_capture_burst(struct pf_cap_tap **where, struct rte_mbuf **pkts, uint16_t n)
 		p->dir = tap->mode == CAP_RX ? RTE_PCAPNG_DIRECTION_IN :
 			 tap->mode == CAP_TX ? RTE_PCAPNG_DIRECTION_OUT :
 					       RTE_PCAPNG_DIRECTION_UNKNOWN;
+		p->reason = PF_REASON_NONE;
 		cp[c++] = m;
 	}
 	q = rte_ring_enqueue_burst(s->q, (void **)cp, c, NULL);
@@ -230,6 +238,34 @@ pf_capture_burst(struct pf_cap_tap **where, struct rte_mbuf **pkts, uint16_t n)
 		rte_pktmbuf_free_bulk(cp + q, c - q);
 	if (q < k)
 		__atomic_fetch_add(&s->dropped, k - q, __ATOMIC_RELAXED);
+}
+
+void
+pf_capture_drop(struct pf_cap_tap *tap, struct rte_mbuf *m, uint16_t stage, uint16_t reason)
+{
+	struct cap_slot *s = tap->slot;
+	struct rte_mbuf *c;
+	struct cap_priv *p;
+
+	if (tap->reason != PF_REASON_NONE && tap->reason != reason)
+		return;
+	if (__atomic_fetch_add(&s->claimed, 1, __ATOMIC_RELAXED) >= s->wanted)
+		return;
+	c = rte_pktmbuf_copy(m, s->mp, 0, s->snaplen);
+	if (c != NULL) {
+		p = rte_mbuf_to_priv(c);
+		p->tsc = rte_rdtsc();
+		p->orig_len = rte_pktmbuf_pkt_len(m);
+		p->port_id = s->port_id[pf_meta(m)->in_port < s->n_ports ? pf_meta(m)->in_port : 0];
+		p->queue = 0;
+		p->dir = RTE_PCAPNG_DIRECTION_UNKNOWN;
+		p->stage = stage;
+		p->reason = reason;
+		if (rte_ring_enqueue(s->q, c) == 0)
+			return;
+		rte_pktmbuf_free(c);
+	}
+	__atomic_fetch_add(&s->dropped, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- writer ------------------------------------------------------------- */
@@ -257,9 +293,45 @@ cap_tsc_to_ns(const struct cap_slot *s, uint64_t tsc)
 	return s->start_ns + d / hz * 1000000000ull + d % hz * 1000000000ull / hz;
 }
 
+/*
+ * Give the packet block @p f the comment @p text (opt_comment): 22.11's
+ * rte_pcapng_copy takes none. The comment goes where the options end, then
+ * the end marker and the block length again.
+ */
+static void
+cap_epb_comment(struct rte_mbuf *f, const char *text)
+{
+	struct cap_epb_head *epb = rte_pktmbuf_mtod(f, struct cap_epb_head *);
+	uint32_t blen = epb->block_length, off, tlen = (uint32_t)strlen(text), len;
+	uint16_t code, olen;
+	uint8_t *b = (uint8_t *)epb;
+
+	if (!rte_pktmbuf_is_contiguous(f) || blen != rte_pktmbuf_pkt_len(f))
+		return;
+	off = sizeof(*epb) + RTE_ALIGN(epb->capture_length, 4);
+	while (off + 4 <= blen - 4) {
+		memcpy(&code, b + off, 2);
+		memcpy(&olen, b + off + 2, 2);
+		if (code == 0)
+			break;
+		off += 4 + RTE_ALIGN(olen, 4);
+	}
+	len = off + 4 + RTE_ALIGN(tlen, 4) + 4 + 4;
+	if (off > blen - 4 || (len > blen && rte_pktmbuf_append(f, len - blen) == NULL))
+		return;
+	code = 1;
+	olen = (uint16_t)tlen;
+	memcpy(b + off, &code, 2);
+	memcpy(b + off + 2, &olen, 2);
+	memset(b + off + 4, 0, RTE_ALIGN(tlen, 4) + 4);   /* padding, end marker */
+	memcpy(b + off + 4, text, tlen);
+	memcpy(b + len - 4, &len, 4);
+	epb->block_length = len;
+}
+
 /* Format and write @p n copies; frees them. */
 static void
-cap_write(struct cap_slot *s, struct rte_mbuf **in, unsigned int n)
+cap_write(struct cap_slot *s, const struct pf_runtime *rt, struct rte_mbuf **in, unsigned int n)
 {
 	struct rte_mbuf *out[CAP_WRITE_BURST];
 	unsigned int i, k = 0, in_use;
@@ -282,6 +354,15 @@ cap_write(struct cap_slot *s, struct rte_mbuf **in, unsigned int n)
 			epb->timestamp_hi = (uint32_t)(ns >> 32);
 			epb->timestamp_lo = (uint32_t)ns;
 			epb->original_length = p->orig_len;
+			if (p->reason != PF_REASON_NONE && p->stage < rt->n_stages) {
+				const struct pf_stage *st = rt->stages[p->stage];
+				char why[CAP_COMMENT_ROOM - 8];
+
+				/* A final newline, as scapy writes and reads them. */
+				snprintf(why, sizeof(why), "%s:%s\n", st->conf->name,
+					 pf_trace_reason_name(st, p->reason));
+				cap_epb_comment(f, why);
+			}
 			out[k++] = f;
 		} else {
 			s->lost++;
@@ -317,6 +398,11 @@ cap_disarm(struct cap_slot *s, struct pf_runtime *rt)
 	for (i = 0; i < rt->n_rings; i++)
 		if (rt->rings[i].tap != NULL)
 			__atomic_store_n(&rt->rings[i].tap, NULL, __ATOMIC_RELEASE);
+	for (i = 0; i < rt->n_stages; i++) {
+		__atomic_fetch_and(&rt->rts[i].watch, (uint8_t)~PF_WATCH_DROPS, __ATOMIC_RELEASE);
+		if (rt->rts[i].drop_tap != NULL)
+			__atomic_store_n(&rt->rts[i].drop_tap, NULL, __ATOMIC_RELEASE);
+	}
 }
 
 static bool
@@ -340,7 +426,7 @@ cap_writer(void *arg)
 	for (;;) {
 		n = rte_ring_dequeue_burst(s->q, (void **)in, RTE_DIM(in), NULL);
 		if (n != 0)
-			cap_write(s, in, n);
+			cap_write(s, rt, in, n);
 		if (finishing) {
 			if (n == 0)
 				break;
@@ -494,6 +580,65 @@ add_name(char *buf, size_t len, size_t used, const char *name)
 }
 
 /*
+ * "drop", "drop:REASON" or "drop:STAGE:REASON": a drop tap in every stage
+ * that has the reason (a DROP counter of that name, or the runtime's own
+ * ring_full and no_edge). Returns the number of taps, or -EINVAL.
+ */
+static int
+cap_resolve_drop(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_request *req,
+		 char *what, size_t what_len, char *stages, size_t stages_len)
+{
+	char want[CAP_STR], *reason = NULL, *stage = NULL;
+	size_t sl = 0;
+	uint16_t i, k, r;
+	int taps = 0;
+
+	snprintf(want, sizeof(want), "%s", req->target);
+	if (want[4] == ':') {
+		reason = want + 5;
+		if (strchr(reason, ':') != NULL) {
+			stage = reason;
+			reason = strchr(reason, ':') + 1;
+			reason[-1] = '\0';
+		}
+	}
+	for (i = 0; i < rt->n_stages; i++) {
+		const struct pf_stage *st = rt->stages[i];
+
+		if (stage != NULL && strcmp(st->conf->name, stage) != 0 &&
+		    strcmp(st->conf->group, stage) != 0)
+			continue;
+		r = PF_REASON_NONE;
+		if (reason != NULL) {
+			if (strcmp(reason, "ring_full") == 0)
+				r = PF_REASON_RING_FULL;
+			else if (strcmp(reason, "no_edge") == 0)
+				r = PF_REASON_NO_EDGE;
+			for (k = 0; k < st->ops->n_ctrs && r == PF_REASON_NONE; k++)
+				if (st->ops->ctrs[k].kind == PF_CTR_DROP &&
+				    strcmp(st->ops->ctrs[k].name, reason) == 0)
+					r = k;
+			if (r == PF_REASON_NONE)
+				continue;
+		}
+		s->drop_tap[i] = (struct pf_cap_tap){ .slot = s, .mode = CAP_DROP, .reason = r };
+		/* The runtime's own reasons need no per-packet processing. */
+		s->drop_watch[i] = r != PF_REASON_RING_FULL && r != PF_REASON_NO_EDGE;
+		sl = add_name(stages, stages_len, sl, st->conf->name);
+		taps++;
+	}
+	if (taps == 0)
+		return cap_fail(s, "target '%.40s': no stage drops for that reason (a drop "
+				   "counter name, ring_full or no_edge; stats list them)",
+				req->target);
+	snprintf(what, what_len, "dropped packets (%s%s%s), copied before they are freed, "
+		 "the reason (stage:counter) in each packet's comment", stage != NULL ? stage : "",
+		 stage != NULL ? ":" : "", reason != NULL ? reason : "every reason");
+	s->isb_port = rt->topo->ports[0].port_id;
+	return taps;
+}
+
+/*
  * Fill the taps for @p req->target (not published yet). Returns the number
  * of taps, or -EINVAL with the error set.
  */
@@ -511,7 +656,11 @@ cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_re
 
 	memset(s->stage_tap, 0, sizeof(s->stage_tap));
 	memset(s->ring_tap, 0, sizeof(s->ring_tap));
+	memset(s->drop_tap, 0, sizeof(s->drop_tap));
+	memset(s->drop_watch, 0, sizeof(s->drop_watch));
 	stages[0] = '\0';
+	if (strcmp(req->target, "drop") == 0 || strncmp(req->target, "drop:", 5) == 0)
+		return cap_resolve_drop(s, rt, req, what, what_len, stages, stages_len);
 	/* An edge: the ring's name "a->b" or its telemetry key "a_to_b"; with
 	 * instances, "a->b" of the YAML names means every ring a.i->b.j. */
 	for (i = 0; i < rt->n_rings; i++) {
@@ -760,7 +909,8 @@ cap_alloc(struct cap_slot *s, const struct pf_runtime *rt, uint32_t snap_max)
 						rt->topo->mbuf_data_size, SOCKET_ID_ANY);
 	if (s->fmt_mp == NULL)
 		s->fmt_mp = rte_pktmbuf_pool_create("pf_cap_fmt", CAP_FMT_POOL_SIZE, 0, 0,
-						    rte_pcapng_mbuf_size(snap_max), SOCKET_ID_ANY);
+						    rte_pcapng_mbuf_size(snap_max) +
+						    CAP_COMMENT_ROOM, SOCKET_ID_ANY);
 	if (s->q == NULL || s->mp == NULL || s->fmt_mp == NULL)
 		return cap_fail(s, "no memory for the capture buffers: %s",
 				rte_strerror(rte_errno));
@@ -871,6 +1021,14 @@ cap_arm(struct pf_runtime *rt, const char *params)
 	for (i = 0; i < rt->n_rings; i++)
 		if (s->ring_tap[i].slot != NULL)
 			__atomic_store_n(&rt->rings[i].tap, &s->ring_tap[i], __ATOMIC_RELEASE);
+	for (i = 0; i < rt->n_stages; i++) {
+		if (s->drop_tap[i].slot == NULL)
+			continue;
+		__atomic_store_n(&rt->rts[i].drop_tap, &s->drop_tap[i], __ATOMIC_RELEASE);
+		if (s->drop_watch[i])
+			__atomic_fetch_or(&rt->rts[i].watch, (uint8_t)PF_WATCH_DROPS,
+					  __ATOMIC_RELEASE);
+	}
 	PF_LOG(INFO, "capture %" PRIu64 ": next %" PRIu64 " packets of %s into %s (%d tap%s)",
 	       s->id, s->wanted, s->target, s->file, taps, taps == 1 ? "" : "s");
 	return 0;

@@ -31,6 +31,7 @@
 
 #include "pf_capture.h"
 #include "pf_flowhash.h"
+#include "pf_trace.h"
 #include "rt_internal.h"
 
 /* Cross-lcore send: the only place ring statistics move. */
@@ -48,6 +49,10 @@ ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 	if (unlikely(sent < n)) {
 		r->full_drops += n - sent;
 		rs->ring_full += n - sent;
+		/* trace.c: a traced packet or a drop capture sees the loss. */
+		if (__atomic_load_n(&rs->watch, __ATOMIC_RELAXED) != 0 ||
+		    __atomic_load_n(&rs->drop_tap, __ATOMIC_RELAXED) != NULL)
+			pf_trace_lost(rs, pkts + sent, n - sent, PF_REASON_RING_FULL);
 		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
 	}
 }
@@ -144,6 +149,9 @@ edge_move(struct pf_rt_stage *rs, uint16_t e, struct rte_mbuf **pkts, uint16_t n
 		return fan_send(rs, rs->fan[e], pkts, n, me, t);
 	else {
 		rs->no_edge += n;
+		if (__atomic_load_n(&rs->watch, __ATOMIC_RELAXED) != 0 ||
+		    __atomic_load_n(&rs->drop_tap, __ATOMIC_RELAXED) != NULL)
+			pf_trace_lost(rs, pkts, n, PF_REASON_NO_EDGE);
 		rte_pktmbuf_free_bulk(pkts, n);
 	}
 	return t;
@@ -217,7 +225,11 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 	uint64_t drops_before = drop_ctr_sum(rs->st);
 #endif
 
-	all = rs->st->ops->process_burst(rs->st, pkts, n, edge);
+	/* Trace or drop capture armed (app/trace.c): the one branch per burst. */
+	if (unlikely(__atomic_load_n(&rs->watch, __ATOMIC_RELAXED) != 0))
+		all = pf_trace_burst(rs, pkts, n, edge);
+	else
+		all = rs->st->ops->process_burst(rs->st, pkts, n, edge);
 #ifndef NDEBUG
 	check_drop_discipline(rs->st, drops_before, n, edge, all);
 #endif

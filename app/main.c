@@ -26,6 +26,7 @@
 
 #include "pf_capture.h"
 #include "pf_hugepages.h"
+#include "pf_trace.h"
 #include "pf_log.h"
 #include "pf_notify.h"
 #include "pf_numa.h"
@@ -428,6 +429,7 @@ main(int argc, char **argv)
 	pf_telemetry_register(rt);   /* stats socket; forwarding goes on without it */
 	pf_capture_set_dir(o.capture_dir);
 	pf_capture_init(rt);         /* /pipefwd/capture* and dpdk-dumpcap (rte_pdump) */
+	pf_trace_init(rt);           /* /pipefwd/trace* */
 	if (pf_runtime_start(rt) < 0) {
 		status = 1;
 		goto out;
@@ -440,6 +442,7 @@ main(int argc, char **argv)
 	PF_LOG(INFO, "stopping: rx stops, rings drain");
 	pf_telemetry_unregister();
 	pf_capture_shutdown();       /* completes a running capture's file */
+	pf_trace_shutdown();
 	pf_runtime_stop(rt);
 
 	if (!o.quiet)
@@ -461,6 +464,7 @@ main(int argc, char **argv)
 	}
 out:
 	pf_capture_shutdown();
+	pf_trace_shutdown();
 	topo = rt->topo;     /* a reload published a new topology and freed the first */
 	pf_runtime_destroy(rt);
 	rte_eal_cleanup();

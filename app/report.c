@@ -84,7 +84,7 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 
 		fprintf(out, "%-24s %8u %6u %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64 " %12" PRIu64 "\n",
 			r->conf->name, r->conf->size, r->burst, r->enqueued, r->dequeued,
-			r->full_drops, r->hwm, r->direct);
+			r->full_drops, pf_rt_ring_hwm_total(r), r->direct);
 	}
 	pf_runtime_totals(rt, &tot);
 	fprintf(out,
@@ -183,7 +183,7 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 		json_str(f, r->conf->name);
 		fprintf(f, ": {\"size\": %u, \"burst\": %u, \"enqueued\": %" PRIu64 ", \"dequeued\": %" PRIu64 ", \"ring_full\": %" PRIu64 ", \"hwm\": %" PRIu64 ", \"direct\": %" PRIu64 "}",
 			r->conf->size, r->burst, r->enqueued, r->dequeued, r->full_drops,
-			r->hwm, r->direct);
+			pf_rt_ring_hwm_total(r), r->direct);
 	}
 	fprintf(f, "\n  },\n  \"totals\": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"replicas\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"in_flight\": %" PRIu64 ", \"unaccounted\": %" PRId64 "},\n  \"reload\": {\"generation\": %" PRIu64 ", \"failures\": %" PRIu64 ", \"last_ms\": %.3f, \"max_ms\": %.3f},\n  \"mbufs_in_use_after_stop\": %" PRId64 "\n}\n",
 		tot.rx, tot.tx, tot.replicas, tot.dropped, tot.in_flight, tot.unaccounted,

@@ -44,5 +44,7 @@ void pf_rt_wait_passes(struct pf_runtime *rt, unsigned int passes);
 
 /* accounting.c: every ring and tx buffer empty? */
 bool pf_rt_drained(const struct pf_runtime *rt);
+/* accounting.c: restart the hwm of @p rs's output rings a clear asked for (owner lcore). */
+void pf_rt_hwm_serve(struct pf_rt_stage *rs);
 
 #endif /* PF_RT_INTERNAL_H */

@@ -169,9 +169,13 @@ item_match(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, const char 
  * and are never reset; a clear records their values, and replies show the
  * difference. The exit report and /pipefwd/totals read the raw counters, so
  * the accounting invariant holds whatever was cleared. A high-water mark is
- * a maximum, not a sum: after a clear, a ring's hwm is exact once the raw
- * mark has risen past its value at the clear; until then it is bounded from
- * above by the occupancy histogram since the clear, and "hwm_exact" is 0.
+ * a maximum, not a sum: a clear asks each ring's producer lcore to restart
+ * its mark from the occupancy then (pf_runtime_hwm_restart(), within about a
+ * millisecond, before the clear replies), so the mark since the clear is
+ * exact. Should a producer not answer in time (an lcore mid hand-over), the
+ * mark is exact once it has risen past its value at the clear; until then it
+ * is bounded from above by the occupancy histogram since the clear, and
+ * "hwm_exact" is 0.
  * Baselines belong to an item by name: an item a reload added or renamed
  * shows counters since start.
  */
@@ -190,6 +194,7 @@ struct base_ring {
 	bool set;
 	uint64_t enqueued, dequeued, full_drops, direct, hwm;
 	uint64_t hist[PF_RING_HIST_BUCKETS];
+	bool hwm_late;        /* the producer did not restart hwm before the clear replied */
 };
 
 struct base_lcore {
@@ -285,10 +290,28 @@ clear_ring(const struct pf_runtime *rt, uint16_t i)
 	b->enqueued = RD(r->enqueued);
 	b->full_drops = RD(r->full_drops);
 	b->direct = RD(r->direct);
-	b->hwm = RD(r->hwm);
+	b->hwm = pf_rt_ring_hwm_total(r);
 	for (k = 0; k < PF_RING_HIST_BUCKETS; k++)
 		b->hist[k] = RD(r->hist[k]);
 	b->set = true;
+}
+
+/* The cleared rings' producers restart their marks: exact from now on. */
+static void
+clear_hwm(const struct pf_runtime *rt, const char *name)
+{
+	uint64_t mask[(PF_MAX_RINGS + 63) / 64] = { 0 };
+	uint32_t req[PF_MAX_RINGS];
+	uint16_t i;
+
+	for (i = 0; i < rt->n_rings; i++)
+		if (name == NULL || item_match(rt, TEL_RINGS, i, name))
+			mask[i / 64] |= UINT64_C(1) << (i % 64);
+	pf_runtime_hwm_restart((struct pf_runtime *)(uintptr_t)rt, mask, req, 100);
+	for (i = 0; i < rt->n_rings; i++)
+		if (mask[i / 64] >> (i % 64) & 1)
+			tel_base->ring[i].hwm_late = !pf_rt_ring_hwm_restarted(&rt->rings[i],
+									      req[i]);
 }
 
 /* Everything, or the stage or ring named @p name. */
@@ -338,6 +361,7 @@ clear_items(const struct pf_runtime *rt, const char *name, struct rte_tel_data *
 	}
 	if (n == 0 && name != NULL)
 		return -ENOENT;
+	clear_hwm(rt, name);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "cleared", n);
 	return 0;
@@ -359,19 +383,23 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	const struct base_ring *b = base_ring(rt, i);
 	struct rte_tel_data *h = rte_tel_data_alloc();
 	uint64_t used, hwm, deq, top = 0;
+	bool exact = true;
 	unsigned int cap = rte_ring_get_capacity(r->ring), k, nb;
 	char key[24];
 
 	/* used first: the producer raises hwm just after its enqueue, so a
 	 * reader between the two sees used > hwm; report the max of both. */
 	used = rte_ring_count(r->ring);
-	hwm = RD(r->hwm);
-	if (b != NULL && hwm <= b->hwm) {
+	/* Restarted before the clear replied: the mark since then. Else the
+	 * mark since start, exact once risen past its value at the clear. */
+	hwm = b != NULL && !b->hwm_late ? RD(r->hwm) : pf_rt_ring_hwm_total(r);
+	if (b != NULL && b->hwm_late && hwm <= b->hwm) {
 		/* Not risen since the clear: the top occupancy bucket since bounds it. */
 		for (k = 0; k < PF_RING_HIST_BUCKETS; k++)
 			if (RD(r->hist[k]) != b->hist[k])
 				top = k == 0 ? 0 : (UINT64_C(1) << k) - 1;
 		hwm = RTE_MIN(top, hwm);
+		exact = false;
 	}
 	hwm = RTE_MAX(hwm, used);
 	rte_tel_data_add_dict_string(d, "name", rc->name);
@@ -382,8 +410,7 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "burst", rc->burst);
 	rte_tel_data_add_dict_u64(d, "used", used);
 	rte_tel_data_add_dict_u64(d, "hwm", hwm);
-	rte_tel_data_add_dict_int(d, "hwm_exact", b == NULL || RD(r->hwm) > b->hwm ||
-				  hwm == used);
+	rte_tel_data_add_dict_int(d, "hwm_exact", exact || hwm == used);
 	/* dequeued before enqueued, so a reader rarely sees more out than in */
 	deq = RD(r->dequeued);
 	rte_tel_data_add_dict_u64(d, "enqueued", since(RD(r->enqueued), b ? b->enqueued : 0));

@@ -97,9 +97,11 @@ pf_rt_worker_main(void *arg)
 			for (i = 0; i < map->n; i++) {
 				struct pf_stage *st = map->stages[i]->st;
 
-				if (st->ops->housekeep != NULL &&
-				    __atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) == me)
+				if (__atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) != me)
+					continue;
+				if (st->ops->housekeep != NULL)
 					st->ops->housekeep(st, pf_now_ns());
+				pf_rt_hwm_serve(map->stages[i]);   /* hwm restart after a clear */
 			}
 			lc->housekeep_tsc = t1 + rte_get_tsc_hz() / 1000;
 		}

@@ -10,8 +10,9 @@
  *   /pipefwd/capture_status
  *   /pipefwd/capture_stop
  *
- * TARGET is a ring ("rx->xc", or its key "rx_to_xc"), or a port "p0"
- * (received and sent), "p0:rx" or "p0:tx". Arming stores a tap pointer in
+ * TARGET is a ring ("rx->xc", or its key "rx_to_xc"), a port "p0"
+ * (received and sent), "p0:rx" or "p0:tx", or the dropped packets: "drop"
+ * (every reason), "drop:REASON" or "drop:STAGE:REASON". Arming stores a tap pointer in
  * the rings or stages concerned; the lcore that owns them sees it at its next
  * burst, copies the packets into a private mempool and hands the copies to
  * an MP/SC ring. A writer thread, alive only while a capture runs, formats
@@ -35,6 +36,15 @@
  * the writer's ring is counted as dropped. The packets are not modified.
  */
 void pf_capture_burst(struct pf_cap_tap **where, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Data path, drop capture (TARGET "drop", "drop:REASON", "drop:STAGE:REASON"):
+ * copy @p m, which stage @p stage drops for @p reason (its counter index, or
+ * PF_REASON_RING_FULL / PF_REASON_NO_EDGE), if the tap wants that reason.
+ * The file gets "STAGE:REASON" in the packet's comment. Called by
+ * app/trace.c before the packet is freed.
+ */
+void pf_capture_drop(struct pf_cap_tap *tap, struct rte_mbuf *m, uint16_t stage, uint16_t reason);
 
 /**
  * Where captures may be written: @p dir (pipefwd --capture-dir; it must

@@ -42,6 +42,11 @@ struct pf_rt_ring {
 	uint64_t hwm;                               /**< most entries ever seen after enqueue */
 	uint64_t hist[PF_RING_HIST_BUCKETS];        /**< occupancy after enqueue, log2 buckets */
 	bool bp_direct;                             /**< lossless mode: this burst goes direct */
+	/** The most entries before the last hwm restart (hwm is the mark since it). */
+	uint64_t hwm_start;
+	uint32_t hwm_clear_ack;                     /**< last hwm_clear_req the producer served */
+	/* written by the control thread: ask the producer to restart hwm */
+	uint32_t hwm_clear_req __rte_cache_aligned;
 	/* written by the consumer stage's lcore */
 	uint64_t dequeued __rte_cache_aligned;
 };
@@ -65,6 +70,12 @@ struct pf_rt_stage {
 	int owner;
 	uint32_t burst;                             /**< source rx burst (runtime copy) */
 	bool lossless;                              /**< runtime.backpressure: take only what fits */
+	/**
+	 * PF_WATCH_* (app/trace.c): a packet trace or a drop capture wants this
+	 * stage's packets one by one. Tested once per burst; 0 when nothing is armed.
+	 */
+	uint8_t watch;
+	struct pf_cap_tap *drop_tap;                /**< capture of this stage's drops, else NULL */
 	uint16_t n_out;                             /**< distinct output rings (fan rings included) */
 	struct pf_rt_ring *outs[PF_MAX_EDGES * PF_MAX_INSTANCES];
 	/* single writer: the lcore that runs the stage */
@@ -118,6 +129,34 @@ struct pf_runtime {
 	uint32_t workers_ready;
 	volatile int stop;         /**< workers leave their loops */
 };
+
+/** A ring's high-water mark since start, across hwm restarts (a clear). */
+static inline uint64_t
+pf_rt_ring_hwm_total(const struct pf_rt_ring *r)
+{
+	uint64_t hwm = __atomic_load_n(&r->hwm, __ATOMIC_ACQUIRE);
+	uint64_t start = __atomic_load_n(&r->hwm_start, __ATOMIC_RELAXED);
+
+	return RTE_MAX(hwm, start);
+}
+
+/**
+ * Restart the high-water mark of the rings whose bit is set in @p mask
+ * (ring index i: bit i of mask[i / 64]) from their occupancy now: each
+ * producer lcore does it at its next upkeep (about a millisecond), so
+ * the mark stays single-writer and exact. Waits at most @p wait_ms for
+ * them; returns how many have restarted. Reports read
+ * pf_rt_ring_hwm_total(), the mark since start.
+ */
+unsigned int pf_runtime_hwm_restart(struct pf_runtime *rt, const uint64_t *mask,
+				    uint32_t *req_out, unsigned int wait_ms);
+
+/** Has ring @p r restarted its mark for request @p req (from pf_runtime_hwm_restart)? */
+static inline bool
+pf_rt_ring_hwm_restarted(const struct pf_rt_ring *r, uint32_t req)
+{
+	return (int32_t)(__atomic_load_n(&r->hwm_clear_ack, __ATOMIC_ACQUIRE) - req) >= 0;
+}
 
 /** Totals for the accounting invariant: rx + replicas = tx + dropped + in_flight. */
 struct pf_totals {

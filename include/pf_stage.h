@@ -245,6 +245,15 @@ struct pf_stage_ops {
 
 	/** Release everything init made. NULL-safe on a half-initialised stage. */
 	void (*free)(struct pf_stage *st);
+
+	/**
+	 * Packet trace (app/trace.c), optional: called on the owning lcore right
+	 * after process_burst ran on the one traced packet @p m, to say in
+	 * @p buf what the lookup found that the metadata does not hold (the ACL
+	 * rule, a session). Reads only; never on an untraced packet.
+	 */
+	void (*trace)(const struct pf_stage *st, const struct rte_mbuf *m, char *buf,
+		      size_t len);
 };
 
 /** A running stage. Fields under "runtime" belong to the runtime only. */

@@ -230,6 +230,8 @@ class Runner:
                             label, self.args.start_timeout, logf))
                     time.sleep(0.2)
                 t_fwd = time.monotonic()
+                if self.args.arm and label == "pipefwd":
+                    arm(prefix, self.args.arm)
                 ctl(["--instr=on", str(p.pid)])
                 time.sleep(self.args.warmup)
                 a = self.sink(prefix)
@@ -308,6 +310,14 @@ def ctl(argv):
     if r.returncode != 0 or "OK" not in r.stdout:
         raise RuntimeError("callgrind_control %s failed: %s" % (" ".join(argv),
                                                                  (r.stdout + r.stderr).strip()))
+
+def arm(prefix, command):
+    """--arm: send one telemetry command (a trace, a drop capture) before the window."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pipefwd-ctl")
+    r = subprocess.run([tool, "--file-prefix", prefix, "--timeout", "60", "raw", command],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 or '"error"' in r.stdout:
+        raise RuntimeError("--arm %s: %s" % (command, (r.stdout + r.stderr).strip()))
 
 # ------------------------------------------------------------------ cases ----
 
@@ -664,6 +674,9 @@ def main():
     ap.add_argument("--prefix", default=os.environ.get("PF_INSTR_PREFIX", "instr%d" % os.getpid()),
                     help="DPDK --file-prefix stem")
     ap.add_argument("--keep", action="store_true", help="keep every thread's callgrind file")
+    ap.add_argument("--arm", metavar="COMMAND", help="telemetry command sent to pipefwd once it "
+                    "forwards, before the window (e.g. a drop capture, to measure the armed "
+                    "one-packet-at-a-time path; docs/stats.md)")
     ap.add_argument("--report-only", action="store_true", help="rewrite the docs section from "
                     "BUILD/bench/instr.json without running anything")
     args = ap.parse_args()

@@ -1265,6 +1265,31 @@ acl_show_rules(const struct pf_stage *st, const struct pf_show_req *req, struct 
 	return 0;
 }
 
+/*
+ * Packet trace (app/trace.c): the packet was the whole burst just processed,
+ * so the burst scratch holds its verdict: a session, or the rule it matched.
+ */
+static void
+acl_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t len)
+{
+	const struct acl_cfg *cfg = st->conf->cfg;
+	const struct acl_priv *pv = st->priv;
+	char text[80];
+	uint32_t r = pv->res[0];
+
+	if (pv->pk[0].flags & PK_NOTIP)
+		snprintf(buf, len, "not IPv4: not classified");
+	else if (pv->sess_h != NULL && r == 0 && pv->pk[0].pos >= 0)
+		snprintf(buf, len, "session hit: no rule lookup");
+	else if (r == 0)
+		snprintf(buf, len, "no rule matched: default %s",
+			 pf_acl_action_names[cfg->default_action]);
+	else if (r <= cfg->n_rules) {
+		pf_acl_rule_format(&cfg->rules[r - 1], text, sizeof(text));
+		snprintf(buf, len, "rule %u: %s", r, text);
+	}
+}
+
 static const struct pf_show_col acl_sess_cols[] = {
 	{ "proto", PF_SHOW_U64 }, { "initiator", PF_SHOW_STR }, { "responder", PF_SHOW_STR },
 	{ "state", PF_SHOW_STR }, { "expires_ms", PF_SHOW_U64 },
@@ -1358,6 +1383,7 @@ const struct pf_stage_ops pf_acl_ops = {
 	.gauges = acl_gauges,
 	.show = acl_show,
 	.show_tables = acl_show_tables,
+	.trace = acl_trace,
 	.update_prepare = acl_update_prepare,
 	.update_commit = acl_update_commit,
 	.update_abort = acl_update_abort,

@@ -1043,38 +1043,46 @@ lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct
 	return 0;
 }
 
+/* The fib's own entry for @p ip (host order): next hop index and prefix length. */
+static uint32_t
+lpm_entry(const struct lpm_fib *fib, uint32_t ip, uint8_t *depth)
+{
+	struct rte_lpm_tbl_entry e;
+
+	*depth = 0;
+	e = fib->lpm->tbl24[ip >> 8];
+	if (e.valid && e.valid_group)
+		e = fib->lpm->tbl8[e.next_hop * RTE_LPM_TBL8_GROUP_NUM_ENTRIES + (ip & 0xff)];
+	if (!e.valid)
+		return fib->dflt;
+	*depth = e.depth;
+	return e.next_hop;
+}
+
+static const char *const lpm_kinds[] = { "route", "local", "broadcast" };
+
 /* What the data path would do with destination req->addr: the fib's own entry. */
 static int
 lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct rte_tel_data *d)
 {
-	static const char *const kinds[] = { "route", "local", "broadcast" };
 	const struct lpm_priv *lp = st->priv;
 	const struct lpm_cfg *cfg = st->conf->cfg;
 	const struct lpm_fib *fib = lp->fib;
-	struct rte_lpm_tbl_entry e;
 	uint32_t ip, nh, mask;
-	uint8_t depth = 0;
+	uint8_t depth;
 	char pfx[24], mac[18];
 
 	if (!pf_parse_ipv4(req->addr, &ip))
 		return -EINVAL;
 	rte_tel_data_add_dict_string(d, "addr", req->addr);
-	e = fib->lpm->tbl24[ip >> 8];
-	if (e.valid && e.valid_group)
-		e = fib->lpm->tbl8[e.next_hop * RTE_LPM_TBL8_GROUP_NUM_ENTRIES + (ip & 0xff)];
-	if (e.valid) {
-		nh = e.next_hop;
-		depth = e.depth;
-	} else {
-		nh = fib->dflt;
-	}
+	nh = lpm_entry(fib, ip, &depth);
 	if (nh == fib->miss || nh >= fib->n_nh) {
 		rte_tel_data_add_dict_string(d, "result", "no_route");
 		return 0;
 	}
 	mask = depth == 0 ? 0 : ~0u << (32 - depth);
 	lpm_fmt_prefix(pfx, sizeof(pfx), ip & mask, depth);
-	rte_tel_data_add_dict_string(d, "result", kinds[fib->nh[nh].kind]);
+	rte_tel_data_add_dict_string(d, "result", lpm_kinds[fib->nh[nh].kind]);
 	rte_tel_data_add_dict_string(d, "prefix", pfx);
 	rte_tel_data_add_dict_string(d, "port", st->topo->ports[fib->nh[nh].port].name);
 	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh) {
@@ -1083,6 +1091,39 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 		rte_tel_data_add_dict_string(d, "mac", mac);
 	}
 	return 0;
+}
+
+/* Packet trace (app/trace.c): the route the packet's destination takes. */
+static void
+lpm_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t len)
+{
+	const struct lpm_priv *lp = st->priv;
+	const struct lpm_cfg *cfg = st->conf->cfg;
+	const struct lpm_fib *fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
+	const struct pf_meta *md = pf_meta((struct rte_mbuf *)(uintptr_t)m);
+	const struct rte_ipv4_hdr *ip;
+	uint32_t dst, nh, mask;
+	uint8_t depth;
+	char pfx[24], mac[18];
+
+	if (md->cls != PF_CLASS_IPV4 || rte_pktmbuf_data_len(m) < md->l2_len + 20u)
+		return;
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, md->l2_len);
+	dst = rte_be_to_cpu_32(ip->dst_addr);
+	nh = lpm_entry(fib, dst, &depth);
+	if (nh == fib->miss || nh >= fib->n_nh) {
+		snprintf(buf, len, "lookup: no route");
+		return;
+	}
+	mask = depth == 0 ? 0 : ~0u << (32 - depth);
+	lpm_fmt_prefix(pfx, sizeof(pfx), dst & mask, depth);
+	pf_show_mac(mac, fib->nh[nh].macs);
+	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh)
+		snprintf(buf, len, "lookup: %s via %s (%s) port %s", pfx, cfg->nh[nh].name, mac,
+			 st->topo->ports[fib->nh[nh].port].name);
+	else
+		snprintf(buf, len, "lookup: %s %s port %s", pfx, lpm_kinds[fib->nh[nh].kind],
+			 st->topo->ports[fib->nh[nh].port].name);
 }
 
 static const char *const lpm_show_tables[] = { "routes", "lookup", NULL };
@@ -1115,6 +1156,7 @@ const struct pf_stage_ops pf_lpm_ops = {
 	.gauges = lpm_gauges,
 	.show = lpm_show,
 	.show_tables = lpm_show_tables,
+	.trace = lpm_trace,
 	.update_prepare = lpm_update_prepare,
 	.update_commit = lpm_update_commit,
 	.update_abort = lpm_update_abort,
