@@ -54,6 +54,9 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
 			moved += n;
 		}
 	}
+	/* A slow path that holds packets hands back what it released. */
+	if (unlikely(st->ops->emit != NULL))
+		moved += pf_rt_emit(rs, me, rt->rx_stopped);
 	/* Idle: no burst since the last check, from a port, a ring or a
 	 * producer on this lcore that handed one over directly. */
 	if (!rs->ran && st->ops->idle != NULL)
