@@ -83,6 +83,8 @@
 	  "no route matches the destination: sent to the icmp edge (Net Unreachable)")	\
 	_(LPM_CTR_MTU_DF_ICMP, ip4_mtu_exceeded_df_to_icmp, INFO,				\
 	  "longer than the egress MTU with DF set: sent to the icmp edge (Frag Needed)")	\
+	_(LPM_CTR_ARP_BAD_SHA, arp_bad_sender_mac, DROP,					\
+	  "ARP request whose sender MAC is a group address or zero: never answered")		\
 	_(LPM_CTR_TO_NEIGH, ip4_to_neigh, INFO,							\
 	  "next hop or connected host without a MAC yet: sent to the neigh edge (ARP)")
 
@@ -637,6 +639,11 @@ lpm_arp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf *m)
 	}
 	if (!(lp->port_has_ip & (1u << p)) || rte_be_to_cpu_32(d->arp_tip) != lp->port_ip[p]) {
 		ctrs[LPM_CTR_ARP_NOT_FOR_US]++;
+		return LPM_EDGE_DROP;
+	}
+	/* The reply goes to the sender MAC: never to a group or zero address. */
+	if (rte_is_multicast_ether_addr(&d->arp_sha) || rte_is_zero_ether_addr(&d->arp_sha)) {
+		ctrs[LPM_CTR_ARP_BAD_SHA]++;
 		return LPM_EDGE_DROP;
 	}
 	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
