@@ -205,37 +205,55 @@ check_drop_discipline(const struct pf_stage *st, uint64_t before, uint16_t n,
 }
 #endif
 
-/* A holding stage kept some packets (PF_EDGE_HELD): take them out of the burst. */
-static __rte_noinline uint16_t
-held_compact(struct rte_mbuf **pkts, uint16_t *edge, uint16_t n)
+/*
+ * A holding stage's burst (ops->emit set, always MIXED): take out what it
+ * kept (PF_EDGE_HELD), move the rest, then send what the burst released.
+ * Out of line, so the common dispatch stays as it was.
+ */
+static __rte_noinline uint64_t
+run_held(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, int me,
+	 uint64_t t0)
 {
 	uint16_t i, k = 0;
+	uint64_t t1;
 
 	for (i = 0; i < n; i++)
 		if (edge[i] != PF_EDGE_HELD) {
 			pkts[k] = pkts[i];
 			edge[k++] = edge[i];
 		}
-	return k;
+	if (k != 0)
+		t0 = dispatch_mixed(rs, pkts, k, edge, me, t0);
+	t1 = rte_rdtsc();
+	rs->cycles += t1 - t0;
+	pf_rt_emit(rs, me, false);
+	return rte_rdtsc();
 }
 
-/* Move a decided burst on by edge; @p all as process_burst returns it. */
-static __rte_always_inline uint64_t
-dispatch(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
-	 uint16_t all, int me, uint64_t t0)
+uint64_t
+pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
 {
-	uint64_t t1, want, w[2], d4 = 0;
-	uint16_t i, steps, diff = 0;
+	uint16_t edge[PF_BURST_MAX];
+	uint64_t t1;
+	uint16_t all, i, diff = 0;
+#ifndef NDEBUG
+	uint64_t drops_before = drop_ctr_sum(rs->st);
+#endif
 
+	all = rs->st->ops->process_burst(rs->st, pkts, n, edge);
+#ifndef NDEBUG
+	check_drop_discipline(rs->st, drops_before, n, edge, all);
+#endif
+	rs->packets += n;
+	rs->bursts++;
+	rs->ran = true;
 	if (unlikely(all == PF_EDGE_MIXED)) {
-		if (unlikely(rs->st->ops->emit != NULL)) {
-			n = held_compact(pkts, edge, n);
-			if (n == 0)
-				goto out;
-		}
+		if (unlikely(rs->st->ops->emit != NULL))
+			return run_held(rs, pkts, n, edge, me, t0);
 		/* The stage did not say: find out, eight edges per step. */
-		want = edge[0] * 0x0001000100010001ull;
-		steps = n >> 3;
+		uint64_t want = edge[0] * 0x0001000100010001ull, w[2], d4 = 0;
+		uint16_t steps = n >> 3;
+
 		all = edge[0];
 		for (i = 0; i < steps; i++) {
 			memcpy(w, edge + 8 * i, sizeof(w));
@@ -260,29 +278,9 @@ dispatch(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint16_t *e
 		}
 		t0 = edge_move(rs, all, pkts, n, me, t0);
 	}
-out:
 	t1 = rte_rdtsc();
 	rs->cycles += t1 - t0;
 	return t1;
-}
-
-uint64_t
-pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
-{
-	uint16_t edge[PF_BURST_MAX];
-	uint16_t all;
-#ifndef NDEBUG
-	uint64_t drops_before = drop_ctr_sum(rs->st);
-#endif
-
-	all = rs->st->ops->process_burst(rs->st, pkts, n, edge);
-#ifndef NDEBUG
-	check_drop_discipline(rs->st, drops_before, n, edge, all);
-#endif
-	rs->packets += n;
-	rs->bursts++;
-	rs->ran = true;
-	return dispatch(rs, pkts, n, edge, all, me, t0);
 }
 
 uint16_t
@@ -304,7 +302,8 @@ pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining)
 #ifndef NDEBUG
 	check_drop_discipline(rs->st, drops_before, n, edge, PF_EDGE_MIXED);
 #endif
-	dispatch(rs, pkts, n, edge, PF_EDGE_MIXED, me, t0);
+	t0 = dispatch_mixed(rs, pkts, n, edge, me, t0);
+	rs->cycles += rte_rdtsc() - t0;
 	return n;
 }
 

@@ -54,9 +54,6 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
 			moved += n;
 		}
 	}
-	/* A slow path that holds packets hands back what it released. */
-	if (unlikely(st->ops->emit != NULL))
-		moved += pf_rt_emit(rs, me, rt->rx_stopped);
 	/* Idle: no burst since the last check, from a port, a ring or a
 	 * producer on this lcore that handed one over directly. */
 	if (!rs->ran && st->ops->idle != NULL)
@@ -100,9 +97,13 @@ pf_rt_worker_main(void *arg)
 			for (i = 0; i < map->n; i++) {
 				struct pf_stage *st = map->stages[i]->st;
 
-				if (st->ops->housekeep != NULL &&
-				    __atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) == me)
-					st->ops->housekeep(st, pf_now_ns());
+				if (st->ops->housekeep == NULL ||
+				    __atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) != me)
+					continue;
+				st->ops->housekeep(st, pf_now_ns());
+				/* What the timers made or released (and, stopping, dropped). */
+				if (st->ops->emit != NULL)
+					pf_rt_emit(map->stages[i], me, rt->rx_stopped);
 			}
 			lc->housekeep_tsc = t1 + rte_get_tsc_hz() / 1000;
 		}

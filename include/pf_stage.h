@@ -196,9 +196,10 @@ struct pf_stage_ops {
 	 * up to @p max packets ready to go now (held packets released, packets
 	 * the stage made), each with its edge in @p edge (edge 0 with a drop
 	 * counter, as in process_burst). Called by the owning lcore after each
-	 * pass over its inputs; @p draining: the runtime stops, release what is
-	 * held. Packets the stage made count in st->replicas (the invariant's
-	 * extra packets). Bounded work; optional.
+	 * burst whose process_burst returned PF_EDGE_MIXED (a holding stage
+	 * always does) and after each housekeep; @p draining: the runtime
+	 * stops, release what is held. Packets the stage made count in
+	 * st->replicas (the invariant's extra packets). Bounded work; optional.
 	 */
 	uint16_t (*emit)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max,
 			 uint16_t *edge, bool draining);
