@@ -1066,7 +1066,21 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 static int
 lpm_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
 {
-	return lpm_cfg_parse(sc, topo, errs);
+	const struct lpm_cfg *cfg;
+	uint32_t i;
+	int rc;
+
+	rc = lpm_cfg_parse(sc, topo, errs);
+	cfg = sc->cfg;
+	if (rc < 0 || cfg == NULL || sc->next[LPM_EDGE_NEIGH] != PF_NONE)
+		return rc;
+	/* Only the neigh stage can find a next hop's MAC from its address. */
+	for (i = 0; i < cfg->n_nh; i++)
+		if (cfg->nh[i].gw != 0)
+			return pf_node_err(errs, sc->node,
+					   "stages.%s: next hop %s is an address: wire the neigh edge (next: { out: ..., neigh: ... })",
+					   sc->name, cfg->nh[i].name);
+	return 0;
 }
 
 /* ---- table contents for the stats socket -------------------------------- */
