@@ -1122,7 +1122,10 @@ lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct
 		if (req->port >= 0 && nh->port != req->port)
 			continue;
 		lpm_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->len);
-		pf_show_mac(mac, nh->mac);
+		if (nh->gw != 0)
+			snprintf(mac, sizeof(mac), "-");   /* by address: neigh's table has it */
+		else
+			pf_show_mac(mac, nh->mac);
 		v[0].s = pfx;
 		v[1].s = nh->name;
 		v[2].s = st->topo->ports[nh->port].name;
