@@ -118,6 +118,22 @@ struct neigh_priv {
 
 /* ---- configuration ---------------------------------------------------------- */
 
+/* Does some stage send its "arp" edge to @p sc? */
+static bool
+neigh_gets_arp(const struct pf_stage_conf *sc, const struct pf_topo *topo)
+{
+	uint16_t me = (uint16_t)(sc - topo->stages), s, e;
+
+	for (s = 0; s < topo->n_stages; s++) {
+		const struct pf_stage_conf *o = &topo->stages[s];
+
+		for (e = 0; o->ops != NULL && e < o->ops->n_edges && e < PF_MAX_EDGES; e++)
+			if (strcmp(o->ops->edge_names[e], "arp") == 0 && o->next[e] == me)
+				return true;
+	}
+	return false;
+}
+
 static int
 neigh_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
 {
@@ -152,6 +168,10 @@ neigh_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs
 	if (sc->n_instances > 1)
 		rc = pf_node_err(errs, sc->node, "stages.%s: instances: the neighbour table has one writer",
 				 sc->name);
+	else if (!neigh_gets_arp(sc, topo))
+		rc = pf_node_err(errs, sc->node,
+				 "stages.%s: no ARP comes in: wire rx's arp edge here (next: { arp: %s }), or replies are never seen",
+				 sc->name, sc->name);
 	return rc;
 }
 

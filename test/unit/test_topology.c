@@ -49,6 +49,7 @@ static const char *const bad_fixtures[] = {
 	"bad_many.yaml",
 	"bad_mapped_twice.yaml",
 	"bad_mempool.yaml",
+	"bad_neigh_no_arp.yaml",
 	"bad_missing_required.yaml",
 	"bad_missing_sections.yaml",
 	"bad_no_input.yaml",
