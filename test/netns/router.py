@@ -193,6 +193,7 @@ def sigint_mid_transfer(proc, tmp, errors):
         proc.kill()
         out, _ = proc.communicate()
     dt = time.monotonic() - t0
+    print(f"pipefwd stopped {dt:.2f} s after SIGINT mid-transfer")
     if dt > 2.0:
         errors.append(f"pipefwd took {dt:.2f} s to stop after SIGINT mid-transfer")
     for p in (send, recv):
