@@ -38,39 +38,44 @@
 #include "pf_neigh.h"
 #include "pf_stage.h"
 
-#define foreach_neigh_ctr(_)									\
-	_(NEIGH_CTR_PROTO, neigh_proto_unsupported, DROP, "neither ARP nor IPv4 from lpm (wiring mistake)") \
-	_(NEIGH_CTR_ARP_UNSUPPORTED, arp_unsupported, DROP,					\
-	  "ARP not for Ethernet/IPv4 (htype, ptype, hlen, plen)")				\
-	_(NEIGH_CTR_ARP_VLAN, arp_vlan_unknown, DROP, "ARP in an 802.1Q frame (routed ports are untagged)") \
-	_(NEIGH_CTR_ARP_MAC_MISMATCH, arp_mac_mismatch, DROP,					\
-	  "ARP frame to a unicast MAC other than the ingress port's")				\
-	_(NEIGH_CTR_ARP_BAD_SHA, arp_bad_sender_mac, DROP,					\
-	  "ARP sender MAC is a group address or zero: never learned or answered")		\
+#define foreach_neigh_ctr(_) \
+	_(NEIGH_CTR_PROTO, neigh_proto_unsupported, DROP, \
+	  "neither ARP nor IPv4 from lpm (wiring mistake)") \
+	_(NEIGH_CTR_ARP_UNSUPPORTED, arp_unsupported, DROP, \
+	  "ARP not for Ethernet/IPv4 (htype, ptype, hlen, plen)") \
+	_(NEIGH_CTR_ARP_VLAN, arp_vlan_unknown, DROP, \
+	  "ARP in an 802.1Q frame (routed ports are untagged)") \
+	_(NEIGH_CTR_ARP_MAC_MISMATCH, arp_mac_mismatch, DROP, \
+	  "ARP frame to a unicast MAC other than the ingress port's") \
+	_(NEIGH_CTR_ARP_BAD_SHA, arp_bad_sender_mac, DROP, \
+	  "ARP sender MAC is a group address or zero: never learned or answered") \
 	_(NEIGH_CTR_ARP_NO_ADDR, arp_no_port_addr, DROP, "ARP on a port without an ipv4 address") \
-	_(NEIGH_CTR_ARP_FROM_US, arp_sender_is_us, DROP, "ARP sender address is the port's own address") \
-	_(NEIGH_CTR_ARP_NOT_FOR_US, arp_not_for_us, DROP,					\
-	  "ARP request for another address (learned from if the sender is known)")		\
-	_(NEIGH_CTR_ARP_CONSUMED, arp_consumed, DROP,						\
-	  "ARP reply or gratuitous ARP: learned from, then it ends here")			\
-	_(NEIGH_CTR_HOLD_OVERFLOW, neigh_hold_overflow, DROP,					\
-	  "packet for an unresolved neighbour whose queue was full")				\
-	_(NEIGH_CTR_HOLD_TIMEOUT, neigh_hold_timeout, DROP,					\
-	  "held packet whose neighbour failed to resolve (icmp edge not wired)")		\
+	_(NEIGH_CTR_ARP_FROM_US, arp_sender_is_us, DROP, \
+	  "ARP sender address is the port's own address") \
+	_(NEIGH_CTR_ARP_NOT_FOR_US, arp_not_for_us, DROP, \
+	  "ARP request for another address (learned from if the sender is known)") \
+	_(NEIGH_CTR_ARP_CONSUMED, arp_consumed, DROP, \
+	  "ARP reply or gratuitous ARP: learned from, then it ends here") \
+	_(NEIGH_CTR_HOLD_OVERFLOW, neigh_hold_overflow, DROP, \
+	  "packet for an unresolved neighbour whose queue was full") \
+	_(NEIGH_CTR_HOLD_TIMEOUT, neigh_hold_timeout, DROP, \
+	  "held packet whose neighbour failed to resolve (icmp edge not wired)") \
 	_(NEIGH_CTR_TABLE_FULL, neigh_table_full, DROP, "packet for a new neighbour, table full") \
-	_(NEIGH_CTR_HOLD_STOPPED, neigh_hold_stopped, DROP, "held when pipefwd stopped")	\
-	_(NEIGH_CTR_ARP_REPLY, arp_reply, INFO, "ARP requests for a port's address answered")	\
-	_(NEIGH_CTR_ARP_REQUEST, arp_request, INFO, "ARP requests sent (made here)")		\
-	_(NEIGH_CTR_ARP_NOMBUF, arp_request_nombuf, INFO, "ARP request not sent: no mbuf")	\
+	_(NEIGH_CTR_HOLD_STOPPED, neigh_hold_stopped, DROP, "held when pipefwd stopped") \
+	_(NEIGH_CTR_ARP_REPLY, arp_reply, INFO, "ARP requests for a port's address answered") \
+	_(NEIGH_CTR_ARP_REQUEST, arp_request, INFO, "ARP requests sent (made here)") \
+	_(NEIGH_CTR_ARP_NOMBUF, arp_request_nombuf, INFO, "ARP request not sent: no mbuf") \
 	_(NEIGH_CTR_LEARNED, neigh_learned, INFO, "entries created from a request aimed at us") \
-	_(NEIGH_CTR_UPDATED, neigh_updated, INFO, "entries whose MAC changed (gratuitous ARP, ...)") \
-	_(NEIGH_CTR_RESOLVED, neigh_resolved, INFO, "unresolved entries that got their MAC")	\
+	_(NEIGH_CTR_UPDATED, neigh_updated, INFO, \
+	  "entries whose MAC changed (gratuitous ARP, ...)") \
+	_(NEIGH_CTR_RESOLVED, neigh_resolved, INFO, "unresolved entries that got their MAC") \
 	_(NEIGH_CTR_FAILED, neigh_failed, INFO, "entries that failed (no answer to the requests)") \
-	_(NEIGH_CTR_HELD, neigh_held, INFO, "packets held for an unresolved neighbour")	\
-	_(NEIGH_CTR_RELEASED, neigh_released, INFO, "held packets sent once resolved")		\
-	_(NEIGH_CTR_TO_ICMP, neigh_unresolved_to_icmp, INFO,					\
-	  "held packets whose neighbour failed: sent to the icmp edge (Host Unreachable)")	\
-	_(NEIGH_CTR_FWD, neigh_forwarded, INFO, "packets from lpm sent at once (resolved meanwhile)")
+	_(NEIGH_CTR_HELD, neigh_held, INFO, "packets held for an unresolved neighbour") \
+	_(NEIGH_CTR_RELEASED, neigh_released, INFO, "held packets sent once resolved") \
+	_(NEIGH_CTR_TO_ICMP, neigh_unresolved_to_icmp, INFO, \
+	  "held packets whose neighbour failed: sent to the icmp edge (Host Unreachable)") \
+	_(NEIGH_CTR_FWD, neigh_forwarded, INFO, \
+	  "packets from lpm sent at once (resolved meanwhile)")
 
 PF_CTR_ENUM(neigh, foreach_neigh_ctr);
 PF_CTR_DESCS(neigh, foreach_neigh_ctr);
@@ -166,8 +171,8 @@ neigh_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs
 			rc = -EINVAL;
 	}
 	if (sc->n_instances > 1)
-		rc = pf_node_err(errs, sc->node, "stages.%s: instances: the neighbour table has one writer",
-				 sc->name);
+		rc = pf_node_err(errs, sc->node,
+				 "stages.%s: instances: the neighbour table has one writer", sc->name);
 	else if (!neigh_gets_arp(sc, topo))
 		rc = pf_node_err(errs, sc->node,
 				 "stages.%s: no ARP comes in: wire rx's arp edge here (next: { arp: %s }), or replies are never seen",
@@ -347,7 +352,8 @@ neigh_learn(struct pf_stage *st, uint16_t port, uint32_t sip, const uint8_t *sha
 	if (n->state == PF_NEIGH_INCOMPLETE || n->state == PF_NEIGH_FAILED) {
 		memcpy(n->mac, sha, 6);
 		n->updated_ns = now;
-		n->next_ns = now + (state == PF_NEIGH_REACHABLE ? np->reachable_ns : np->stale_gc_ns);
+		n->next_ns = now + (state == PF_NEIGH_REACHABLE ? np->reachable_ns :
+				    np->stale_gc_ns);
 		n->n_resolved++;
 		st->ctrs[NEIGH_CTR_RESOLVED]++;
 		neigh_release(np, n, 1, state);
