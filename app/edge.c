@@ -215,6 +215,31 @@ check_drop_discipline(const struct pf_stage *st, uint64_t before, uint16_t n,
 }
 #endif
 
+/*
+ * A holding stage's burst (ops->emit set, always MIXED): take out what it
+ * kept (PF_EDGE_HELD), move the rest, then send what the burst released.
+ * Out of line, so the common dispatch stays as it was.
+ */
+static __rte_noinline uint64_t
+run_held(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, int me,
+	 uint64_t t0)
+{
+	uint16_t i, k = 0;
+	uint64_t t1;
+
+	for (i = 0; i < n; i++)
+		if (edge[i] != PF_EDGE_HELD) {
+			pkts[k] = pkts[i];
+			edge[k++] = edge[i];
+		}
+	if (k != 0)
+		t0 = dispatch_mixed(rs, pkts, k, edge, me, t0);
+	t1 = rte_rdtsc();
+	rs->cycles += t1 - t0;
+	pf_rt_emit(rs, me, false);
+	return rte_rdtsc();
+}
+
 static __rte_always_inline uint64_t
 run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
 {
@@ -237,6 +262,8 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 	rs->bursts++;
 	rs->ran = true;
 	if (unlikely(all == PF_EDGE_MIXED)) {
+		if (unlikely(rs->st->ops->emit != NULL))
+			return run_held(rs, pkts, n, edge, me, t0);
 		/* The stage did not say: find out, eight edges per step. */
 		uint64_t want = edge[0] * 0x0001000100010001ull, w[2], d4 = 0;
 		uint16_t steps = n >> 3;
@@ -302,6 +329,30 @@ pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int 
 	if (unlikely(rs->st->ops->expand != NULL))
 		return run_expand(rs, pkts, n, me, t0);
 	return run_burst(rs, pkts, n, me, t0);
+}
+
+uint16_t
+pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining)
+{
+	struct rte_mbuf *pkts[PF_BURST_MAX];
+	uint16_t edge[PF_BURST_MAX], n;
+	uint32_t max = PF_BURST_MAX;
+	uint64_t t0 = rte_rdtsc();
+#ifndef NDEBUG
+	uint64_t drops_before = drop_ctr_sum(rs->st);
+#endif
+
+	if (unlikely(rs->lossless))
+		max = pf_rt_room(rs, me, max);
+	n = max != 0 ? rs->st->ops->emit(rs->st, pkts, (uint16_t)max, edge, draining) : 0;
+	if (n == 0)
+		return 0;
+#ifndef NDEBUG
+	check_drop_discipline(rs->st, drops_before, n, edge, PF_EDGE_MIXED);
+#endif
+	t0 = dispatch_mixed(rs, pkts, n, edge, me, t0);
+	rs->cycles += rte_rdtsc() - t0;
+	return n;
 }
 
 uint32_t

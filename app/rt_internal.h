@@ -30,6 +30,11 @@ struct rte_mempool *pf_rt_pool_for(struct pf_runtime *rt, int socket);
 uint64_t pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me,
 			 uint64_t t0);
 /*
+ * edge.c: let @p rs (a stage with ops->emit) hand over what it releases or
+ * made, and move it on by edge. Returns how many packets it emitted.
+ */
+uint16_t pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining);
+/*
  * Lossless mode: how many packets (at most @p max) @p rs can take now so
  * that no ring after it, up to the next lcore boundary, overflows; fixes
  * which of those edges the coming burst takes directly.

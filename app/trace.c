@@ -394,6 +394,8 @@ edge_name(const struct pf_stage *st, uint16_t e)
 {
 	if (e < st->ops->n_edges)
 		return st->ops->edge_names[e];
+	if (e == PF_EDGE_HELD)
+		return "held";   /* neigh: kept until the neighbour resolves */
 	return st->ops->tx != NULL ? "tx" : "?";
 }
 

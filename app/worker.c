@@ -101,6 +101,9 @@ pf_rt_worker_main(void *arg)
 					continue;
 				if (st->ops->housekeep != NULL)
 					st->ops->housekeep(st, pf_now_ns());
+				/* What the timers made or released (and, stopping, dropped). */
+				if (st->ops->emit != NULL)
+					pf_rt_emit(map->stages[i], me, rt->rx_stopped);
 				pf_rt_hwm_serve(map->stages[i]);   /* hwm restart after a clear */
 			}
 			lc->housekeep_tsc = t1 + rte_get_tsc_hz() / 1000;

@@ -35,6 +35,12 @@
  * (always a correct answer: the runtime then sorts the burst by edge).
  */
 #define PF_EDGE_MIXED UINT16_MAX
+/**
+ * edge[i] of a stage that holds packets (ops->emit set, a slow path such
+ * as neigh): the stage kept packet i and will hand it back through emit.
+ * The runtime leaves it alone; the stage reports it in its "in_flight" gauge.
+ */
+#define PF_EDGE_HELD (UINT16_MAX - 1)
 
 /** Counter kinds: a DROP counter is a drop reason, an INFO counter is not. */
 enum pf_ctr_kind {
@@ -198,7 +204,20 @@ struct pf_stage_ops {
 	 */
 	void (*housekeep)(struct pf_stage *st, uint64_t now_ns);
 
-	/** Sink stages: is anything still buffered? (shutdown drains until not) */
+	/**
+	 * Stages that hold or originate packets (slow paths: neigh): hand over
+	 * up to @p max packets ready to go now (held packets released, packets
+	 * the stage made), each with its edge in @p edge (edge 0 with a drop
+	 * counter, as in process_burst). Called by the owning lcore after each
+	 * burst whose process_burst returned PF_EDGE_MIXED (a holding stage
+	 * always does) and after each housekeep; @p draining: the runtime
+	 * stops, release what is held. Packets the stage made count in
+	 * st->replicas (the invariant's extra packets). Bounded work; optional.
+	 */
+	uint16_t (*emit)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max,
+			 uint16_t *edge, bool draining);
+
+	/** Sinks and holding stages: is anything still buffered? (shutdown drains until not) */
 	bool (*busy)(const struct pf_stage *st);
 
 	/** Extra values for stats (entries, memory); returns how many written. */
@@ -273,7 +292,8 @@ struct pf_stage {
 	uint64_t port_tx[PF_MAX_PORTS];
 	/**
 	 * Extra packets made: flood copies (sinks), fragments beyond the first
-	 * (ops->expand, counted by the runtime); accounting adds them to rx.
+	 * (ops->expand, counted by the runtime) and packets a stage originated
+	 * (ARP requests); accounting adds them to rx.
 	 */
 	uint64_t replicas;
 
@@ -287,11 +307,11 @@ struct pf_stage {
  */
 extern const struct pf_stage_ops *const *const pf_stage_types;
 extern const struct pf_stage_ops pf_rx_ops, pf_tx_ops, pf_xconnect_ops, pf_l2fib_ops,
-	pf_acl_ops, pf_lpm_ops, pf_icmp_ops, pf_ip4frag_ops;
+	pf_acl_ops, pf_lpm_ops, pf_icmp_ops, pf_ip4frag_ops, pf_neigh_ops;
 /** The production types, in registry order (both lists start with them). */
 #define PF_STAGE_TYPES_PRODUCTION \
 	&pf_rx_ops, &pf_tx_ops, &pf_xconnect_ops, &pf_l2fib_ops, &pf_acl_ops, &pf_lpm_ops, \
-	&pf_icmp_ops, &pf_ip4frag_ops
+	&pf_icmp_ops, &pf_ip4frag_ops, &pf_neigh_ops
 /** Look a type up by name, NULL if unknown. */
 const struct pf_stage_ops *pf_stage_type_find(const char *type);
 

@@ -3,11 +3,12 @@
  * icmp: the slow path that answers with ICMP errors (RFC 792, RFC 1812 4.3).
  * Edges: drop, out (the error, back out of the ingress port).
  * Counters: drop: one per suppression rule (RFC 1812 4.3.2.7), icmp_ratelimited, icmp_no_room,
- *   ...; info: time_exceeded, net_unreachable, frag_needed, param_problem (errors sent).
+ *   ...; info: time_exceeded, net_unreachable, frag_needed, param_problem, host_unreachable
+ *   (errors sent).
  * Params: rate_pps (0..10000000, default 1000; 0: no limit), rate_burst (1..1000000,
  *   default 50): errors the bucket holds (`burst` is the common key of source stages).
  *
- * Fed by a routing stage's "icmp" edge (lpm) with the error to send in
+ * Fed by a routing stage's "icmp" edge (lpm; neigh for 3/1) with the error to send in
  * pf_meta.nexthop (PF_META_ICMP: type, code, next-hop MTU). The error is
  * built in place in the same mbuf, so nothing is allocated: the headers of
  * the original (Ethernet, 802.1Q tag) make room for new IPv4 + ICMP headers
@@ -53,7 +54,9 @@
 	_(ICMP_CTR_FRAG_NEEDED, frag_needed, INFO,						\
 	  "Destination Unreachable, fragmentation needed (3/4) with the next-hop MTU sent")	\
 	_(ICMP_CTR_PARAM_PROBLEM, param_problem, INFO,						\
-	  "Parameter Problem (12/0) with the pointer to the bad option sent")
+	  "Parameter Problem (12/0) with the pointer to the bad option sent")	\
+	_(ICMP_CTR_HOST_UNREACH, host_unreachable, INFO,					\
+	  "Destination Unreachable, host (3/1) sent: the neighbour did not answer ARP")
 
 PF_CTR_ENUM(icmp, foreach_icmp_ctr);
 PF_CTR_DESCS(icmp, foreach_icmp_ctr);
@@ -197,6 +200,8 @@ icmp_check(const struct icmp_priv *ip, const struct pf_meta *md, const struct rt
 		sent = ICMP_CTR_FRAG_NEEDED;
 	else if ((reason & 0xffff0000u) == PF_META_ICMP(PF_ICMP_PARAM_PROBLEM, 0, 0))
 		sent = ICMP_CTR_PARAM_PROBLEM;
+	else if (reason == PF_META_ICMP(PF_ICMP_DEST_UNREACH, 1, 0))
+		sent = ICMP_CTR_HOST_UNREACH;
 	else
 		return ICMP_CTR_NO_REASON;
 	if (md->flags & PF_META_IP_NONFIRST)

@@ -3,11 +3,14 @@
  * lpm: IPv4 router (RFC 1812) on rte_lpm; answers ARP and ICMP echo for its own addresses.
  * Edges: drop, out (md->out_port set: routed packets, ARP replies, echo replies), icmp
  *   (optional: packets that deserve an ICMP error, the error in md->nexthop, see PF_META_ICMP),
- *   fragment (optional: routed like out but longer than the egress MTU with DF clear, to ip4frag).
+ *   fragment (optional: routed like out but longer than the egress MTU with DF clear, to ip4frag),
+ *   neigh (optional: packets to a neighbour without a MAC yet, its address in md->nexthop;
+ *   wiring it adds the ports' connected subnets and allows next hops by address).
  * Counters: one drop reason per RFC 1812 check (ip4_no_route, ip4_ttl_expired, ip4_martian_*,
  *   ...), see foreach_lpm_ctr; info: local, icmp_echo_reply, arp_reply, *_to_icmp,
- *   ip4_to_fragment.
- * Params: nexthops (name: {port, mac}), routes ([{prefix, via}]), routes_file, lookup.
+ *   ip4_to_fragment, ip4_to_neigh.
+ * Params: nexthops (name: {port, mac} or {via: address}), routes ([{prefix, via}]),
+ *   routes_file, lookup.
  *
  * The input carries IPv4 (rx edge "ipv4") and ARP (rx edge "arp"); rx has
  * already rejected malformed headers. The routing table lives in a struct
@@ -36,6 +39,7 @@
 #include "lpm.h"
 #include "pf_conf.h"
 #include "pf_log.h"
+#include "pf_neigh.h"
 
 #define foreach_lpm_ctr(_)									\
 	_(LPM_CTR_L3_MAC_MISMATCH, l3_mac_mismatch, DROP,					\
@@ -84,13 +88,17 @@
 	_(LPM_CTR_TO_FRAG, ip4_to_fragment, INFO,						\
 	  "longer than the egress MTU, DF clear: routed and sent to the fragment edge")	\
 	_(LPM_CTR_BAD_OPTION_ICMP, ip4_bad_option_to_icmp, INFO,				\
-	  "IPv4 option with a bad length: sent to the icmp edge (Parameter Problem)")
+	  "IPv4 option with a bad length: sent to the icmp edge (Parameter Problem)")	\
+	_(LPM_CTR_ARP_BAD_SHA, arp_bad_sender_mac, DROP,					\
+	  "ARP request whose sender MAC is a group address or zero: never answered")		\
+	_(LPM_CTR_TO_NEIGH, ip4_to_neigh, INFO,							\
+	  "next hop or connected host without a MAC yet: sent to the neigh edge (ARP)")
 
 PF_CTR_ENUM(lpm, foreach_lpm_ctr);
 PF_CTR_DESCS(lpm, foreach_lpm_ctr);
 
-enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_FRAG, LPM_EDGE_MAX };
-static const char *const lpm_edges[] = { "drop", "out", "icmp", "fragment" };
+enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_FRAG, LPM_EDGE_NEIGH, LPM_EDGE_MAX };
+static const char *const lpm_edges[] = { "drop", "out", "icmp", "fragment", "neigh" };
 static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", NULL };
 
 /* Lookup result for "no route"; real next hops are 24-bit indexes. */
@@ -99,6 +107,8 @@ enum lpm_nh_kind {
 	LPM_NH_FWD = 0,     /* route: rewrite and send */
 	LPM_NH_LOCAL,       /* one of the router's addresses */
 	LPM_NH_DBCAST,      /* broadcast address of a routed port's subnet */
+	LPM_NH_GW,          /* next hop by address (in macs[0..3]): MAC from the neighbour table */
+	LPM_NH_CONN,        /* a port's connected subnet: the destination is the neighbour */
 };
 
 /* 16 bytes: the fast path indexes the table with a shift. */
@@ -132,6 +142,8 @@ struct lpm_priv {
 	uint16_t max_frame[PF_MAX_PORTS];         /* egress limit, untagged frame */
 	bool icmp;                                /* edge icmp wired: errors go there */
 	bool frag;                                /* edge fragment wired */
+	bool slow;                                /* edge icmp, fragment or neigh wired */
+	const struct pf_neigh_table *nt;          /* neighbours (neigh edge wired), else NULL */
 	/* control path */
 	uint64_t updates;
 	uint64_t g_routes, g_nh, g_tbl8, g_mem;   /* gauges: never read through fib */
@@ -237,6 +249,30 @@ fib_fill(struct rte_lpm *lpm, uint32_t ip, uint8_t len, uint32_t nh, uint32_t *n
 	return 0;
 }
 
+/*
+ * Connected subnets (the ports' ipv4 prefixes) of lengths *@p from to
+ * @p upto, to next hop @p base + port: filled in length order with the
+ * routes, before the routes of the same length (a configured route wins).
+ */
+static int
+fib_fill_connected(struct rte_lpm *lpm, const struct pf_topo *topo, uint32_t base,
+		   uint8_t *from, uint8_t upto, uint32_t *next_group, uint32_t n_groups)
+{
+	uint32_t len, i;
+	int rc = 0;
+
+	for (len = *from; len <= upto && rc == 0; len++)
+		for (i = 0; i < topo->n_ports && rc == 0; i++) {
+			const struct pf_port_conf *pc = &topo->ports[i];
+
+			if (pc->has_ipv4 && pc->ipv4_len == len && len != 0 && len < 32)
+				rc = fib_fill(lpm, pc->ipv4 & ~0u << (32 - len), (uint8_t)len,
+					      base + i, next_group, n_groups);
+		}
+	*from = (uint8_t)(upto + 1);
+	return rc;
+}
+
 /* Route indexes of @p cfg ordered by prefix length (counting sort), or NULL. */
 static uint32_t *
 routes_by_len(const struct lpm_cfg *cfg)
@@ -272,13 +308,15 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	char name[RTE_LPM_NAMESIZE];
 	uint32_t i, n_nh, need, groups = 0, nports = topo->n_ports, *order;
 	uint64_t t0 = rte_get_timer_cycles();
+	/* Connected routes need neighbour resolution: only with the neigh edge. */
+	uint8_t conn = (st->edge_connected & (1u << LPM_EDGE_NEIGH)) ? 0 : 33;
 	int rc;
 
 	*out = NULL;
 	rc = count_tbl8(cfg, topo, &need);
 	if (rc < 0)
 		return rc;
-	n_nh = cfg->n_nh + 2 * nports;
+	n_nh = cfg->n_nh + 3 * nports;
 	fib = rte_zmalloc("pf_lpm_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
 			  RTE_CACHE_LINE_SIZE);
 	if (fib == NULL)
@@ -303,8 +341,24 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		fib->nh[i].kind = LPM_NH_FWD;
 		fib->nh[i].max_len = pc->max_frame > RTE_ETHER_HDR_LEN ?
 				     (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN) : 0;
+		if (cfg->nh[i].gw != 0) {
+			/* max_len 0 keeps it off the fast path: lpm_ip4 resolves it. */
+			if (conn != 0) {
+				fib_free(fib);
+				return pf_err_add(errs, NULL, 0, 0,
+						  "stage %s: next hop %s is an address: wire the neigh edge (next: { neigh: ... })",
+						  stage, cfg->nh[i].name);
+			}
+			memcpy(fib->nh[i].macs, &cfg->nh[i].gw, 4);
+			fib->nh[i].kind = LPM_NH_GW;
+			fib->nh[i].max_len = 0;
+		}
 	}
 	for (i = 0; i < nports; i++) {
+		fib->nh[cfg->n_nh + 2 * nports + i].kind = LPM_NH_CONN;
+		fib->nh[cfg->n_nh + 2 * nports + i].port = (uint8_t)i;
+		if (topo->ports[i].has_mac)
+			memcpy(fib->nh[cfg->n_nh + 2 * nports + i].macs + 6, topo->ports[i].mac, 6);
 		fib->nh[cfg->n_nh + i].kind = LPM_NH_LOCAL;
 		fib->nh[cfg->n_nh + i].port = (uint8_t)i;
 		fib->nh[cfg->n_nh + nports + i].kind = LPM_NH_DBCAST;
@@ -328,12 +382,20 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
 		const struct lpm_route *r = &cfg->routes[order[i]];
 
+		if (conn <= r->len)
+			rc = fib_fill_connected(fib->lpm, topo, cfg->n_nh + 2 * nports, &conn,
+						r->len, &groups, lc.number_tbl8s);
+		if (rc != 0)
+			break;
 		if (r->len == 0)
 			fib->dflt = r->nh;
 		else
 			rc = fib_fill(fib->lpm, r->prefix, r->len, r->nh, &groups, lc.number_tbl8s);
 	}
 	free(order);
+	if (rc == 0 && conn <= 32)
+		rc = fib_fill_connected(fib->lpm, topo, cfg->n_nh + 2 * nports, &conn, 32, &groups,
+					lc.number_tbl8s);
 	/* The ports' own addresses last: /32s that win over any equal route. */
 	for (i = 0; i < nports && rc == 0; i++) {
 		const struct pf_port_conf *pc = &topo->ports[i];
@@ -398,6 +460,10 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 	}
 	lp->icmp = (st->edge_connected & (1u << LPM_EDGE_ICMP)) != 0;
 	lp->frag = (st->edge_connected & (1u << LPM_EDGE_FRAG)) != 0;
+	lp->slow = (st->edge_connected &
+		    (1u << LPM_EDGE_ICMP | 1u << LPM_EDGE_FRAG | 1u << LPM_EDGE_NEIGH)) != 0;
+	if (st->edge_connected & (1u << LPM_EDGE_NEIGH))
+		lp->nt = pf_neigh_table();
 	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
@@ -584,6 +650,11 @@ lpm_arp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf *m)
 		ctrs[LPM_CTR_ARP_NOT_FOR_US]++;
 		return LPM_EDGE_DROP;
 	}
+	/* The reply goes to the sender MAC: never to a group or zero address. */
+	if (rte_is_multicast_ether_addr(&d->arp_sha) || rte_is_zero_ether_addr(&d->arp_sha)) {
+		ctrs[LPM_CTR_ARP_BAD_SHA]++;
+		return LPM_EDGE_DROP;
+	}
 	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
 	d->arp_tha = d->arp_sha;
 	d->arp_tip = d->arp_sip;
@@ -691,6 +762,35 @@ lpm_too_big(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
 }
 
 /*
+ * A next hop by address, or a host on a connected subnet: the MAC comes
+ * from the neighbour table (lock-free read). Unresolved, the packet goes
+ * to the neigh edge unchanged (TTL too: neigh rewrites it when it sends),
+ * with the neighbour's address in md->nexthop and md->out_port set.
+ */
+static uint16_t __rte_noinline
+lpm_neigh(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
+	  struct rte_ether_hdr *eth, struct rte_ipv4_hdr *ip, const struct lpm_nh *nh,
+	  uint32_t dst, uint32_t hop, uint16_t e)
+{
+	struct pf_neigh_key k;
+	uint32_t addr = dst;
+
+	if (nh->kind == LPM_NH_GW)
+		memcpy(&addr, nh->macs, 4);
+	pf_neigh_key_ip4(&k, nh->port, addr);
+	md->out_port = nh->port;
+	if (!pf_neigh_resolve(lp->nt, &k, eth->dst_addr.addr_bytes)) {
+		md->nexthop = addr;
+		ctrs[LPM_CTR_TO_NEIGH]++;
+		return LPM_EDGE_NEIGH;
+	}
+	lpm_ttl_dec(ip);
+	memcpy(eth->src_addr.addr_bytes, nh->macs + 6, 6);
+	md->nexthop = hop;
+	return e;               /* out, or fragment when over the egress MTU */
+}
+
+/*
  * The RFC 1812 decision for one packet whose lookup gave @p hop, every check
  * in the documented order: the reference, and where the fast path sends
  * whatever it does not forward itself.
@@ -719,7 +819,7 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 		return lpm_icmp(lp, ctrs, md, LPM_CTR_NO_ROUTE, LPM_CTR_NO_ROUTE_ICMP,
 				PF_META_ICMP(PF_ICMP_DEST_UNREACH, 0, 0));
 	nh = &fib->nh[hop];
-	if (nh->kind != LPM_NH_FWD)
+	if (nh->kind == LPM_NH_LOCAL || nh->kind == LPM_NH_DBCAST)
 		return lpm_local(lp, ctrs, md, eth, ip, nh);
 	/* RFC 1812 5.3.4: a link-layer broadcast is not forwarded as unicast. */
 	if (md->flags & PF_META_L2_MCAST) {
@@ -739,13 +839,16 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 		if (e != LPM_EDGE_FRAG)
 			return e;
 	}
-	lpm_ttl_dec(ip);
 	/* A priority tag (VID 0) is not carried to another link: drop it. */
 	if (md->l2_len != RTE_ETHER_HDR_LEN) {
 		rte_pktmbuf_adj(m, md->l2_len - RTE_ETHER_HDR_LEN);
 		md->l2_len = RTE_ETHER_HDR_LEN;
 		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		ip = (struct rte_ipv4_hdr *)(eth + 1);
 	}
+	if (nh->kind != LPM_NH_FWD)
+		return lpm_neigh(lp, ctrs, md, eth, ip, nh, dst, hop, e);
+	lpm_ttl_dec(ip);
 	memcpy(eth, nh->macs, sizeof(nh->macs));
 	md->out_port = nh->port;
 	md->nexthop = hop;
@@ -754,8 +857,8 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 
 /*
  * The burst loops count the packets that took edge out: without the
- * optional edges (icmp, fragment) the edge itself (0 or 1, no test); with
- * them, a compare.
+ * optional edges (icmp, fragment, neigh) the edge itself (0 or 1, no test);
+ * with them, edge == out.
  */
 #define LPM_COUNT_OUT(e, icmp) ((icmp) ? (e) == LPM_EDGE_OUT : (e))
 
@@ -982,7 +1085,7 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 {
 	const struct lpm_priv *lp = st->priv;
 
-	if (unlikely(lp->icmp | lp->frag))
+	if (unlikely(lp->slow))
 		return lpm_burst_icmp(lp, st->ctrs, pkts, n, edge);
 	return lpm_burst(lp, st->ctrs, pkts, n, edge, false);
 }
@@ -990,7 +1093,21 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 static int
 lpm_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
 {
-	return lpm_cfg_parse(sc, topo, errs);
+	const struct lpm_cfg *cfg;
+	uint32_t i;
+	int rc;
+
+	rc = lpm_cfg_parse(sc, topo, errs);
+	cfg = sc->cfg;
+	if (rc < 0 || cfg == NULL || sc->next[LPM_EDGE_NEIGH] != PF_NONE)
+		return rc;
+	/* Only the neigh stage can find a next hop's MAC from its address. */
+	for (i = 0; i < cfg->n_nh; i++)
+		if (cfg->nh[i].gw != 0)
+			return pf_node_err(errs, sc->node,
+					   "stages.%s: next hop %s is an address: wire the neigh edge (next: { out: ..., neigh: ... })",
+					   sc->name, cfg->nh[i].name);
+	return 0;
 }
 
 /* ---- table contents for the stats socket -------------------------------- */
@@ -1032,7 +1149,10 @@ lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct
 		if (req->port >= 0 && nh->port != req->port)
 			continue;
 		lpm_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->len);
-		pf_show_mac(mac, nh->mac);
+		if (nh->gw != 0)
+			snprintf(mac, sizeof(mac), "-");   /* by address: neigh's table has it */
+		else
+			pf_show_mac(mac, nh->mac);
 		v[0].s = pfx;
 		v[1].s = nh->name;
 		v[2].s = st->topo->ports[nh->port].name;
@@ -1059,7 +1179,7 @@ lpm_entry(const struct lpm_fib *fib, uint32_t ip, uint8_t *depth)
 	return e.next_hop;
 }
 
-static const char *const lpm_kinds[] = { "route", "local", "broadcast" };
+static const char *const lpm_kinds[] = { "route", "local", "broadcast", "neighbor", "connected" };
 
 /* What the data path would do with destination req->addr: the fib's own entry. */
 static int
@@ -1085,7 +1205,7 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 	rte_tel_data_add_dict_string(d, "result", lpm_kinds[fib->nh[nh].kind]);
 	rte_tel_data_add_dict_string(d, "prefix", pfx);
 	rte_tel_data_add_dict_string(d, "port", st->topo->ports[fib->nh[nh].port].name);
-	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh) {
+	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh && cfg->nh[nh].gw == 0) {
 		pf_show_mac(mac, fib->nh[nh].macs);
 		rte_tel_data_add_dict_string(d, "nexthop", cfg->nh[nh].name);
 		rte_tel_data_add_dict_string(d, "mac", mac);

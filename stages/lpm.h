@@ -33,6 +33,7 @@ struct lpm_nh_conf {
 	char name[PF_NAME_MAX];
 	uint16_t port;          /* egress port index */
 	uint8_t mac[6];         /* destination MAC written on the frame */
+	uint32_t gw;            /* next hop by address (host order), MAC resolved; 0: static mac */
 };
 
 struct lpm_route {

@@ -239,7 +239,44 @@ lpm_routes_check_dups(struct lpm_cfg *cfg, const char *topo_file, struct pf_errs
 
 /* ---- topology parameters ------------------------------------------------ */
 
-static const char *const nh_keys[] = { "port", "mac", NULL };
+static const char *const nh_keys[] = { "port", "mac", "via", NULL };
+
+/* The port whose connected subnet holds @p gw (host order), or -1. */
+static int
+gw_port(const struct pf_topo *topo, uint32_t gw)
+{
+	uint32_t i, mask;
+
+	for (i = 0; i < topo->n_ports; i++) {
+		const struct pf_port_conf *pc = &topo->ports[i];
+
+		mask = pc->ipv4_len == 0 ? 0 : ~0u << (32 - pc->ipv4_len);
+		if (pc->has_ipv4 && pc->ipv4_len < 32 && (gw & mask) == (pc->ipv4 & mask) &&
+		    gw != pc->ipv4)
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * A next hop by address: `via: a.b.c.d` in nexthops, or an address where a
+ * route names its next hop. The port is the given one or the one whose
+ * connected subnet holds the address (as `ip route add ... via`).
+ */
+static int
+nh_gw_set(struct lpm_nh_conf *nh, const struct pf_node *v, int port, const struct pf_topo *topo,
+	  const char *path, struct pf_errs *errs)
+{
+	if (!pf_parse_ipv4(v->value, &nh->gw) || nh->gw == 0)
+		return pf_node_err(errs, v, "%s.via: '%s' is not an IPv4 address", path, v->value);
+	if (port < 0)
+		port = gw_port(topo, nh->gw);
+	if (port < 0)
+		return pf_node_err(errs, v, "%s.via: %s is on no port's subnet (give 'port')", path,
+				   v->value);
+	nh->port = (uint16_t)port;
+	return 0;
+}
 static const char *const route_keys[] = { "prefix", "via", NULL };
 
 static int
@@ -275,19 +312,35 @@ parse_nexthops(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const struct
 			continue;
 		snprintf(nh->name, sizeof(nh->name), "%s", name);
 		v = pf_map_get(nn, "port");
-		if (v == NULL) {
+		port = -1;
+		if (v == NULL && pf_map_get(nn, "via") == NULL) {
 			pf_node_err(errs, nn, "%s: missing required key 'port'", path);
 			continue;
 		}
-		port = v->kind == PF_NODE_SCALAR ? pf_topo_port_index(topo, v->value) : -1;
-		if (port < 0) {
-			pf_node_err(errs, v, "%s.port: expected a port name from ports:", path);
+		if (v != NULL) {
+			port = v->kind == PF_NODE_SCALAR ? pf_topo_port_index(topo, v->value) : -1;
+			if (port < 0) {
+				pf_node_err(errs, v, "%s.port: expected a port name from ports:", path);
+				continue;
+			}
+			nh->port = (uint16_t)port;
+		}
+		v = pf_map_get(nn, "via");
+		if (v != NULL) {
+			if (pf_map_get(nn, "mac") != NULL) {
+				pf_node_err(errs, v, "%s: 'via' (address) and 'mac' exclude each other",
+					    path);
+				continue;
+			}
+			if (v->kind != PF_NODE_SCALAR ||
+			    nh_gw_set(nh, v, port, topo, path, errs) < 0)
+				continue;
+			cfg->n_nh++;
 			continue;
 		}
-		nh->port = (uint16_t)port;
 		v = pf_map_get(nn, "mac");
 		if (v == NULL) {
-			pf_node_err(errs, nn, "%s: missing required key 'mac' (next-hop MACs are static)",
+			pf_node_err(errs, nn, "%s: missing required key 'mac' or 'via' (an address)",
 				    path);
 			continue;
 		}
@@ -302,10 +355,36 @@ parse_nexthops(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const struct
 	return errs->n != errs0 ? -EINVAL : 0;
 }
 
+/* The next hop for address @p v (implicit, named by the address), or -1 with an error. */
+static int
+nh_by_address(struct lpm_cfg *cfg, const struct pf_node *v, const struct pf_topo *topo,
+	      const char *path, struct pf_errs *errs)
+{
+	struct lpm_nh_conf *nh;
+	uint32_t k;
+
+	for (k = 0; k < cfg->n_nh; k++)
+		if (strcmp(cfg->nh[k].name, v->value) == 0)
+			return (int)k;
+	if (cfg->n_nh == LPM_MAX_NEXTHOPS) {
+		pf_node_err(errs, v, "%s.via: more than %d next hops", path, LPM_MAX_NEXTHOPS);
+		return -1;
+	}
+	nh = &cfg->nh[cfg->n_nh];
+	memset(nh, 0, sizeof(*nh));
+	snprintf(nh->name, sizeof(nh->name), "%s", v->value);
+	if (nh_gw_set(nh, v, -1, topo, path, errs) < 0)
+		return -1;
+	return (int)cfg->n_nh++;
+}
+
 static int
 parse_inline_routes(struct lpm_cfg *cfg, const struct pf_stage_conf *sc,
-		    struct pf_errs *errs)
+		    const struct pf_topo *topo, struct pf_errs *errs)
 {
+	uint32_t ignored;
+	int nh;
+
 	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *rn, *v;
 	char path[PF_CONF_PATH_MAX];
 	unsigned int errs0 = errs->n;
@@ -344,6 +423,13 @@ parse_inline_routes(struct lpm_cfg *cfg, const struct pf_stage_conf *sc,
 				r.nh = k;
 				found = true;
 			}
+		if (!found && pf_parse_ipv4(v->value, &ignored)) {
+			nh = nh_by_address(cfg, v, topo, path, errs);
+			if (nh < 0)
+				continue;
+			r.nh = (uint32_t)nh;
+			found = true;
+		}
 		if (!found) {
 			pf_node_err(errs, v, "%s.via: unknown next hop '%s'", path, v->value);
 			continue;
@@ -371,12 +457,9 @@ lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_er
 			rc = -EINVAL;
 		cfg->mode = (enum lpm_lookup_mode)mode;
 	}
-	if (pf_map_get(sc->node, "nexthops") == NULL)
-		return pf_node_err(errs, sc->node, "stages.%s: missing required key 'nexthops'",
-				   sc->name);
 	if (parse_nexthops(cfg, sc, topo, errs) < 0)
 		return -EINVAL;  /* routes would only repeat "unknown next hop" */
-	if (parse_inline_routes(cfg, sc, errs) < 0)
+	if (parse_inline_routes(cfg, sc, topo, errs) < 0)
 		rc = -EINVAL;
 	if ((v = pf_map_get(sc->node, "routes_file")) != NULL) {
 		if (pf_node_str(v, "routes_file", &s, errs) < 0)
@@ -387,9 +470,7 @@ lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_er
 		if (lpm_routes_file_read(cfg, cfg->routes_file, errs) < 0)
 			rc = -EINVAL;
 	}
-	if (rc == 0 && pf_map_get(sc->node, "routes") == NULL && v == NULL)
-		return pf_node_err(errs, sc->node, "stages.%s: needs 'routes' or 'routes_file'",
-				   sc->name);
+	/* No routes at all is fine: the connected subnets (neigh edge) may be all. */
 	if (rc == 0)
 		rc = lpm_routes_check_dups(cfg, topo->file, errs);
 	return rc;

@@ -5,16 +5,21 @@
     /usr/bin/python3 test/netns/router.py --pipefwd build/app/pipefwd
 
 Host A (10.1.0.2/24) sits on port p0 (10.1.0.1/24), host B (10.2.0.2/24) on
-p1 (10.2.0.1/24, mtu 1400); each host's default route is pipefwd. The hosts
-resolve pipefwd by ARP; pipefwd knows their MACs from the topology (no ARP
-resolution yet), and each host sets a MAC of its own on its tap (the tap
-inherits the port's MAC, which rx would drop as l2_src_is_own_mac). Checks,
-each bounded in time, with the hosts' own tools: ping across with 0% loss,
-`traceroute -n` shows pipefwd as hop 1 (ICMP Time Exceeded from the icmp
-stage), a DF-clear ping of 3000 bytes crosses and B reassembles it (A sends
+p1 (10.2.0.1/24, mtu 1400); each host has nothing configured but its
+addresses and a default route via pipefwd. The topology names no host MAC:
+the ports' subnets are connected routes and 10.9.0.0/24 (on B's loopback)
+goes `via: 10.2.0.2`; the neigh stage resolves every next hop by ARP and the
+hosts resolve pipefwd the same way. Each host sets a MAC of its own on its
+tap (the tap inherits the port's MAC, which rx would drop as
+l2_src_is_own_mac). Checks, each bounded in time, with the hosts' own
+tools: ping both ways and to B's loopback with 0% loss, `traceroute -n`
+shows pipefwd as hop 1 (ICMP Time Exceeded from the icmp stage),
+a DF-clear ping of 3000 bytes crosses and B reassembles it (A sends
 1500-byte fragments, the ip4frag stage cuts them again for p1's 1400),
-`tracepath` finds the 1400-byte MTU of p1 (ICMP 3/4), then SIGINT and the
-accounting line exact. Namespaces are named PF_NETNS_PREFIX (env,
+`tracepath` finds the 1400-byte MTU of p1 (ICMP 3/4), 10 MB of TCP each
+way with the sha256 compared end to end, pipefwd's neighbour table holds
+both hosts, then SIGINT in the middle of a TCP transfer: pipefwd stops
+within 2 s and the accounting line is exact. Namespaces are named PF_NETNS_PREFIX (env,
 default "pfns") + a/b and deleted at the end; traffic never leaves them.
 Needs root, ip, ping, traceroute, tracepath: skipped (exit 77) without.
 """
@@ -35,33 +40,62 @@ NS = {"a": PFX + "a", "b": PFX + "b"}
 TAP = {"a": PFX + "t0", "b": PFX + "t1"}
 HOST_MAC = {"a": "02:00:00:0a:00:02", "b": "02:00:00:0b:00:02"}
 HOST_IP = {"a": "10.1.0.2", "b": "10.2.0.2"}
+B_LOOPBACK = "10.9.0.2"
 ROUTER_IP = {"a": "10.1.0.1", "b": "10.2.0.1"}
 MTU_B = 1400
 BIG = 3000          # ICMP payload of the DF-clear ping: over both MTUs
 
 TOPO = """\
-eal: [--no-huge, -m, "512", --no-pci, --log-level=lib.eal:warning, --no-telemetry]
+eal: [--no-huge, -m, "512", --no-pci, --log-level=lib.eal:warning]
 ports:
   p0: {{ device: "net_tap0,iface={ta}", mac: "02:00:00:00:00:10", ipv4: 10.1.0.1/24 }}
   p1: {{ device: "net_tap1,iface={tb}", mac: "02:00:00:00:00:11", ipv4: 10.2.0.1/24,
         mtu: {mtu} }}
 stages:
-  rx: {{ type: rx, ports: [p0, p1], next: {{ ipv4: lpm, arp: lpm }} }}
+  rx: {{ type: rx, ports: [p0, p1], next: {{ ipv4: lpm, arp: neigh }} }}
   lpm:
     type: lpm
-    nexthops:
-      ha: {{ port: p0, mac: "{ma}" }}
-      hb: {{ port: p1, mac: "{mb}" }}
     routes:
-      - {{ prefix: 10.1.0.0/24, via: ha }}
-      - {{ prefix: 10.2.0.0/24, via: hb }}
-    next: {{ out: tx, icmp: icmp, fragment: frag }}
+      - {{ prefix: 10.9.0.0/24, via: 10.2.0.2 }}
+    next: {{ out: tx, icmp: icmp, fragment: frag, neigh: neigh }}
+  neigh: {{ type: neigh, next: {{ out: tx, icmp: icmp, fragment: frag }} }}
   icmp: {{ type: icmp, next: tx }}
   frag: {{ type: ip4frag, next: tx }}
   tx: {{ type: tx, ports: [p0, p1] }}
 lcores:
-  1: [rx, lpm, icmp, frag, tx]
+  1: [rx, lpm, neigh, icmp, frag, tx]
 """
+
+# TCP both ends, run inside the namespaces: the receiver prints the sha256 of
+# what it got, the sender of what it sent (os.urandom, so nothing repeats).
+TCP_RECV = """\
+import hashlib, socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(1); s.settimeout(30)
+c, _ = s.accept(); c.settimeout(30); h = hashlib.sha256(); n = 0
+while True:
+    b = c.recv(65536)
+    if not b:
+        break
+    h.update(b); n += len(b)
+print(n, h.hexdigest())
+"""
+TCP_SEND = """\
+import hashlib, os, socket, sys, time
+n, h = int(sys.argv[3]), hashlib.sha256()
+for k in range(50):
+    try:
+        s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30)
+        break
+    except OSError:
+        time.sleep(0.1)
+sent = 0
+while sent < n:
+    b = os.urandom(min(65536, n - sent)); s.sendall(b); h.update(b); sent += len(b)
+s.close()
+print(sent, h.hexdigest())
+"""
+TCP_BYTES = 10 * 1000 * 1000
 
 
 def sh(*cmd, timeout=20, check=True):
@@ -96,13 +130,34 @@ def setup_host(h):
     ns(h, "ip", "link", "set", TAP[h], "up")
     ns(h, "ip", "link", "set", "lo", "up")
     ns(h, "ip", "route", "add", "default", "via", ROUTER_IP[h])
+    if h == "b":
+        ns(h, "ip", "addr", "add", B_LOOPBACK + "/32", "dev", "lo")
 
 
-def checks(errors):
-    out = ns("a", "ping", "-c", "5", "-i", "0.2", "-W", "2", HOST_IP["b"], timeout=15,
-             check=False)
-    if " 0% packet loss" not in out:
-        errors.append("ping A -> B lost packets:\n" + out)
+def tcp_transfer(src, dst, dst_ip, port, tmp, errors):
+    """@TCP_BYTES from host @src to host @dst; the sha256 must match at both ends."""
+    recv = subprocess.Popen(["ip", "netns", "exec", NS[dst], "/usr/bin/python3",
+                             os.path.join(tmp, "tcp_recv.py"), str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        sent = ns(src, "/usr/bin/python3", os.path.join(tmp, "tcp_send.py"), dst_ip, str(port),
+                  str(TCP_BYTES), timeout=60, check=False).split()
+        got, _ = recv.communicate(timeout=30)
+        got = got.split()
+    except subprocess.TimeoutExpired:
+        recv.kill()
+        recv.communicate()
+        errors.append(f"TCP {src} -> {dst}: no end within the time limit")
+        return
+    if len(sent) != 2 or sent != got or sent[0] != str(TCP_BYTES):
+        errors.append(f"TCP {src} -> {dst}: sent {sent}, received {got}")
+
+
+def checks(errors, tmp):
+    for h, dst in (("a", HOST_IP["b"]), ("b", HOST_IP["a"]), ("a", B_LOOPBACK)):
+        out = ns(h, "ping", "-c", "5", "-i", "0.2", "-W", "2", dst, timeout=15, check=False)
+        if " 0% packet loss" not in out:
+            errors.append(f"ping {h} -> {dst} lost packets:\n" + out)
     out = ns("a", "traceroute", "-n", "-q", "1", "-w", "2", "-m", "4", HOST_IP["b"],
              timeout=30, check=False)
     hops = [ln.split() for ln in out.splitlines()[1:] if ln.strip()]
@@ -118,6 +173,42 @@ def checks(errors):
     out = ns("a", "tracepath", "-n", "-m", "4", HOST_IP["b"], timeout=30, check=False)
     if f"pmtu {MTU_B}" not in out:
         errors.append(f"tracepath did not find pmtu {MTU_B}:\n" + out)
+    tcp_transfer("a", "b", HOST_IP["b"], 5001, tmp, errors)
+    tcp_transfer("b", "a", HOST_IP["a"], 5002, tmp, errors)
+    out = sh("/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                              "..", "scripts", "pipefwd-ctl"),
+             "--file-prefix", FILE_PREFIX, "neighbors", check=False)
+    for h in ("a", "b"):
+        if re.search(re.escape(HOST_IP[h]) + r"\s.*" + re.escape(HOST_MAC[h]), out) is None:
+            errors.append(f"pipefwd-ctl neighbors does not show {HOST_IP[h]} at "
+                          f"{HOST_MAC[h]}:\n{out}")
+
+
+def sigint_mid_transfer(proc, tmp, errors):
+    """SIGINT while A streams to B: pipefwd must stop within 2 s."""
+    recv = subprocess.Popen(["ip", "netns", "exec", NS["b"], "/usr/bin/python3",
+                             os.path.join(tmp, "tcp_recv.py"), "5003"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    send = subprocess.Popen(["ip", "netns", "exec", NS["a"], "/usr/bin/python3",
+                             os.path.join(tmp, "tcp_send.py"), HOST_IP["b"], "5003",
+                             str(1000 * TCP_BYTES)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, _ = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    dt = time.monotonic() - t0
+    print(f"pipefwd stopped {dt:.2f} s after SIGINT mid-transfer")
+    if dt > 2.0:
+        errors.append(f"pipefwd took {dt:.2f} s to stop after SIGINT mid-transfer")
+    for p in (send, recv):
+        p.kill()
+        p.wait()
+    return out
 
 
 def cleanup():
@@ -138,8 +229,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="pf-netns-")
     topo, stats = os.path.join(tmp, "router.yaml"), os.path.join(tmp, "stats.json")
     with open(topo, "w") as f:
-        f.write(TOPO.format(ta=TAP["a"], tb=TAP["b"], mtu=MTU_B, ma=HOST_MAC["a"],
-                            mb=HOST_MAC["b"]))
+        f.write(TOPO.format(ta=TAP["a"], tb=TAP["b"], mtu=MTU_B))
     cleanup()
     proc = None
     try:
@@ -151,19 +241,17 @@ def main():
         for h in NS:
             wait_link(TAP[h])
             setup_host(h)
-        checks(errors)
+        with open(os.path.join(tmp, "tcp_recv.py"), "w") as f:
+            f.write(TCP_RECV)
+        with open(os.path.join(tmp, "tcp_send.py"), "w") as f:
+            f.write(TCP_SEND)
+        checks(errors, tmp)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         errors.append(str(e))
     finally:
         out = ""
         if proc is not None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                out, _ = proc.communicate(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                out, _ = proc.communicate()
-                errors.append("pipefwd did not stop within 10 s of SIGINT")
+            out = sigint_mid_transfer(proc, tmp, errors)
             if proc.returncode != 0:
                 errors.append(f"pipefwd exited {proc.returncode}")
             if re.search(r"unaccounted 0 \(", out) is None:
@@ -191,8 +279,9 @@ def main():
     if errors:
         print(out)
         return 1
-    print("PASS netns router: ping 0% loss, traceroute hop 1 = pipefwd, DF-clear ping of "
-          f"{BIG} bytes reassembled, tracepath pmtu {MTU_B}, accounting exact")
+    print("PASS netns router: neighbours by ARP only, ping both ways 0% loss, traceroute hop 1 = "
+          f"pipefwd, DF-clear ping of {BIG} bytes reassembled, tracepath pmtu {MTU_B}, "
+          "TCP sha256 both ways, SIGINT mid-transfer, accounting exact")
     return 0
 
 

@@ -139,9 +139,16 @@ test_errors(void **state)
 	assert_int_equal(run1(st, m), 1);
 	check_error(m, orig, 24, 3, 0, 0);
 	rte_pktmbuf_free(m);
+	/* host unreachable (neigh: ARP failed) */
+	m = mk(0xc0a80009, 0x0a010203, 5, 8, 0, PF_META_ICMP(3, 1, 0));
+	memcpy(orig, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_pkt_len(m));
+	assert_int_equal(run1(st, m), 1);
+	check_error(m, orig, 28, 3, 1, 0);
+	rte_pktmbuf_free(m);
 	assert_int_equal(pf_test_ctr(st, "time_exceeded"), 1);
 	assert_int_equal(pf_test_ctr(st, "frag_needed"), 1);
 	assert_int_equal(pf_test_ctr(st, "net_unreachable"), 1);
+	assert_int_equal(pf_test_ctr(st, "host_unreachable"), 1);
 	pf_stage_destroy(st);
 	pf_topo_free(topo);
 }
@@ -168,7 +175,7 @@ test_suppressed(void **state)
 	struct rte_mbuf *m;
 
 	expect_drop(st, mk(0xc0a80009, 0x0a010203, 5, 8, 0, 0), "icmp_no_reason");
-	expect_drop(st, mk(0xc0a80009, 0x0a010203, 5, 8, 0, PF_META_ICMP(3, 1, 0)),
+	expect_drop(st, mk(0xc0a80009, 0x0a010203, 5, 8, 0, PF_META_ICMP(3, 2, 0)),
 		    "icmp_no_reason");
 	expect_drop(st, mk(0xc0a80009, 0xe0000001, 5, 8, 0, TE), "icmp_for_l3_bcast");
 	expect_drop(st, mk(0xc0a80009, 0xffffffff, 5, 8, 0, TE), "icmp_for_l3_bcast");

@@ -1,6 +1,8 @@
 """lpm as a gateway: ARP requests for the ingress port's own address are
 answered in place (arp_reply); requests for other addresses (including the
-router's address on the other port) are dropped (arp_not_for_us), ARP replies
+router's address on the other port) are dropped (arp_not_for_us), requests
+whose sender MAC is broadcast, multicast or zero get no answer
+(arp_bad_sender_mac), ARP replies
 are ignored (arp_ignored: next-hop MACs are static). IPv4 to any router
 address counts as local; ICMP echo requests are answered out the ingress port
 from the pinged address (icmp_echo_reply, whatever their TTL), anything else
@@ -47,6 +49,11 @@ def dropped():
     return {
         "arp_not_for_us": [arp_req(H0, "192.168.0.77"), arp_req(H0, "10.1.0.254")],
         "arp_ignored": [arp_req(H0, "192.168.0.9", op=2)],
+        # a reply would go to the sender MAC: never to a group or zero address
+        "arp_bad_sender_mac": [Ether(src=H0[0], dst=BCAST) /
+                               ARP(op=1, hwsrc=m, psrc=H0[1], pdst="192.168.0.1",
+                                   hwdst="00:00:00:00:00:00")
+                               for m in (BCAST, "01:00:5e:00:00:01", "00:00:00:00:00:00")],
         "ip4_local_unsupported": [udp4(src_mac=H0[0], dst_mac=PORT["p0"][0], src=H0[1],
                                        dst="192.168.0.1", dport=53)],
         "icmp_bad_checksum": [ping(H0, "p0", "192.168.0.1", 9, chksum=0x1234)],
