@@ -39,7 +39,7 @@ static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	"  tx: { type: tx, ports: [p0, p1] }\n" \
 	"lcores:\n  1: [rx, lpm, neigh, icmp, tx]\n"
 
-enum { E_DROP, E_OUT, E_ICMP, E_NEIGH };
+enum { E_DROP, E_OUT, E_ICMP, E_FRAG, E_NEIGH };   /* lpm's edges */
 
 static int
 group_setup(void **state)
