@@ -24,6 +24,7 @@
 #include <rte_version.h>
 
 #include "pf_capture.h"
+#include "pf_changes.h"
 #include "pf_log.h"
 #include "pf_notify.h"
 #include "pf_reload.h"
@@ -367,6 +368,7 @@ main(int argc, char **argv)
 	pf_telemetry_register(rt);   /* stats socket; forwarding goes on without it */
 	pf_capture_set_dir(o.capture_dir);
 	pf_capture_init(rt);         /* /pipefwd/capture* and dpdk-dumpcap (rte_pdump) */
+	pf_changes_init(rt);         /* /pipefwd/change, changes, flush: live tables */
 	if (pf_runtime_start(rt) < 0) {
 		status = 1;
 		goto out;
@@ -378,6 +380,7 @@ main(int argc, char **argv)
 	 * machine then drains and writes the reports. */
 	PF_LOG(INFO, "stopping: rx stops, rings drain");
 	pf_telemetry_unregister();
+	pf_changes_shutdown();
 	pf_capture_shutdown();       /* completes a running capture's file */
 	pf_runtime_stop(rt);
 
@@ -399,6 +402,7 @@ main(int argc, char **argv)
 		status = status ? status : PF_EXIT_ACCOUNTING;
 	}
 out:
+	pf_changes_shutdown();
 	pf_capture_shutdown();
 	topo = rt->topo;     /* a reload published a new topology and freed the first */
 	pf_runtime_destroy(rt);

@@ -1060,6 +1060,7 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 }
 
 static const char *const lpm_show_tables[] = { "routes", "lookup", NULL };
+static const char *const lpm_edit_tables[] = { "routes", NULL };
 
 static int
 lpm_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
@@ -1093,4 +1094,6 @@ const struct pf_stage_ops pf_lpm_ops = {
 	.update_commit = lpm_update_commit,
 	.update_abort = lpm_update_abort,
 	.free = lpm_free,
+	.edit = lpm_cfg_edit,
+	.edit_tables = lpm_edit_tables,
 };
