@@ -179,9 +179,15 @@ do_change(struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
 	memcpy(ch_list, ch_try, (ch_n + 1) * sizeof(ch_list[0]));
 	k = cancels(ch_list, ch_n, &ch);
 	if (k >= 0) {
+		uint16_t i;
+
 		memmove(&ch_list[k], &ch_list[k + 1], (ch_n - (unsigned int)k - 1) *
 			sizeof(ch_list[0]));
 		ch_n--;
+		/* The stage is as the list says now: record that for the next diff. */
+		for (i = 0; i < rt->topo->n_stages; i++)
+			if (strcmp(rt->topo->stages[i].group, ch.stage) == 0)
+				rt->topo->stages[i].edits = pf_changes_hash(ch_list, ch_n, ch.stage);
 	} else {
 		ch_n++;
 	}

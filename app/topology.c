@@ -641,13 +641,31 @@ wire_stages(struct pf_topo *t, struct pf_errs *errs)
 static struct pf_change *topo_changes;
 static unsigned int topo_n_changes;
 
+uint64_t
+pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group)
+{
+	uint64_t h = 1469598103934665603ull;
+	bool any = false;
+	unsigned int k;
+	const char *p;
+
+	/* FNV-1a over what the stage differs by from its file. */
+	for (k = 0; k < n; k++) {
+		if (strcmp(ch[k].stage, group) != 0)
+			continue;
+		any = true;
+		for (p = ch[k].entry; *p != '\0'; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		h = (h ^ (ch[k].del ? '-' : '+')) * 1099511628211ull;
+	}
+	return any ? h : 0;
+}
+
 /* Apply the live changes naming @p sc's YAML stage to its fresh config. */
 static void
 apply_changes(struct pf_stage_conf *sc, const struct pf_topo *t, struct pf_errs *errs)
 {
-	uint64_t h = 1469598103934665603ull;
 	unsigned int k;
-	const char *p;
 
 	for (k = 0; k < topo_n_changes; k++) {
 		struct pf_change *ch = &topo_changes[k];
@@ -661,12 +679,8 @@ apply_changes(struct pf_stage_conf *sc, const struct pf_topo *t, struct pf_errs 
 		}
 		if (sc->ops->edit(sc, t, ch, errs) < 0)
 			return;
-		/* FNV-1a over what the stage now differs by: a reload compares it. */
-		for (p = ch->entry; *p != '\0'; p++)
-			h = (h ^ (uint8_t)*p) * 1099511628211ull;
-		h = (h ^ (ch->del ? '-' : '+')) * 1099511628211ull;
-		sc->edits = h;
 	}
+	sc->edits = pf_changes_hash(topo_changes, topo_n_changes, sc->group);
 }
 
 static void

@@ -164,6 +164,8 @@ struct pf_change;
  * sc->edits). Errors of a change name the change. Not thread-safe: one
  * such load at a time (app/changes.c holds the telemetry lock).
  */
+/** What sc->edits records for the changes @p ch[0..n) of YAML stage @p group (0: none). */
+uint64_t pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group);
 int pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n,
 			struct pf_topo **out, struct pf_errs *errs);
 

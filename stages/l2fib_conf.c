@@ -376,7 +376,7 @@ l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_chan
 {
 	struct l2_cfg *cfg = sc->cfg;
 	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], where[PF_CONF_PATH_MAX];
-	char *tok[4], *save = NULL;
+	char *tok[4], *p, *save = NULL;
 	const struct l2_static_cfg *s;
 	const struct pf_node *it;
 	struct l2_static_cfg k;
@@ -384,10 +384,11 @@ l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_chan
 	int n = 0, bd = -1;
 
 	snprintf(buf, sizeof(buf), "%s", ch->entry);
-	for (tok[n] = strtok_r(buf, " \t", &save); tok[n] != NULL && n < 3;)
-		tok[++n] = strtok_r(NULL, " \t", &save);
+	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save))
+		if (n < 4)
+			tok[n++] = p;
 	snprintf(where, sizeof(where), "stages.%s.static", sc->group);
-	if (ch->del ? n < 1 || n > 2 : n < 2 || n > 3 || tok[3] != NULL)
+	if (ch->del ? n < 1 || n > 2 : n < 2 || n > 3)
 		return pf_err_add(errs, "", 0, 0, "%s: expected '%s'", where,
 				  ch->del ? "MAC [DOMAIN]" : "MAC PORT [DOMAIN]");
 	if (!pf_parse_mac(tok[0], k.mac))
@@ -433,7 +434,8 @@ l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_chan
 		k.col = 0;
 		cfg->statics[cfg->n_static++] = k;
 		qsort(cfg->statics, cfg->n_static, sizeof(*cfg->statics), l2_static_cmp);
-		snprintf(ch->entry, sizeof(ch->entry), "%s %s", ch->key, topo->ports[k.port].name);
+		snprintf(ch->entry, sizeof(ch->entry), "%.17s %s %s", ch->key,
+			 topo->ports[k.port].name, cfg->dom[k.bd].name);
 		snprintf(item, sizeof(item), "{ mac: \"%.17s\", port: %s, domain: %s }", ch->key,
 			 topo->ports[k.port].name, cfg->dom[k.bd].name);
 		pf_change_add_at(ch, sc, "static", cfg->static_file, item);

@@ -452,7 +452,7 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	     struct pf_errs *errs)
 {
 	struct lpm_cfg *cfg = sc->cfg;
-	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], *tok[3], *save = NULL;
+	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], *tok[3], *p, *save = NULL;
 	const struct pf_node *it;
 	struct lpm_route nr = { 0 }, *r;
 	const char *why;
@@ -460,9 +460,10 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	int n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", ch->entry);
-	for (tok[n] = strtok_r(buf, " \t", &save); tok[n] != NULL && n < 2;)
-		tok[++n] = strtok_r(NULL, " \t", &save);
-	if (n != (ch->del ? 1 : 2) || (n == 2 && tok[2] != NULL))
+	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save))
+		if (n < 3)
+			tok[n++] = p;
+	if (n != (ch->del ? 1 : 2))
 		return pf_err_add(errs, "", 0, 0, "stages.%s.routes: expected '%s'", sc->group,
 				  ch->del ? "PREFIX/LEN" : "PREFIX/LEN NEXTHOP");
 	why = prefix_parse(tok[0], &nr.prefix, &nr.len);
