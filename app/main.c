@@ -26,6 +26,7 @@
 #include "pf_capture.h"
 #include "pf_changes.h"
 #include "pf_log.h"
+#include "pf_rebalance.h"
 #include "pf_notify.h"
 #include "pf_reload.h"
 #include "pf_runtime.h"
@@ -290,6 +291,7 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 			pf_notify_ready();
 			clock_gettime(CLOCK_MONOTONIC, &next);   /* no catching up after a reload */
 		}
+		pf_rebalance_sample(rt);       /* the advisor's sliding window */
 		now = rte_rdtsc();
 		if (o->duration_s > 0 && (double)(now - start) / (double)hz >= o->duration_s)
 			break;
