@@ -367,10 +367,17 @@ pf_change_add_at(struct pf_change *ch, const struct pf_stage_conf *sc, const cha
 		ch->line = l->items[l->n - 1]->line;
 		ch->col = l->items[l->n - 1]->col;
 	} else {
-		/* No list yet (or an empty one): a new "key:" before the stage's first key. */
-		snprintf(ch->file, sizeof(ch->file), "%s", sc->node->file);
-		ch->line = sc->node->line;
-		ch->col = -sc->node->col;
+		/* No list yet: a new "key:" before the stage's first key; an empty
+		 * one ("key: []"): that line, which the client rewrites. */
+		const struct pf_node *at = sc->node;
+		uint32_t i;
+
+		for (i = 0; l != NULL && i < sc->node->n; i++)
+			if (sc->node->items[i] == l)
+				at = sc->node->keys[i];
+		snprintf(ch->file, sizeof(ch->file), "%s", at->file);
+		ch->line = at->line;
+		ch->col = -at->col;
 	}
 }
 

@@ -51,6 +51,8 @@ ports:
         ipv4: 192.168.0.1/24 }}
   b1: {{ device: "net_null2", mac: "02:00:00:00:00:11", ipv4: 172.17.0.1/24 }}
   b2: {{ device: "net_null3", mac: "02:00:00:00:00:12", ipv4: 172.18.0.1/24 }}
+  c0: {{ device: "net_pcap3,rx_pcap={tmp}/learn.pcap" }}
+  c1: {{ device: "net_null4" }}
 stages:
   rxa: {{ type: rx, ports: [a0, a3], next: {{ ipv4: l2 }} }}
   l2:
@@ -77,8 +79,17 @@ stages:
     routes_file: routes.txt
     next: txb
   txb: {{ type: tx, ports: [b0, b1, b2] }}
+  rxc: {{ type: rx, ports: [c0], next: {{ ipv4: tiny }} }}
+  tiny:
+    type: l2fib
+    ports: [c0, c1]
+    table_size: 1
+    static:
+      - {{ mac: "02:00:00:00:cc:01", port: c1 }}
+    next: txc
+  txc: {{ type: tx, ports: [c0, c1] }}
 lcores:
-  1: [rxa, l2, txa, rxb, acl, lpm, txb]
+  1: [rxa, l2, txa, rxb, acl, lpm, txb, rxc, tiny, txc]
 """
 
 
@@ -186,6 +197,8 @@ def run(tmp, sock):
     check(r["tx"]["a1"] > 0 and r["tx"]["a2"] > 0, "flooding before mac-add: %s" % r["tx"])
     refused(("mac-add", "l2", STATION, "zz"), "unknown port 'zz'")
     refused(("mac-add", "l2", "01:00:5e:00:00:01", "a2"), "group address")
+    refused(("mac-add", "tiny", "02:00:00:00:cc:02", "c1"), "table full")
+    check(ctl_json("changes")["head"]["refused_full"] == 1, "refused_full counter")
     ctl("mac-add", "l2", STATION, "a2")
     r = rates()
     check(r["tx"]["a1"] == 0 and r["tx"]["a2"] > 0, "after mac-add: %s" % r["tx"])
@@ -220,13 +233,21 @@ def run(tmp, sock):
     check(len(hits1) == 2 and hits1[1]["text"].startswith("deny") and
           hits1[1]["hits"] > hits0[1]["hits"], "deny rule hits: %s -> %s" % (hits0, hits1))
 
-    # ---- changes: a route to keep, then the list, then --save
+    # ---- changes: a route to keep, entries of the files deleted, the list, --save
     ctl("route-add", "lpm", "10.70.0.0/16", "n2")
+    ctl("route-del", "lpm", "10.60.0.0/16")                 # a line of routes.txt
+    ctl("rule-add", "acl", "permit", "proto", "tcp")
+    ctl("rule-del", "acl", "permit", "proto", "udp")        # an item of the inline list
+    ctl("mac-del", "tiny", "02:00:00:00:cc:01")             # the only item of a list
     j = ctl_json("changes")
     got = [(c["op"], c["stage"], c["table"], c["entry"]) for c in j["changes"]]
     check(got == [("add", "l2", "macs", STATION + " a2 lan"),
                   ("add", "acl", "rules", "deny dst 10.60.0.0/16 priority 10"),
-                  ("add", "lpm", "routes", "10.70.0.0/16 n2")], "changes: %s" % got)
+                  ("add", "lpm", "routes", "10.70.0.0/16 n2"),
+                  ("del", "lpm", "routes", "10.60.0.0/16"),
+                  ("add", "acl", "rules", "permit proto tcp"),
+                  ("del", "acl", "rules", "permit proto udp"),
+                  ("del", "tiny", "macs", "02:00:00:00:cc:01 default")], "changes: %s" % got)
     out = ctl("changes").stdout
     check("+++ " in out and "+10.70.0.0/16 n2" in out, "changes diff: %r" % out)
     topo = os.path.join(tmp, "live.yaml")
@@ -239,9 +260,10 @@ def run(tmp, sock):
     after = open(topo).read()
     check(os.stat(topo).st_mode == mode, "mode changed")
     check('- "deny dst 10.60.0.0/16 priority 10"' in after and STATION in after and
-          after != before, "saved topology:\n%s" % after)
-    check("10.70.0.0/16 n2" in open(os.path.join(tmp, "routes.txt")).read(),
-          "saved routes file")
+          '- "permit proto tcp"' in after and "permit proto udp" not in after and
+          "cc:01" not in after and after != before, "saved topology:\n%s" % after)
+    check(open(os.path.join(tmp, "routes.txt")).read() == "# routes\n10.70.0.0/16 n2\n",
+          "saved routes file: %r" % open(os.path.join(tmp, "routes.txt")).read())
     c = subprocess.run([PIPEFWD, "--check", topo], capture_output=True, text=True)
     check(c.returncode == 0, "--check of the saved file: %s %s" % (c.stdout, c.stderr))
     check(ctl_json("changes")["head"]["unsaved"] == 0, "changes left after save")
