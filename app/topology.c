@@ -705,7 +705,7 @@ parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
 		sc->ops->parse(sc, t, sc->instance == 0 ? errs : &scratch);
 		if (sc->instance == 0)
 			pf_stage_conf_files_check(sc, e0, errs);
-		if (topo_n_changes != 0 && errs->n == e0 && sc->cfg != NULL)
+		if (topo_n_changes != 0 && errs->n == e0)
 			apply_changes(sc, t, sc->instance == 0 ? errs : &scratch);
 		memcpy(sc->name, inst_name, sizeof(sc->name));
 	}
