@@ -30,7 +30,7 @@
 #include "pf_reload.h"
 #include "pf_telemetry.h"
 
-#define CHANGES_MAX 1024
+#define CHANGES_MAX 256       /* unsaved changes held; then save them */
 #define CHANGES_PAGE 24        /* changes per reply: 16 KiB at their longest */
 #define TEL_STR 128            /* DPDK 22.11 telemetry string size, NUL included */
 
