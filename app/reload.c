@@ -14,6 +14,9 @@
  * parse recorded (pf_stage_conf_add_file) differs in size, mtime or
  * content. What needs a restart: EAL options, ports, the set of stages and their edges, ring sizes, runtime options, and
  * lcores that were not started (declare spare lcores as `N: []`).
+ *
+ * Live table changes (app/changes.c) take the same path: pf_reload_live
+ * applies the running file with the changes on top, for one stage only.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,8 +27,8 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
-#include "pf_log.h"
 #include "pf_changes.h"
+#include "pf_log.h"
 #include "pf_reload.h"
 
 struct pf_reload_status pf_reload_status;
@@ -251,15 +254,6 @@ fault_refuse(const char *stage)
 	return f != NULL && strcmp(f, stage) == 0;
 }
 
-/*
- * Two phases. Prepare: every changed stage builds its new state beside the
- * running one; the first refusal aborts every prepared stage, and nothing
- * that runs has changed. Commit (cannot fail): the new topology is
- * published by pointer (stages, rings and the runtime point into it; the
- * running one is never written), the stages swap in what they prepared,
- * the lcore map is applied, and the old topology is freed after a grace
- * period, when no worker reads it any more.
- */
 /*
  * Two phases for the stages in @p changed of @p new (already diffed against
  * the running topology). Returns 0 with @p msg saying what was applied, or
