@@ -27,7 +27,9 @@
 #include "pf_capture.h"
 #include "pf_hugepages.h"
 #include "pf_trace.h"
+#include "pf_changes.h"
 #include "pf_log.h"
+#include "pf_rebalance.h"
 #include "pf_notify.h"
 #include "pf_numa.h"
 #include "pf_reload.h"
@@ -341,6 +343,7 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 			pf_notify_ready();
 			clock_gettime(CLOCK_MONOTONIC, &next);   /* no catching up after a reload */
 		}
+		pf_rebalance_sample(rt);       /* the advisor's sliding window */
 		now = rte_rdtsc();
 		if (now >= next_watch) {
 			pf_dropwatch_poll(rt);  /* capacity drops: a log line, not only a counter */
@@ -430,6 +433,7 @@ main(int argc, char **argv)
 	pf_capture_set_dir(o.capture_dir);
 	pf_capture_init(rt);         /* /pipefwd/capture* and dpdk-dumpcap (rte_pdump) */
 	pf_trace_init(rt);           /* /pipefwd/trace* */
+	pf_changes_init(rt);         /* /pipefwd/change, changes, flush: live tables */
 	if (pf_runtime_start(rt) < 0) {
 		status = 1;
 		goto out;
@@ -441,6 +445,7 @@ main(int argc, char **argv)
 	 * machine then drains and writes the reports. */
 	PF_LOG(INFO, "stopping: rx stops, rings drain");
 	pf_telemetry_unregister();
+	pf_changes_shutdown();
 	pf_capture_shutdown();       /* completes a running capture's file */
 	pf_trace_shutdown();
 	pf_runtime_stop(rt);
@@ -463,6 +468,7 @@ main(int argc, char **argv)
 		status = status ? status : PF_EXIT_ACCOUNTING;
 	}
 out:
+	pf_changes_shutdown();
 	pf_capture_shutdown();
 	pf_trace_shutdown();
 	topo = rt->topo;     /* a reload published a new topology and freed the first */

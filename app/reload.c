@@ -14,6 +14,9 @@
  * parse recorded (pf_stage_conf_add_file) differs in size, mtime or
  * content. What needs a restart: EAL options, ports, the set of stages and their edges, ring sizes, runtime options, and
  * lcores that were not started (declare spare lcores as `N: []`).
+ *
+ * Live table changes (app/changes.c) take the same path: pf_reload_live
+ * applies the running file with the changes on top, for one stage only.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +27,7 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "pf_changes.h"
 #include "pf_log.h"
 #include "pf_reload.h"
 
@@ -157,7 +161,8 @@ diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_top
 		}
 		/* A stage changed when its YAML did, or a table file it reads did. */
 		file = pf_stage_conf_files_changed(o, n);
-		if (file == NULL && node_equal(o->node, n->node, runtime_keys))
+		if (file == NULL && o->edits == n->edits &&
+		    node_equal(o->node, n->node, runtime_keys))
 			continue;
 		if (o->ops->update_prepare == NULL)
 			pf_node_err(errs, n->node,
@@ -250,32 +255,19 @@ fault_refuse(const char *stage)
 }
 
 /*
- * Two phases. Prepare: every changed stage builds its new state beside the
- * running one; the first refusal aborts every prepared stage, and nothing
- * that runs has changed. Commit (cannot fail): the new topology is
- * published by pointer (stages, rings and the runtime point into it; the
- * running one is never written), the stages swap in what they prepared,
- * the lcore map is applied, and the old topology is freed after a grace
- * period, when no worker reads it any more.
+ * Two phases for the stages in @p changed of @p new (already diffed against
+ * the running topology). Returns 0 with @p msg saying what was applied, or
+ * -EINVAL with errors in @p errs and @p what naming the refusing stage
+ * (nothing changed). Frees @p new on refusal.
  */
-int
-pf_reload(struct pf_runtime *rt, const char *path)
+static int
+apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf_errs *errs,
+      char *what, size_t what_len, char *msg, size_t msg_len)
 {
-	struct pf_topo *old = rt->topo, *new = NULL;
-	struct pf_errs errs = { 0 };
-	bool changed[PF_MAX_STAGES] = { false };
+	struct pf_topo *old = rt->topo;
 	void *prep[PF_MAX_STAGES], *spare[PF_MAX_STAGES];
-	char msg[1024], what[PF_NAME_MAX + 32];
-	double t0 = now_ms();
 	uint16_t i, j, bursts = 0, updated = 0;
 	int moved, rc;
-
-	if (pf_topo_load(path, &new, &errs) == 0)
-		diff(rt, old, new, changed, &errs);
-	if (errs.n != 0) {
-		pf_topo_free(new);
-		return refuse(t0, &errs, NULL);
-	}
 
 	/* Phase 1: prepare every change; nothing that runs changes. */
 	for (i = 0; i < new->n_stages; i++) {
@@ -283,9 +275,9 @@ pf_reload(struct pf_runtime *rt, const char *path)
 
 		if (!changed[i])
 			continue;
-		rc = st->ops->update_prepare(st, &new->stages[i], &prep[i], &errs);
+		rc = st->ops->update_prepare(st, &new->stages[i], &prep[i], errs);
 		if (rc == 0 && fault_refuse(new->stages[i].name)) {
-			pf_node_err(&errs, new->stages[i].node,
+			pf_node_err(errs, new->stages[i].node,
 				    "stages.%s: update refused (PIPEFWD_FAULT_UPDATE_REFUSE)",
 				    new->stages[i].name);
 			st->ops->update_abort(st, prep[i]);
@@ -295,10 +287,9 @@ pf_reload(struct pf_runtime *rt, const char *path)
 			for (j = 0; j < i; j++)
 				if (changed[j])
 					rt->stages[j]->ops->update_abort(rt->stages[j], prep[j]);
-			snprintf(what, sizeof(what), "stage %s: update refused",
-				 new->stages[i].name);
+			snprintf(what, what_len, "stage %s: update refused", new->stages[i].name);
 			pf_topo_free(new);
-			return refuse(t0, &errs, what);
+			return -EINVAL;
 		}
 		updated++;
 	}
@@ -341,9 +332,86 @@ pf_reload(struct pf_runtime *rt, const char *path)
 			old->stages[i].cfg = spare[i];
 	pf_topo_free(old);
 
-	snprintf(msg, sizeof(msg), "%d stage%s moved, %u burst%s changed, %u table%s updated",
+	snprintf(msg, msg_len, "%d stage%s moved, %u burst%s changed, %u table%s updated",
 		 moved, moved == 1 ? "" : "s", bursts, bursts == 1 ? "" : "s", updated,
 		 updated == 1 ? "" : "s");
+	return 0;
+}
+
+/*
+ * Load, diff, then apply(): prepare every changed stage beside the running
+ * one (the first refusal aborts every prepared stage, and nothing that runs
+ * has changed), then commit (cannot fail): the new topology is published by
+ * pointer (stages, rings and the runtime point into it; the running one is
+ * never written), the stages swap in what they prepared, the lcore map is
+ * applied, and the old topology is freed after a grace period, when no
+ * worker reads it any more. Live table changes not saved to the files are
+ * discarded (the file is the source of truth) and the result says which.
+ */
+int
+pf_reload(struct pf_runtime *rt, const char *path)
+{
+	struct pf_topo *new = NULL;
+	struct pf_errs errs = { 0 };
+	bool changed[PF_MAX_STAGES] = { false };
+	char msg[1024], what[PF_NAME_MAX + 32], gone[512];
+	double t0 = now_ms();
+	size_t len;
+
+	if (pf_topo_load(path, &new, &errs) == 0)
+		diff(rt, rt->topo, new, changed, &errs);
+	if (errs.n != 0) {
+		pf_topo_free(new);
+		return refuse(t0, &errs, NULL);
+	}
+	if (apply(rt, new, changed, &errs, what, sizeof(what), msg, sizeof(msg)) < 0)
+		return refuse(t0, &errs, what);
+	if (pf_changes_discard(gone, sizeof(gone)) != 0) {
+		len = strlen(msg);
+		snprintf(msg + len, sizeof(msg) - len, "; %s", gone);
+	}
 	finish(t0, 0, msg);
+	return 0;
+}
+
+/*
+ * Live table change: @p new is the running file with the live changes
+ * applied (pf_topo_load_edited). Only stages of YAML stage @p group may
+ * differ from what runs: a topology or table file edited on disk since it
+ * was loaded refuses the change (a reload applies the file first).
+ */
+int
+pf_reload_live(struct pf_runtime *rt, struct pf_topo *new, const char *group,
+	       struct pf_errs *errs)
+{
+	const struct pf_topo *old = rt->topo;
+	bool changed[PF_MAX_STAGES] = { false };
+	char msg[256], what[PF_NAME_MAX + 32];
+	const char *file = NULL;
+	uint16_t i;
+
+	for (i = 0; i < old->n_stages && i < new->n_stages && file == NULL; i++)
+		file = pf_stage_conf_files_changed(&old->stages[i], &new->stages[i]);
+	if (file != NULL || old->n_stages != new->n_stages ||
+	    !node_equal(old->doc->root, new->doc->root, NULL)) {
+		pf_err_add(errs, file != NULL ? file : new->file, 0, 0,
+			   "changed on disk since it was loaded: reload it first (pipefwd-ctl "
+			   "reload), then make the change");
+		pf_topo_free(new);
+		return -EINVAL;
+	}
+	diff(rt, old, new, changed, errs);
+	for (i = 0; i < new->n_stages && errs->n == 0; i++)
+		if (changed[i] && strcmp(new->stages[i].group, group) != 0)
+			pf_node_err(errs, new->stages[i].node,
+				    "stages.%s: would change too; nothing applied",
+				    new->stages[i].name);
+	if (errs->n != 0) {
+		pf_topo_free(new);
+		return -EINVAL;
+	}
+	if (apply(rt, new, changed, errs, what, sizeof(what), msg, sizeof(msg)) < 0)
+		return -EINVAL;
+	PF_LOG(INFO, "live change to stage %s applied: %s", group, msg);
 	return 0;
 }

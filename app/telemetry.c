@@ -832,7 +832,7 @@ static const struct {
 	{ "/pipefwd/ports", "pipefwd ports: rx, tx, missed, errors. Param: port", TEL_PORTS },
 	{ "/pipefwd/config", "pipefwd topology, load time, lcore map", -1 },
 	{ "/pipefwd/totals", "pipefwd accounting: rx, tx, dropped, in flight", -2 },
-	{ "/pipefwd/rebalance", "pipefwd proposed lcore map. Param: cross cycles", -3 },
+	{ "/pipefwd/rebalance", "pipefwd lcore map advice. Params: [cross][,window=S]", -3 },
 	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", -4 },
 	{ "/pipefwd/clear", "pipefwd: clear counters and hwm. Param: stage or ring", -6 },
 	{ "/pipefwd/table", "pipefwd table contents. Params: stage,table[,offset=N,limit=N,"
@@ -898,28 +898,49 @@ map_lists(const struct pf_runtime *rt, const int *lcore_of)
 	return m;
 }
 
+/* A finite number in [lo, hi] (NaN passes every comparison: refused). */
+static int
+num_arg(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end != '\0' || errno != 0 || !isfinite(*out) || !(*out >= lo && *out <= hi))
+		return -EINVAL;
+	return 0;
+}
+
+/* "[CROSS][,window=S]": the advice over the last S seconds. */
 static int
 get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
 {
 	struct pf_place_input in;
 	struct pf_place_result res;
-	double cross = PF_CROSS_CYCLES_DEFAULT, hz = (double)rte_get_tsc_hz();
-	char *end;
+	double cross = PF_CROSS_CYCLES_DEFAULT, window = PF_REBALANCE_WINDOW_DEFAULT, used;
+	double hz = (double)rte_get_tsc_hz();
+	char buf[128], *save = NULL, *tok, share[256], key[TEL_KEY_MAX];
+	struct rte_tel_data *load;
+	uint16_t i;
 	int rc;
 
-	if (params != NULL && *params != '\0') {
-		/* A finite number in range: NaN passes every comparison. */
-		errno = 0;
-		cross = strtod(params, &end);
-		if (end == params || *end != '\0' || errno != 0 || !isfinite(cross) ||
-		    !(cross >= 0 && cross <= 100000))
-			return -EINVAL;
+	if (params != NULL && snprintf(buf, sizeof(buf), "%s", params) >= (int)sizeof(buf))
+		return -EINVAL;
+	for (tok = params != NULL ? strtok_r(buf, ",", &save) : NULL; tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (strncmp(tok, "window=", 7) == 0)
+			rc = num_arg(tok + 7, 0.5, PF_REBALANCE_WINDOW_MAX, &window);
+		else
+			rc = num_arg(tok, 0, 100000, &cross);
+		if (rc < 0)
+			return rc;
 	}
-	rc = pf_rebalance_suggest(rt, cross, &in, &res);
+	rc = pf_rebalance_suggest(rt, cross, window, &used, &in, &res);
 	if (rc < 0)
 		return rc;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "cross_cycles", (uint64_t)cross);
+	rte_tel_data_add_dict_u64(d, "window_ms", (uint64_t)(used * 1000));
 	rte_tel_data_add_dict_int(d, "busiest_lcore_before",
 				  (int)rt->lcores[res.busiest_lcore_before].id);
 	rte_tel_data_add_dict_u64(d, "busiest_pct_before_x100",
@@ -930,9 +951,21 @@ get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_da
 				  (uint64_t)(res.busiest_after * 10000 / hz));
 	rte_tel_data_add_dict_int(d, "moves", res.moves);
 	rte_tel_data_add_dict_int(d, "exhaustive", res.exhaustive);
+	if (pf_rebalance_cpu_sharing(rt, share, sizeof(share)) != 0)
+		rte_tel_data_add_dict_string(d, "cpu_sharing", share);
 	add_sub(d, "current", map_dict(rt, in.current));
 	add_sub(d, "proposed", map_dict(rt, res.lcore));
 	add_sub(d, "proposed_lists", map_lists(rt, res.lcore));
+	/* Each stage's load over the window, in 1/100 % of one core. */
+	load = rte_tel_data_alloc();
+	if (load != NULL) {
+		rte_tel_data_start_dict(load);
+		for (i = 0; i < rt->n_stages; i++) {
+			item_key(rt, TEL_STAGES, i, key, sizeof(key));
+			rte_tel_data_add_dict_u64(load, key, (uint64_t)(in.load[i] * 10000 / hz));
+		}
+		add_sub(d, "load_pct_x100", load);
+	}
 	return 0;
 }
 

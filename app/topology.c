@@ -642,6 +642,52 @@ wire_stages(struct pf_topo *t, struct pf_errs *errs)
 	}
 }
 
+/* Live changes for pf_topo_load_edited (one load at a time), NULL otherwise. */
+static struct pf_change *topo_changes;
+static unsigned int topo_n_changes;
+
+uint64_t
+pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group)
+{
+	uint64_t h = 1469598103934665603ull;
+	bool any = false;
+	unsigned int k;
+	const char *p;
+
+	/* FNV-1a over what the stage differs by from its file. */
+	for (k = 0; k < n; k++) {
+		if (strcmp(ch[k].stage, group) != 0)
+			continue;
+		any = true;
+		for (p = ch[k].entry; *p != '\0'; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		h = (h ^ (ch[k].del ? '-' : '+')) * 1099511628211ull;
+	}
+	return any ? h : 0;
+}
+
+/* Apply the live changes naming @p sc's YAML stage to its fresh config. */
+static void
+apply_changes(struct pf_stage_conf *sc, const struct pf_topo *t, struct pf_errs *errs)
+{
+	unsigned int k;
+
+	for (k = 0; k < topo_n_changes; k++) {
+		struct pf_change *ch = &topo_changes[k];
+
+		if (strcmp(ch->stage, sc->group) != 0)
+			continue;
+		if (sc->ops->edit == NULL) {
+			pf_node_err(errs, sc->node, "stages.%s: stage type '%s' has no live changes",
+				    sc->group, sc->ops->type);
+			return;
+		}
+		if (sc->ops->edit(sc, t, ch, errs) < 0)
+			return;
+	}
+	sc->edits = pf_changes_hash(topo_changes, topo_n_changes, sc->group);
+}
+
 static void
 parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
 {
@@ -664,6 +710,8 @@ parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
 		sc->ops->parse(sc, t, sc->instance == 0 ? errs : &scratch);
 		if (sc->instance == 0)
 			pf_stage_conf_files_check(sc, e0, errs);
+		if (topo_n_changes != 0 && errs->n == e0)
+			apply_changes(sc, t, sc->instance == 0 ? errs : &scratch);
 		memcpy(sc->name, inst_name, sizeof(sc->name));
 	}
 }
@@ -1238,6 +1286,20 @@ int
 pf_topo_load(const char *path, struct pf_topo **out, struct pf_errs *errs)
 {
 	return topo_load(path, NULL, 0, out, errs);
+}
+
+int
+pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n, struct pf_topo **out,
+		    struct pf_errs *errs)
+{
+	int rc;
+
+	topo_changes = ch;
+	topo_n_changes = n;
+	rc = topo_load(path, NULL, 0, out, errs);
+	topo_changes = NULL;
+	topo_n_changes = 0;
+	return rc;
 }
 
 int

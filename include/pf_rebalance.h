@@ -6,17 +6,39 @@
 #ifndef PF_REBALANCE_H
 #define PF_REBALANCE_H
 
+#include <stddef.h>
+
 #include "pf_placement.h"
 #include "pf_runtime.h"
 
 /** Cost assumed for a cross-lcore ring hand-off, cycles per packet (measured here). */
 #define PF_CROSS_CYCLES_DEFAULT 130.0
+/** Sliding window of the advice: default and longest, seconds. */
+#define PF_REBALANCE_WINDOW_DEFAULT 10.0
+#define PF_REBALANCE_WINDOW_MAX 60.0
+/** Counter samples: one per interval, enough for the longest window. */
+#define PF_REBALANCE_INTERVAL_MS 1000
+#define PF_REBALANCE_SAMPLES 62
 
 /**
- * Propose an lcore map for @p rt from its counters since start: per stage
- * cycles/s, per ring packets/s. Lcore indexes are rt->lcores indexes.
+ * Record the counters when the last sample is PF_REBALANCE_INTERVAL_MS old.
+ * The main thread calls it often (every pass of its loop).
  */
-int pf_rebalance_suggest(const struct pf_runtime *rt, double cross_cycles,
-			 struct pf_place_input *in, struct pf_place_result *res);
+void pf_rebalance_sample(const struct pf_runtime *rt);
+
+/**
+ * Propose an lcore map for @p rt from its load over the last @p window_s
+ * seconds (per stage cycles/s, per ring packets/s; since start until the
+ * first sample). *@p used_s is the span measured. Lcore indexes are
+ * rt->lcores indexes.
+ */
+int pf_rebalance_suggest(const struct pf_runtime *rt, double cross_cycles, double window_s,
+			 double *used_s, struct pf_place_input *in, struct pf_place_result *res);
+
+/**
+ * When the lcores that run stages are more than the CPUs they may run on
+ * (EAL cpusets), describe it in @p buf and return 1; else 0 and "".
+ */
+int pf_rebalance_cpu_sharing(const struct pf_runtime *rt, char *buf, size_t len);
 
 #endif /* PF_REBALANCE_H */

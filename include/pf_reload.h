@@ -31,4 +31,13 @@ extern struct pf_reload_status pf_reload_status;
  */
 int pf_reload(struct pf_runtime *rt, const char *path);
 
+/**
+ * Apply @p new, the running topology file with live table changes applied
+ * (pf_topo_load_edited), when only the stages of YAML stage @p group differ
+ * from what runs. Returns 0 (new published, taken over) or -EINVAL with
+ * errors (@p new freed, nothing changed). Telemetry lock held.
+ */
+int pf_reload_live(struct pf_runtime *rt, struct pf_topo *new, const char *group,
+		   struct pf_errs *errs);
+
 #endif /* PF_RELOAD_H */

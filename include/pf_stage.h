@@ -93,6 +93,41 @@ struct pf_gauge {
 struct pf_stage;
 struct rte_tel_data;
 
+#define PF_CHANGE_TEXT_MAX 200
+
+/**
+ * One live table change (app/changes.c): added to or deleted from a stage's
+ * table without editing a file. The stage's edit op applies it to a freshly
+ * parsed configuration and fills in where the change belongs in the files,
+ * so that `pipefwd-ctl changes --save` can write it back.
+ */
+struct pf_change {
+	char stage[PF_NAME_MAX];          /**< the YAML stage (group) name */
+	char table[16];                   /**< "routes", "rules", "macs" */
+	bool del;                         /**< delete (else add) */
+	char entry[PF_CHANGE_TEXT_MAX];   /**< the entry as a table-file line (edit normalises it) */
+	char key[128];                    /**< what identifies it (prefix, MAC [domain], rule) */
+	/* Filled by edit: where the change goes in the files. */
+	char file[PATH_MAX];              /**< del: declared there; add: the table file or topology */
+	int line;                         /**< del: its line; add to a topology list: the last item's */
+	int col;                          /**< >0: an item of a YAML list at this column (inline) */
+	char item[PF_CHANGE_TEXT_MAX + 40]; /**< add inline: the YAML list item text */
+};
+
+/*
+ * For stages' edit ops (app/changes.c): where a change goes when saved.
+ *
+ * pf_change_add_at: an added entry goes to the table file @p file when the
+ * stage has one (""), else as YAML list item @p item after the last item of
+ * the stage's inline list @p key (or into a new list at the stage's keys).
+ */
+void pf_change_add_at(struct pf_change *ch, const struct pf_stage_conf *sc, const char *key,
+		      const char *file, const char *item);
+/** A deleted entry was item @p item of an inline list in the topology file. */
+void pf_change_del_item(struct pf_change *ch, const struct pf_node *item);
+/** A deleted entry was line @p line of table file @p file. */
+void pf_change_del_line(struct pf_change *ch, const char *file, int line);
+
 /**
  * A request for one page of a stage's table (/pipefwd/table, app/show.c):
  * the filters a stage honours where they apply, and the page wanted.
@@ -273,6 +308,27 @@ struct pf_stage_ops {
 	 */
 	void (*trace)(const struct pf_stage *st, const struct rte_mbuf *m, char *buf,
 		      size_t len);
+
+	/**
+	 * Live table change: apply @p ch to @p sc->cfg right after parse (no
+	 * DPDK; the runtime then updates the stage as a reload does). Normalises
+	 * ch->entry, sets ch->key and the save location. Returns 0, or -EINVAL
+	 * (bad entry), -EEXIST, -ENOENT (no such entry), -ENOSPC (table full),
+	 * each with an error in @p errs. Optional: NULL means no live changes.
+	 */
+	int (*edit)(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+		    struct pf_errs *errs);
+	/** Tables edit() knows ("routes", ...), NULL-ended. */
+	const char *const *edit_tables;
+
+	/**
+	 * Act on the running table, not on its configuration (/pipefwd/flush):
+	 * @p what "flush" removes learned entries matching @p args ("port=P",
+	 * "domain=D", "" for all) through the owning lcore; fills @p d with the
+	 * outcome. Telemetry thread, serialised with reloads. Optional.
+	 */
+	int (*act)(struct pf_stage *st, const char *what, const char *args,
+		   struct rte_tel_data *d);
 };
 
 /** A running stage. Fields under "runtime" belong to the runtime only. */

@@ -102,6 +102,7 @@ struct pf_stage_conf {
 	void *cfg;                       /**< stage-private config from ops->parse */
 	uint16_t n_files;                /**< table files parse read (pf_stage_conf_add_file) */
 	struct pf_file_stamp *files;
+	uint64_t edits;                  /**< hash of the live changes applied to cfg, 0: none */
 };
 
 /** One ring: all edges from one stage to another share it (order is kept). */
@@ -169,6 +170,18 @@ int pf_topo_load(const char *path, struct pf_topo **out, struct pf_errs *errs);
 int pf_topo_load_string(const char *name, const char *text, struct pf_topo **out,
 			struct pf_errs *errs);
 void pf_topo_free(struct pf_topo *topo);
+
+struct pf_change;
+/**
+ * Load @p path like pf_topo_load, then apply the live changes @p ch[0..n)
+ * to the stages they name (each stage's edit op, after its parse; sets
+ * sc->edits). Errors of a change name the change. Not thread-safe: one
+ * such load at a time (app/changes.c holds the telemetry lock).
+ */
+/** What sc->edits records for the changes @p ch[0..n) of YAML stage @p group (0: none). */
+uint64_t pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group);
+int pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n,
+			struct pf_topo **out, struct pf_errs *errs);
 
 int pf_topo_port_index(const struct pf_topo *topo, const char *name);
 int pf_topo_stage_index(const struct pf_topo *topo, const char *name);

@@ -1353,6 +1353,7 @@ acl_show_sessions(const struct pf_stage *st, const struct pf_show_req *req,
 }
 
 static const char *const acl_show_tables[] = { "rules", "sessions", NULL };
+static const char *const acl_edit_tables[] = { "rules", NULL };
 
 static int
 acl_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
@@ -1388,4 +1389,6 @@ const struct pf_stage_ops pf_acl_ops = {
 	.update_commit = acl_update_commit,
 	.update_abort = acl_update_abort,
 	.free = acl_free,
+	.edit = pf_acl_cfg_edit,
+	.edit_tables = acl_edit_tables,
 };

@@ -516,3 +516,105 @@ pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_err
 	}
 	return errs->n != nerr ? -EINVAL : 0;
 }
+
+/* ---- live changes (app/changes.c) --------------------------------------- */
+
+/* Canonical text of rule line @p s, or -1. */
+static int
+rule_canon(const char *s, char *out, size_t len)
+{
+	struct acl_rule r;
+	char msg[8];
+	int col;
+
+	if (pf_acl_rule_parse(s, &r, msg, sizeof(msg), &col) != 1)
+		return -1;
+	return pf_acl_rule_format(&r, out, len);
+}
+
+/* Where rule @p canon is declared: an inline item, or a line of the rules file. */
+static void
+rule_where(const struct pf_stage_conf *sc, const struct acl_cfg *cfg, const char *canon,
+	   struct pf_change *ch)
+{
+	const struct pf_node *rules = pf_map_get(sc->node, "rules"), *it;
+	char c[ACL_LINE_MAX], *buf = NULL;
+	size_t cap = 0;
+	uint32_t i;
+	int line = 0;
+	FILE *f;
+
+	for (i = 0; rules != NULL && rules->kind == PF_NODE_SEQ && i < rules->n; i++) {
+		it = rules->items[i];
+		if (it->kind == PF_NODE_SCALAR && rule_canon(it->value, c, sizeof(c)) >= 0 &&
+		    strcmp(c, canon) == 0) {
+			pf_change_del_item(ch, it);
+			return;
+		}
+	}
+	if (cfg->rules_file[0] == '\0' || (f = pf_table_fopen(cfg->rules_file)) == NULL)
+		return;
+	while (getline(&buf, &cap, f) > 0) {
+		line++;
+		if (rule_canon(buf, c, sizeof(c)) >= 0 && strcmp(c, canon) == 0) {
+			pf_change_del_line(ch, cfg->rules_file, line);
+			break;
+		}
+	}
+	free(buf);
+	fclose(f);
+}
+
+/*
+ * A rule line (the rules file format) added after the others, or deleted
+ * (the first rule equal to it once parsed: same action, fields, priority).
+ */
+int
+pf_acl_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+		struct pf_errs *errs)
+{
+	struct acl_cfg *cfg = sc->cfg;
+	char msg[200], c[ACL_LINE_MAX], item[PF_CHANGE_TEXT_MAX + 40];
+	struct acl_rule r;
+	uint32_t i;
+	int col, rc;
+
+	RTE_SET_USED(topo);
+	rc = pf_acl_rule_parse(ch->entry, &r, msg, sizeof(msg), &col);
+	if (rc <= 0)
+		return pf_err_add(errs, "", 0, 0, "bad rule: %s", rc == 0 ? "empty rule" : msg);
+	if (strchr(ch->entry, '#') != NULL || strchr(ch->entry, '"') != NULL)
+		return pf_err_add(errs, "", 0, 0, "bad rule: no '#' or '\"' in a live rule");
+	pf_acl_rule_format(&r, ch->key, sizeof(ch->key));
+	for (i = 0; i < cfg->n_rules; i++)
+		if (pf_acl_rule_format(&cfg->rules[i], c, sizeof(c)) >= 0 && strcmp(c, ch->key) == 0)
+			break;
+	if (ch->del) {
+		if (i == cfg->n_rules) {
+			pf_err_add(errs, "", 0, 0, "stages.%s: no rule '%s'", sc->group, ch->entry);
+			return -ENOENT;
+		}
+		rule_where(sc, cfg, ch->key, ch);
+		memmove(&cfg->rules[i], &cfg->rules[i + 1],
+			(cfg->n_rules - i - 1) * sizeof(cfg->rules[0]));
+		cfg->n_rules--;
+		for (cfg->has_reflect = false, i = 0; i < cfg->n_rules; i++)
+			cfg->has_reflect |= cfg->rules[i].action == ACL_PERMIT_REFLECT;
+		return 0;
+	}
+	if (i < cfg->n_rules) {
+		pf_err_add(errs, "", 0, 0, "stages.%s: rule %u is the same rule", sc->group, i + 1);
+		return -EEXIST;
+	}
+	if (r.action == ACL_PERMIT_REFLECT && cfg->sessions == 0)
+		return pf_err_add(errs, "", 0, 0, "stages.%s: permit-reflect needs sessions (the "
+				  "stage is stateless)", sc->group);
+	if (pf_acl_cfg_add_rule(cfg, &r) < 0) {
+		pf_err_add(errs, "", 0, 0, "stages.%s: rule table full (%u rules)", sc->group,
+			   cfg->n_rules);
+		return -ENOSPC;
+	}
+	snprintf(item, sizeof(item), "\"%s\"", ch->entry);
+	pf_change_add_at(ch, sc, "rules", cfg->rules_file, item);
+	return 0;
+}

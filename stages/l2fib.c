@@ -380,6 +380,8 @@ l2_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 	return l2_burst(st, pkts, n, edge, false);
 }
 
+static const char *const l2_edit_tables[] = { "macs", NULL };
+
 const struct pf_stage_ops pf_l2fib_ops = {
 	.type = "l2fib",
 	.summary = "MAC-learning bridge: bridge domains, learning, flooding, aging",
@@ -405,4 +407,7 @@ const struct pf_stage_ops pf_l2fib_ops = {
 	.show = l2_show,
 	.show_tables = l2_show_tables,
 	.free = l2_free,
+	.edit = l2_cfg_edit,
+	.edit_tables = l2_edit_tables,
+	.act = l2_act,
 };

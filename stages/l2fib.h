@@ -96,6 +96,9 @@ int l2_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_err
 void l2_cfg_free(void *cfg);
 /* @p cfg's static entries as (key, port), sorted by key; NULL only on ENOMEM. */
 struct l2_static_key *l2_static_keys(const struct l2_cfg *cfg);
+/* Live static-entry change (the edit op, include/pf_changes.h). */
+int l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+		struct pf_errs *errs);
 
 /* ---- run-time state ----------------------------------------------------------- */
 
@@ -144,6 +147,11 @@ struct l2_cmd {
 	struct l2_static_key *keys;   /* control: the static set it leads to */
 	/* What applying did (applier writes, control thread reads after done). */
 	uint32_t added, removed, repointed, replaced_learned, evicted, failed;
+	/* Flush of learned entries (l2_act), after the ops: port / domain, -1 any. */
+	bool flush;
+	int32_t flush_port, flush_bd;
+	uint32_t flush_pos;           /* applier only */
+	uint32_t flushed;
 	struct l2_op ops[];           /* removals first, then adds */
 };
 
@@ -251,6 +259,7 @@ void l2_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, v
 void l2_update_abort(struct pf_stage *st, void *prep);
 int l2_update_check(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
 		    struct pf_errs *errs);
+int l2_act(struct pf_stage *st, const char *what, const char *args, struct rte_tel_data *d);
 
 /* ---- table contents for the stats socket (l2fib_show.c) ------------------------ */
 

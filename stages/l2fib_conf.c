@@ -348,3 +348,114 @@ l2_static_keys(const struct l2_cfg *cfg)
 	return k;
 }
 
+
+/* ---- live changes (app/changes.c) --------------------------------------- */
+
+/* The inline "static" item whose mac sits at @p s's position. */
+static const struct pf_node *
+l2_static_item(const struct pf_stage_conf *sc, const struct l2_static_cfg *s)
+{
+	const struct pf_node *l = pf_map_get(sc->node, "static"), *m;
+	uint32_t i;
+
+	for (i = 0; l != NULL && l->kind == PF_NODE_SEQ && i < l->n; i++) {
+		m = pf_map_get(l->items[i], "mac");
+		if (m != NULL && m->line == s->line && m->col == s->col)
+			return l->items[i];
+	}
+	return NULL;
+}
+
+/*
+ * "MAC PORT [DOMAIN]" (add: the static file format) or "MAC [DOMAIN]" (del),
+ * with every check a static entry of the file gets (l2_add_static).
+ */
+int
+l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+	    struct pf_errs *errs)
+{
+	struct l2_cfg *cfg = sc->cfg;
+	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], where[PF_CONF_PATH_MAX];
+	char *tok[4], *p, *save = NULL;
+	const struct l2_static_cfg *s;
+	const struct pf_node *it;
+	struct l2_static_cfg k;
+	uint32_t i, hit = UINT32_MAX, n_hit = 0;
+	int n = 0, bd = -1;
+
+	snprintf(buf, sizeof(buf), "%s", ch->entry);
+	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save))
+		if (n < 4)
+			tok[n++] = p;
+	snprintf(where, sizeof(where), "stages.%s.static", sc->group);
+	if (ch->del ? n < 1 || n > 2 : n < 2 || n > 3)
+		return pf_err_add(errs, "", 0, 0, "%s: expected '%s'", where,
+				  ch->del ? "MAC [DOMAIN]" : "MAC PORT [DOMAIN]");
+	if (!pf_parse_mac(tok[0], k.mac))
+		return pf_err_add(errs, "", 0, 0, "%s: '%s' is not a MAC address", where, tok[0]);
+	if (ch->del && n == 2) {
+		for (i = 0; i < cfg->n_domains && bd < 0; i++)
+			if (strcmp(cfg->dom[i].name, tok[1]) == 0)
+				bd = (int)i;
+		if (bd < 0)
+			return pf_err_add(errs, "", 0, 0, "%s: unknown domain '%s'", where, tok[1]);
+	}
+	if (!ch->del) {
+		if (cfg->n_static >= cfg->table_size) {
+			pf_err_add(errs, "", 0, 0, "%s: table full (%u static entries, table_size %u)",
+				   where, cfg->n_static, cfg->table_size);
+			return -ENOSPC;
+		}
+		if (l2_add_static(cfg, topo, where, "", 0, 0, tok[0], tok[1], n == 3 ? tok[2] : NULL,
+				  errs) < 0)
+			return -EINVAL;
+		k = cfg->statics[--cfg->n_static];      /* checked; inserted below if new */
+		bd = k.bd;
+	}
+	for (i = 0; i < cfg->n_static; i++) {
+		s = &cfg->statics[i];
+		if (memcmp(s->mac, k.mac, 6) == 0 && (bd < 0 || s->bd == bd)) {
+			hit = i;
+			n_hit++;
+		}
+	}
+	snprintf(ch->key, sizeof(ch->key), "%02x:%02x:%02x:%02x:%02x:%02x %s", k.mac[0],
+		 k.mac[1], k.mac[2], k.mac[3], k.mac[4], k.mac[5],
+		 hit != UINT32_MAX ? cfg->dom[cfg->statics[hit].bd].name :
+		 bd >= 0 ? cfg->dom[bd].name : "");
+	if (!ch->del) {
+		if (hit != UINT32_MAX) {
+			pf_err_add(errs, "", 0, 0, "%s: %s has a static entry (port '%s'): delete "
+				   "it first", where, ch->key, topo->ports[cfg->statics[hit].port].name);
+			return -EEXIST;
+		}
+		k.file = "";
+		k.line = 0;
+		k.col = 0;
+		cfg->statics[cfg->n_static++] = k;
+		qsort(cfg->statics, cfg->n_static, sizeof(*cfg->statics), l2_static_cmp);
+		snprintf(ch->entry, sizeof(ch->entry), "%.17s %s %s", ch->key,
+			 topo->ports[k.port].name, cfg->dom[k.bd].name);
+		snprintf(item, sizeof(item), "{ mac: \"%.17s\", port: %s, domain: %s }", ch->key,
+			 topo->ports[k.port].name, cfg->dom[k.bd].name);
+		pf_change_add_at(ch, sc, "static", cfg->static_file, item);
+		return 0;
+	}
+	if (n_hit == 0) {
+		pf_err_add(errs, "", 0, 0, "%s: no static entry for %s", where, tok[0]);
+		return -ENOENT;
+	}
+	if (n_hit > 1)
+		return pf_err_add(errs, "", 0, 0, "%s: %s is static in %u domains: say which",
+				  where, tok[0], n_hit);
+	s = &cfg->statics[hit];
+	snprintf(ch->entry, sizeof(ch->entry), "%s", ch->key);
+	if (cfg->static_file[0] != '\0')
+		pf_change_del_line(ch, cfg->static_file, s->line);
+	else if ((it = l2_static_item(sc, s)) != NULL)
+		pf_change_del_item(ch, it);
+	memmove(&cfg->statics[hit], &cfg->statics[hit + 1],
+		(cfg->n_static - hit - 1) * sizeof(*s));
+	cfg->n_static--;
+	return 0;
+}

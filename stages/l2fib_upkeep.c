@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include <rte_cycles.h>
+#include <rte_telemetry.h>
 
 #include "l2fib.h"
 #include "pf_log.h"
@@ -87,6 +88,28 @@ l2_op_apply(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c, const str
 	c->added++;
 }
 
+/*
+ * Flush: take the learned entries that match out of service (l2_kill; the
+ * sweep removes their keys), up to @p budget positions. True when done.
+ */
+static bool
+l2_flush_run(struct l2_priv *l2, struct l2_cmd *c, uint32_t budget)
+{
+	struct l2_entry e;
+
+	for (; c->flush_pos < l2->n_pos && budget-- != 0; c->flush_pos++) {
+		e = l2_load(l2, c->flush_pos);
+		if ((e.flags & (L2_F_LIVE | L2_F_STATIC)) != L2_F_LIVE ||
+		    (c->flush_port >= 0 && e.port != c->flush_port) ||
+		    (c->flush_bd >= 0 && e.bd != c->flush_bd))
+			continue;
+		/* Another instance changed it meanwhile (a refresh): taken next flush. */
+		if (l2_kill(l2, c->flush_pos, e))
+			c->flushed++;
+	}
+	return c->flush_pos >= l2->n_pos;
+}
+
 /* Take a posted update, and once told to, apply up to @p budget of its operations. */
 static void
 l2_cmd_run(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
@@ -113,6 +136,8 @@ l2_cmd_run(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
 		while (c->next < c->n_ops && budget-- != 0)
 			l2_op_apply(st, l2, c, &c->ops[c->next++]);
 		if (c->next != c->n_ops)
+			return;
+		if (c->flush && !l2_flush_run(l2, c, budget))
 			return;
 	}
 	/* The control thread owns c again after this store. */
@@ -167,6 +192,14 @@ l2_idle(struct pf_stage *st, uint64_t now_ns)
 }
 
 /* ---- the control thread ------------------------------------------------------------ */
+
+static int
+l2_act_error(struct rte_tel_data *d, const char *msg)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "error", msg);
+	return 0;
+}
 
 
 /* What the running table cannot change: its size and its bridge domains. */
@@ -282,6 +315,33 @@ l2_cmd_wait(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
  * L2_UPDATE_TIMEOUT_MS gets it withdrawn: prepare refuses, -ETIMEDOUT.
  * Stand-alone stages (unit tests, no runtime) apply it in the caller.
  */
+/*
+ * Post @p c to the owning lcore and wait until it holds it. Returns 0, or
+ * -ETIMEDOUT after L2_UPDATE_TIMEOUT_MS with @p c withdrawn (not freed).
+ */
+static int
+l2_cmd_post(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
+{
+	uint64_t t0 = rte_get_tsc_cycles();
+	struct l2_cmd *expect;
+
+	c->done0 = __atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&l2->cmd_post, c, __ATOMIC_RELEASE);
+	if (st->rt == NULL)
+		l2_cmd_run(st, l2, UINT32_MAX);
+	while (!__atomic_load_n(&c->taken, __ATOMIC_ACQUIRE)) {
+		if (l2_ms_since(t0) > L2_UPDATE_TIMEOUT_MS) {
+			expect = c;
+			/* Not taken yet: withdraw it. Taken meanwhile: held, go on. */
+			if (__atomic_compare_exchange_n(&l2->cmd_post, &expect, NULL, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return -ETIMEDOUT;
+		}
+		rte_delay_us_sleep(50);
+	}
+	return 0;
+}
+
 int
 l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
 		  struct pf_errs *errs)
@@ -289,8 +349,7 @@ l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep
 	const struct l2_cfg *cfg = new_sc->cfg;
 	struct l2_priv *l2 = st->priv;
 	struct l2_static_key *keys;
-	struct l2_cmd *c, *expect;
-	uint64_t t0 = rte_get_tsc_cycles();
+	struct l2_cmd *c;
 
 	if (l2_update_check(st, new_sc, errs) < 0)
 		return -EINVAL;
@@ -301,26 +360,14 @@ l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep
 		return pf_node_err(errs, new_sc->node, "stages.%s: out of memory", new_sc->name);
 	}
 	c->keys = keys;
-	c->done0 = __atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&l2->cmd_post, c, __ATOMIC_RELEASE);
-	if (st->rt == NULL)
-		l2_cmd_run(st, l2, UINT32_MAX);
-	while (!__atomic_load_n(&c->taken, __ATOMIC_ACQUIRE)) {
-		if (l2_ms_since(t0) > L2_UPDATE_TIMEOUT_MS) {
-			expect = c;
-			/* Not taken yet: withdraw it. Taken meanwhile: held, go on. */
-			if (__atomic_compare_exchange_n(&l2->cmd_post, &expect, NULL, false,
-							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-				free(c);
-				free(keys);
-				pf_node_err(errs, new_sc->node,
-					    "stages.%s: the lcore running the stage did not take "
-					    "the update within %u ms; nothing changed",
-					    new_sc->name, L2_UPDATE_TIMEOUT_MS);
-				return -ETIMEDOUT;
-			}
-		}
-		rte_delay_us_sleep(50);
+	if (l2_cmd_post(st, l2, c) < 0) {
+		free(c);
+		free(keys);
+		pf_node_err(errs, new_sc->node,
+			    "stages.%s: the lcore running the stage did not take "
+			    "the update within %u ms; nothing changed",
+			    new_sc->name, L2_UPDATE_TIMEOUT_MS);
+		return -ETIMEDOUT;
 	}
 	*prep = c;
 	return 0;
@@ -363,4 +410,60 @@ l2_update_abort(struct pf_stage *st, void *prep)
 	l2_cmd_wait(st, l2, c);
 	free(c->keys);
 	free(c);
+}
+
+/*
+ * /pipefwd/flush (the act op): "" every learned entry, "port=P" those on a
+ * port, "domain=D" those of a bridge domain. Static entries stay. Posted to
+ * the owning lcore like an update and applied there between bursts, so the
+ * data path never waits; the table then shows none of them.
+ */
+int
+l2_act(struct pf_stage *st, const char *what, const char *args, struct rte_tel_data *d)
+{
+	const struct l2_cfg *cfg = st->conf->cfg;
+	struct l2_priv *l2 = st->priv;
+	struct l2_cmd *c;
+	int port = -1, bd = -1, rc;
+	uint16_t i;
+
+	if (strcmp(what, "flush") != 0)
+		return -ENOENT;
+	if (st->conf->instance != 0)
+		return 0;            /* instances share instance 0's table */
+	if (strncmp(args, "port=", 5) == 0) {
+		port = pf_topo_port_index(st->topo, args + 5);
+		if (port < 0)
+			return l2_act_error(d, "unknown port");
+	} else if (strncmp(args, "domain=", 7) == 0) {
+		for (i = 0; i < cfg->n_domains && bd < 0; i++)
+			if (strcmp(cfg->dom[i].name, args + 7) == 0)
+				bd = i;
+		if (bd < 0)
+			return l2_act_error(d, "unknown domain");
+	} else if (args[0] != '\0') {
+		return l2_act_error(d, "expected port=P or domain=D");
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	c->age_s = l2->ctl_age_s;
+	c->port_limit = l2->ctl_port_limit;
+	c->flush = true;
+	c->flush_port = port;
+	c->flush_bd = bd;
+	rc = l2_cmd_post(st, l2, c);
+	if (rc == 0) {
+		__atomic_store_n(&c->go, L2_CMD_APPLY, __ATOMIC_RELEASE);
+		l2_cmd_wait(st, l2, c);
+		PF_LOG(INFO, "l2fib %s: flushed %u learned entries (%s)", st->conf->name, c->flushed,
+		       args[0] != '\0' ? args : "all");
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "stage", st->conf->group);
+		rte_tel_data_add_dict_u64(d, "flushed", c->flushed);
+	} else {
+		l2_act_error(d, "the lcore running the stage did not take the flush; nothing changed");
+	}
+	free(c);
+	return 0;
 }

@@ -1247,6 +1247,7 @@ lpm_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t
 }
 
 static const char *const lpm_show_tables[] = { "routes", "lookup", NULL };
+static const char *const lpm_edit_tables[] = { "routes", NULL };
 
 static int
 lpm_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
@@ -1281,4 +1282,6 @@ const struct pf_stage_ops pf_lpm_ops = {
 	.update_commit = lpm_update_commit,
 	.update_abort = lpm_update_abort,
 	.free = lpm_free,
+	.edit = lpm_cfg_edit,
+	.edit_tables = lpm_edit_tables,
 };

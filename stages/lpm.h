@@ -63,6 +63,10 @@ struct lpm_cfg {
 int lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
 void lpm_cfg_free(void *cfg);
 
+/** Live change to the parsed routes (the stage's edit op, include/pf_changes.h). */
+int lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+		 struct pf_errs *errs);
+
 /**
  * Read routes from the text file @p path into @p cfg (next hops already
  * known). Format: one "PREFIX/LEN NEXTHOP" per line, '#' starts a comment.

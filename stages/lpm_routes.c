@@ -486,3 +486,109 @@ lpm_cfg_free(void *p)
 	free(cfg->routes);
 	free(cfg);
 }
+
+/* ---- live changes (app/changes.c) --------------------------------------- */
+
+/* The route @p addr/@p len in sorted @p cfg, or NULL. */
+static struct lpm_route *
+route_find(struct lpm_cfg *cfg, uint32_t addr, uint8_t len)
+{
+	uint32_t lo = 0, hi = cfg->n_routes, mid;
+	struct lpm_route *r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		r = &cfg->routes[mid];
+		if (r->prefix == addr && r->len == len)
+			return r;
+		if (r->prefix < addr || (r->prefix == addr && r->len < len))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The inline "routes" item whose prefix sits at @p r's position. */
+static const struct pf_node *
+route_item(const struct pf_stage_conf *sc, const struct lpm_route *r)
+{
+	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *v;
+	uint32_t i;
+
+	for (i = 0; routes != NULL && routes->kind == PF_NODE_SEQ && i < routes->n; i++) {
+		v = pf_map_get(routes->items[i], "prefix");
+		if (v != NULL && (uint32_t)v->line == r->line && v->col == r->col)
+			return routes->items[i];
+	}
+	return NULL;
+}
+
+/*
+ * "PREFIX/LEN NEXTHOP" (add) or "PREFIX/LEN" (del) on the parsed routes.
+ * Routes stay sorted (lpm_routes_check_dups sorted them).
+ */
+int
+lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+	     struct pf_errs *errs)
+{
+	struct lpm_cfg *cfg = sc->cfg;
+	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], *tok[3], *p, *save = NULL;
+	const struct pf_node *it;
+	struct lpm_route nr = { 0 }, *r;
+	const char *why;
+	uint32_t k;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", ch->entry);
+	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save))
+		if (n < 3)
+			tok[n++] = p;
+	if (n != (ch->del ? 1 : 2))
+		return pf_err_add(errs, "", 0, 0, "stages.%s.routes: expected '%s'", sc->group,
+				  ch->del ? "PREFIX/LEN" : "PREFIX/LEN NEXTHOP");
+	why = prefix_parse(tok[0], &nr.prefix, &nr.len);
+	if (why != NULL)
+		return pf_err_add(errs, "", 0, 0, "bad prefix: '%s' %s", tok[0], why);
+	snprintf(ch->key, sizeof(ch->key), "%u.%u.%u.%u/%u", nr.prefix >> 24,
+		 (nr.prefix >> 16) & 0xff, (nr.prefix >> 8) & 0xff, nr.prefix & 0xff, nr.len);
+	r = route_find(cfg, nr.prefix, nr.len);
+	if (ch->del) {
+		if (r == NULL) {
+			pf_err_add(errs, "", 0, 0, "stages.%s: no route %s", sc->group, ch->key);
+			return -ENOENT;
+		}
+		snprintf(ch->entry, sizeof(ch->entry), "%s", ch->key);
+		it = r->from_file ? NULL : route_item(sc, r);
+		if (r->from_file)
+			pf_change_del_line(ch, cfg->routes_file, (int)r->line);
+		else if (it != NULL)
+			pf_change_del_item(ch, it);
+		memmove(r, r + 1, (size_t)(cfg->routes + cfg->n_routes - r - 1) * sizeof(*r));
+		cfg->n_routes--;
+		return 0;
+	}
+	if (r != NULL) {
+		pf_err_add(errs, "", 0, 0, "stages.%s: route %s exists (via %s): delete it first",
+			   sc->group, ch->key, cfg->nh[r->nh].name);
+		return -EEXIST;
+	}
+	for (k = 0; k < cfg->n_nh; k++)
+		if (strcmp(cfg->nh[k].name, tok[1]) == 0)
+			break;
+	if (k == cfg->n_nh)
+		return pf_err_add(errs, "", 0, 0, "stages.%s: unknown next hop '%s'", sc->group,
+				  tok[1]);
+	nr.nh = k;
+	if (route_push(cfg, &nr) < 0) {
+		pf_err_add(errs, "", 0, 0, "stages.%s: route table full (%u routes)", sc->group,
+			   cfg->n_routes);
+		return -ENOSPC;
+	}
+	qsort(cfg->routes, cfg->n_routes, sizeof(cfg->routes[0]), route_cmp);
+	snprintf(ch->entry, sizeof(ch->entry), "%s %s", ch->key, cfg->nh[k].name);
+	snprintf(item, sizeof(item), "{ prefix: %s, via: %s }", ch->key, cfg->nh[k].name);
+	pf_change_add_at(ch, sc, "routes", cfg->routes_file, item);
+	RTE_SET_USED(topo);
+	return 0;
+}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Live table changes applied at load (pf_topo_load_edited and the stages'
+ * edit ops): each change lands in the parsed table, bad ones are refused with
+ * a message naming the problem, and every change says where it belongs in
+ * the files (what `pipefwd-ctl changes --save` writes). Runs without EAL.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pf_test.h"
+#include "pf_topo.h"
+
+#include "../../stages/acl_rules.h"
+#include "../../stages/l2fib.h"
+#include "../../stages/lpm.h"
+
+static char dir[64], topo_path[128], routes_path[128];
+
+/* Line numbers below refer to this text. */
+static const char topo_text[] =
+	"eal: [--no-huge, -m, \"512\", --no-pci]\n"                          /* 1 */
+	"ports:\n"
+	"  p0: { device: net_null0, mac: \"02:00:00:00:00:10\", ipv4: 10.0.0.1/24 }\n"
+	"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", ipv4: 10.1.0.1/24 }\n"
+	"  p2: { device: net_null2 }\n"                                       /* 5 */
+	"  p3: { device: net_null3 }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0], next: { ipv4: acl } }\n"
+	"  acl:\n"
+	"    type: acl\n"                                                     /* 10 */
+	"    rules:\n"
+	"      - \"permit proto udp\"\n"
+	"      - \"deny proto tcp\"\n"
+	"    next: lpm\n"
+	"  lpm:\n"                                                            /* 15 */
+	"    type: lpm\n"
+	"    nexthops:\n"
+	"      n1: { port: p1, mac: \"02:00:00:00:01:01\" }\n"
+	"    routes:\n"
+	"      - { prefix: 10.9.0.0/16, via: n1 }\n"                          /* 20 */
+	"    routes_file: routes.txt\n"
+	"    next: tx\n"
+	"  tx: { type: tx, ports: [p0, p1] }\n"
+	"  rx2: { type: rx, ports: [p2], next: { ipv4: l2 } }\n"
+	"  l2:\n"                                                             /* 25 */
+	"    type: l2fib\n"
+	"    ports: [p2, p3]\n"
+	"    next: tx2\n"
+	"  tx2: { type: tx, ports: [p2, p3] }\n"
+	"lcores:\n"                                                           /* 30 */
+	"  1: [rx, acl, lpm, tx, rx2, l2, tx2]\n";
+
+static int
+setup(void **state)
+{
+	FILE *f;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/pf_changes_XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(topo_path, sizeof(topo_path), "%s/t.yaml", dir);
+	snprintf(routes_path, sizeof(routes_path), "%s/routes.txt", dir);
+	f = fopen(topo_path, "w");
+	fputs(topo_text, f);
+	fclose(f);
+	f = fopen(routes_path, "w");
+	fputs("# routes\n10.20.0.0/16 n1\n10.30.0.0/16 n1\n", f);
+	fclose(f);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	unlink(topo_path);
+	unlink(routes_path);
+	rmdir(dir);
+	return 0;
+}
+
+static struct pf_change
+change(const char *stage, const char *table, bool del, const char *entry)
+{
+	struct pf_change ch;
+
+	memset(&ch, 0, sizeof(ch));
+	snprintf(ch.stage, sizeof(ch.stage), "%s", stage);
+	snprintf(ch.table, sizeof(ch.table), "%s", table);
+	ch.del = del;
+	snprintf(ch.entry, sizeof(ch.entry), "%s", entry);
+	return ch;
+}
+
+/* Load with @p ch; returns the topology, or NULL with the first error in @p msg. */
+static struct pf_topo *
+load(struct pf_change *ch, unsigned int n, char *msg, size_t len)
+{
+	struct pf_errs errs = { 0 };
+	struct pf_topo *t = NULL;
+
+	msg[0] = '\0';
+	if (pf_topo_load_edited(topo_path, ch, n, &t, &errs) < 0) {
+		assert_true(errs.n > 0);
+		snprintf(msg, len, "%s", errs.e[0].msg);
+		return NULL;
+	}
+	return t;
+}
+
+static const struct pf_stage_conf *
+stage(const struct pf_topo *t, const char *name)
+{
+	int i = pf_topo_stage_index(t, name);
+
+	assert_true(i >= 0);
+	return &t->stages[i];
+}
+
+static bool
+has_route(const struct lpm_cfg *cfg, uint32_t prefix, uint8_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < cfg->n_routes; i++)
+		if (cfg->routes[i].prefix == prefix && cfg->routes[i].len == len)
+			return true;
+	return false;
+}
+
+static void
+test_routes(void **state)
+{
+	struct pf_change ch[3];
+	const struct lpm_cfg *cfg;
+	struct pf_topo *t;
+	char msg[PF_ERR_MSG_MAX];
+
+	(void)state;
+	ch[0] = change("lpm", "routes", false, "10.50.0.0/16  n1");
+	ch[1] = change("lpm", "routes", true, "10.30.0.0/16");      /* line 3 of the file */
+	ch[2] = change("lpm", "routes", true, "10.9.0.0/16");       /* inline, line 20 */
+	t = load(ch, 3, msg, sizeof(msg));
+	assert_non_null(t);
+	cfg = stage(t, "lpm")->cfg;
+	assert_int_equal(cfg->n_routes, 2);
+	assert_true(has_route(cfg, 0x0a320000, 16));
+	assert_true(has_route(cfg, 0x0a140000, 16));
+	assert_false(has_route(cfg, 0x0a1e0000, 16));
+	assert_false(has_route(cfg, 0x0a090000, 16));
+	/* normalised, and where each goes when saved */
+	assert_string_equal(ch[0].entry, "10.50.0.0/16 n1");
+	assert_string_equal(ch[0].file, routes_path);
+	assert_int_equal(ch[0].col, 0);
+	assert_string_equal(ch[1].file, routes_path);
+	assert_int_equal(ch[1].line, 3);
+	assert_int_equal(ch[1].col, 0);
+	assert_string_equal(ch[2].file, topo_path);
+	assert_int_equal(ch[2].line, 20);
+	assert_int_equal(ch[2].col, 9);           /* the item's '{' after "- " */
+	assert_true(stage(t, "lpm")->edits != 0);
+	assert_int_equal(stage(t, "acl")->edits, 0);
+	pf_topo_free(t);
+}
+
+static void
+test_refusals(void **state)
+{
+	static const struct {
+		const char *stage, *table, *entry;
+		bool del;
+		const char *want;
+	} bad[] = {
+		{ "lpm", "routes", "10.50.0.1/16 n1", false, "host bits set" },
+		{ "lpm", "routes", "10.50.0.0/33 n1", false, "prefix length > 32" },
+		{ "lpm", "routes", "10.50.0.0/16 n9", false, "unknown next hop 'n9'" },
+		{ "lpm", "routes", "10.20.0.0/16 n1", false, "exists (via n1)" },
+		{ "lpm", "routes", "10.60.0.0/16", true, "no route 10.60.0.0/16" },
+		{ "lpm", "routes", "10.60.0.0/16", false, "expected 'PREFIX/LEN NEXTHOP'" },
+		{ "acl", "rules", "deny dst 10.0.0.0/33", false, "bad rule" },
+		{ "acl", "rules", "permit proto udp", false, "rule 1 is the same rule" },
+		{ "acl", "rules", "permit proto icmp", true, "no rule" },
+		{ "l2", "macs", "02:00:00:00:aa:05 zz", false, "unknown port 'zz'" },
+		{ "l2", "macs", "01:00:5e:00:00:01 p3", false, "group address" },
+		{ "l2", "macs", "02:00:00:00:aa:05", true, "no static entry" },
+		{ "tx", "macs", "02:00:00:00:aa:05 p3", false, "has no live changes" },
+	};
+	struct pf_change ch;
+	char msg[PF_ERR_MSG_MAX];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		ch = change(bad[i].stage, bad[i].table, bad[i].del, bad[i].entry);
+		if (load(&ch, 1, msg, sizeof(msg)) != NULL)
+			fail_msg("%s %s '%s' was accepted", bad[i].stage, bad[i].table, bad[i].entry);
+		if (strstr(msg, bad[i].want) == NULL)
+			fail_msg("%s %s '%s': got '%s', want '%s'", bad[i].stage, bad[i].table,
+				 bad[i].entry, msg, bad[i].want);
+	}
+}
+
+static void
+test_rules_and_macs(void **state)
+{
+	struct pf_change ch[4];
+	const struct acl_cfg *acl;
+	const struct l2_cfg *l2;
+	struct pf_topo *t;
+	char msg[PF_ERR_MSG_MAX];
+
+	(void)state;
+	ch[0] = change("acl", "rules", false, "deny dst 10.60.0.0/16 priority 10");
+	ch[1] = change("acl", "rules", true, "deny   proto tcp");   /* same rule, other blanks */
+	ch[2] = change("l2", "macs", false, "02:00:00:00:AA:05 p3");
+	ch[3] = change("l2", "macs", false, "02:00:00:00:aa:06 p2 default");
+	t = load(ch, 4, msg, sizeof(msg));
+	if (t == NULL)
+		fail_msg("%s", msg);
+	acl = stage(t, "acl")->cfg;
+	assert_int_equal(acl->n_rules, 2);
+	assert_int_equal(acl->rules[1].priority, 10);
+	assert_int_equal(acl->rules[1].action, ACL_DENY);
+	/* an add after the last inline item (line 13, column 9), quoted */
+	assert_string_equal(ch[0].file, topo_path);
+	assert_int_equal(ch[0].line, 13);
+	assert_int_equal(ch[0].col, 9);
+	assert_string_equal(ch[0].item, "\"deny dst 10.60.0.0/16 priority 10\"");
+	assert_int_equal(ch[1].line, 13);
+	assert_int_equal(ch[1].col, 9);
+	l2 = stage(t, "l2")->cfg;
+	assert_int_equal(l2->n_static, 2);
+	assert_string_equal(ch[2].entry, "02:00:00:00:aa:05 p3 default");
+	assert_string_equal(ch[2].key, "02:00:00:00:aa:05 default");
+	/* no static list yet: a new key before the stage's first key (line 26, col 5) */
+	assert_int_equal(ch[2].line, 26);
+	assert_int_equal(ch[2].col, -5);
+	assert_string_equal(ch[2].item, "{ mac: \"02:00:00:00:aa:05\", port: p3, domain: default }");
+	pf_topo_free(t);
+
+	/* an add then a delete of the same MAC: the delete finds the live entry */
+	ch[3] = change("l2", "macs", true, "02:00:00:00:aa:05");
+	t = load(&ch[2], 2, msg, sizeof(msg));
+	assert_non_null(t);
+	assert_int_equal(((const struct l2_cfg *)stage(t, "l2")->cfg)->n_static, 0);
+	pf_topo_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_rules_and_macs),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
