@@ -80,6 +80,9 @@ static const char *const rx_keys[] = { "ports", "queue", "pace_pps", "fast_path"
 #define RX_W1_MASK 0x00ffffff00000000ull
 #define RX_W1_IPV4 0x0045000800000000ull
 #define RX_W2_MASK 0x0000ff3f0000ffffull
+/* own_last[] values: above every bit the header test and its other terms set. */
+#define RX_SRC_OWN (1ull << 62)
+#define RX_SRC_ZERO (1ull << 63)
 /* in_port of an mbuf from a port this stage does not poll (an index, so tables need no test). */
 #define RX_PORT_UNKNOWN PF_MAX_PORTS
 
@@ -110,7 +113,12 @@ struct rx_priv {
 	uint64_t ts_flag;
 	bool pcap_clock;
 	struct pf_own_macs own;             /* the ports' MACs: never a valid source */
-	uint8_t own_last[256];              /* 1: some own MAC ends in this byte (fast path) */
+	/*
+	 * By a source's last byte, what the fast path must rule out: RX_SRC_OWN
+	 * when some own MAC ends in it (the full parser decides), RX_SRC_ZERO
+	 * for 0x00 (zero is tested only then). Bits no header word uses.
+	 */
+	uint64_t own_last[256];
 	/* Pacing: a token bucket in units of packets * tsc_hz. */
 	uint64_t pace_pps;
 	uint64_t hz;
@@ -212,10 +220,10 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
 	/* Port MACs are final here: configured, or read from the devices at start. */
 	pf_own_macs_init(&rx->own, st->topo);
+	/* A source ending in 0x00 may be zero: the fast path looks only then. */
+	rx->own_last[0] = RX_SRC_ZERO;
 	for (i = 0; i < rx->own.n; i++)
-		rx->own_last[rx->own.mac[i] >> 40] = 1;
-	/* The zero source ends in 0x00: the full parser takes (and drops) it. */
-	rx->own_last[0] = 1;
+		rx->own_last[rx->own.mac[i] >> 40] = RX_SRC_OWN;
 	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
 	rx->hz = rte_get_tsc_hz();
 	rx->last_tsc = rte_rdtsc();
@@ -529,7 +537,7 @@ rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags)
  * need no further length check), then from the mbuf and four header loads,
  * one word that is zero only for a single segment from a polled port, no
  * oversize, unicast destination, a source that is neither a group address nor
- * possibly ours or zero (its last byte in own_last),
+ * possibly ours (its last byte in own_last) nor zero,
  * EtherType IPv4 with 0x45, no MF and no offset, and total length exactly
  * what arrived; then the checksum (offload verdict or the sum). Anything
  * else, the full parser decides.
@@ -556,8 +564,11 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
 		      (m->nb_segs ^ 1u) |
 		      ((uint64_t)((int64_t)rx->max_frame[in_port] - m->pkt_len) >> 63) |
 		      rx->own_last[d[11]];                             /* maybe ours, or zero */
-		if (likely(bad == 0) &&
-		    likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+		/* Last byte 0x00 and nothing else wrong: fine unless all six are zero. */
+		if (unlikely(bad != 0) &&
+		    (bad != RX_SRC_ZERO || ((w0 >> 48) | (w1 & 0xffffffff)) == 0))
+			return false;
+		if (likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
 			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
 			rx_meta_ipv4(md, in_port, (w0 & RX_MAC_MASK) == rx->port_mac[in_port] ?
 							  PF_META_L2_LOCAL : 0);
