@@ -70,7 +70,6 @@ static const char *const rx_keys[] = { "ports", "queue", "pace_pps", "fast_path"
 
 /* The fast path reads the first 60 bytes without checking each length. */
 #define RX_FAST_MIN_LEN 60
-#define RX_MAC_MASK 0xffffffffffffull
 /*
  * The fast path's header test on little-endian words of bytes 0-7, 8-15 and
  * 16-23: the group bit of both MACs clear; EtherType 0x0800 and version/IHL
@@ -570,7 +569,8 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
 			return false;
 		if (likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
 			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
-			rx_meta_ipv4(md, in_port, (w0 & RX_MAC_MASK) == rx->port_mac[in_port] ?
+			/* Destination = bytes 0-5: the shift drops the source's first two. */
+			rx_meta_ipv4(md, in_port, ((w0 ^ rx->port_mac[in_port]) << 16) == 0 ?
 							  PF_META_L2_LOCAL : 0);
 			return true;
 		}
