@@ -106,6 +106,11 @@ struct rx_priv {
 	uint16_t in_port_of[2 * RTE_MAX_ETHPORTS];
 	/* By port index; RX_PORT_UNKNOWN's max_frame 0 sends it to the full parser. */
 	uint16_t max_frame[PF_MAX_PORTS + 1];
+	/*
+	 * The fast path's frame lengths: len - RX_FAST_MIN_LEN below this
+	 * (max_frame - 59, 0 for RX_PORT_UNKNOWN or a max_frame under 60).
+	 */
+	uint32_t fast_span[PF_MAX_PORTS + 1];
 	uint64_t port_mac[PF_MAX_PORTS + 1]; /* own MAC (pf_mac_u64), ~0 if none */
 	uint16_t queue;
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
@@ -213,6 +218,8 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		rx->port_mac[i] = UINT64_MAX;
 	for (i = 0; i < st->topo->n_ports; i++) {
 		rx->max_frame[i] = st->topo->ports[i].max_frame;
+		if (rx->max_frame[i] >= RX_FAST_MIN_LEN)
+			rx->fast_span[i] = rx->max_frame[i] - RX_FAST_MIN_LEN + 1u;
 		if (st->topo->ports[i].has_mac)
 			rx->port_mac[i] = pf_mac_u64(st->topo->ports[i].mac);
 	}
@@ -532,10 +539,10 @@ rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags)
 }
 
 /*
- * One frame. The fast path's test: 60 bytes or more (so the header loads
- * need no further length check), then from the mbuf and four header loads,
- * one word that is zero only for a single segment from a polled port, no
- * oversize, unicast destination, a source that is neither a group address nor
+ * One frame. The fast path's test: from a polled port, 60 bytes (so the
+ * header loads need no further length check) up to its max_frame, then from
+ * the mbuf and four header loads, one word that is zero only for a single
+ * segment, unicast destination, a source that is neither a group address nor
  * possibly ours (its last byte in own_last) nor zero,
  * EtherType IPv4 with 0x45, no MF and no offset, and total length exactly
  * what arrived; then the checksum (offload verdict or the sum). Anything
@@ -549,7 +556,12 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 
-	if (likely(len >= RX_FAST_MIN_LEN)) {
+	/*
+	 * 60 bytes to max_frame in one compare. With one segment pkt_len is
+	 * data_len (an mbuf invariant, rte_mbuf_sanity_check), so this is
+	 * the full parser's oversize test too.
+	 */
+	if (likely(len - RX_FAST_MIN_LEN < rx->fast_span[in_port])) {
 		uint64_t w0, w1, w2, bad, ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 
 		/* Bytes 0-7, 8-15, 16-23 (little-endian words). */
@@ -561,7 +573,6 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
 		      ((w2 & RX_W2_MASK) ^                             /* MF, offset, length */
 		       rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN))) |
 		      (m->nb_segs ^ 1u) |
-		      ((uint64_t)((int64_t)rx->max_frame[in_port] - m->pkt_len) >> 63) |
 		      rx->own_last[d[11]];                             /* maybe ours, or zero */
 		/* Last byte 0x00 and nothing else wrong: fine unless all six are zero. */
 		if (unlikely(bad != 0) &&
