@@ -495,8 +495,9 @@ def report(res):
                 L.append("`%s`, %s: `%s`" % (r["case"], label, shorten(rr["command"])))
     block = BEGIN + "\n" + "\n".join(L) + "\n" + END
     text = open(DOC).read() if os.path.exists(DOC) else "# Benchmarks\n"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    if BEGIN in text and END in text[text.index(BEGIN):]:
+        b = text.index(BEGIN)
+        text = text[:b] + block + text[text.index(END, b) + len(END):]
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     with open(DOC, "w") as f:
