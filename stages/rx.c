@@ -620,8 +620,9 @@ rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
 }
 
 /*
- * The burst: mbufs prefetched 8 ahead, their data 4 ahead (as DPDK's
- * lib/node), one verdict per packet, and the burst's edge when all agree.
+ * The burst: packet data prefetched 4 ahead (as DPDK's lib/node), one
+ * verdict per packet, and the burst's edge when all agree. The mbufs
+ * themselves are not prefetched: the PMD's rx burst has just written them.
  */
 static __rte_always_inline uint16_t
 rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
@@ -636,20 +637,14 @@ rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t
 
 	if (n == 0)
 		return PF_EDGE_MIXED;
-	for (i = 0; i < n && i < 8; i++)
-		rte_prefetch0(pkts[i]);
 	for (i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i + 8 < n; i++) {
-		rte_prefetch0(pkts[i + 8]);
+	for (i = 0; i + 4 < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
 		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &n_slow, fast);
 	}
-	for (; i < n; i++) {
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+	for (; i < n; i++)
 		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &n_slow, fast);
-	}
 	if (n_slow != n) {
 		any |= RX_EDGE_IPV4;
 		all &= RX_EDGE_IPV4;
