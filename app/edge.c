@@ -74,10 +74,13 @@ edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
 	return __atomic_load_n(&r->to->owner, __ATOMIC_ACQUIRE) == me && rte_ring_empty(r->ring);
 }
 
-/* Hand @p n packets to @p r's consumer on this lcore; contract as edge_send(). */
+/*
+ * Hand @p n packets to @p r's consumer on this lcore, with the producer's
+ * burst-port hint @p hint (0: none); contract as edge_send().
+ */
 static __rte_always_inline uint64_t
 direct_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
-	    int me, uint64_t t)
+	    int me, uint64_t t, uint16_t hint)
 {
 	uint64_t now = rte_rdtsc();
 
@@ -86,6 +89,7 @@ direct_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts
 	/* A capture on the edge sees the burst as its consumer gets it. */
 	if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
 		pf_capture_burst(&r->tap, pkts, n);
+	r->to->st->in_burst_port = hint;
 	return pf_rt_run_burst(r->to, pkts, n, me, now);
 }
 
@@ -98,7 +102,7 @@ edge_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 	  int me, uint64_t t)
 {
 	if (edge_direct(rs, r, me))
-		return direct_send(rs, r, pkts, n, me, t);
+		return direct_send(rs, r, pkts, n, me, t, 0);
 	ring_send(rs, r, pkts, n);
 	return t;
 }
@@ -213,6 +217,18 @@ check_drop_discipline(const struct pf_stage *st, uint64_t before, uint16_t n,
 		rte_panic("stage %s: %" PRIu64 " packets on edge 0 but drop counters moved by %" PRIu64 "\n",
 			  st->conf->name, dropped, moved);
 }
+
+/* Debug builds: a burst-port hint must hold for every packet of the burst. */
+static void
+check_burst_port(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t hint)
+{
+	uint16_t i;
+
+	for (i = 0; hint != 0 && i < n; i++)
+		if (pf_meta(pkts[i])->out_port != hint - 1)
+			rte_panic("stage %s: burst port hint %u, packet %u has out_port %u\n",
+				  st->conf->name, hint - 1, i, pf_meta(pkts[i])->out_port);
+}
 #endif
 
 /*
@@ -245,18 +261,23 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 {
 	uint16_t edge[PF_BURST_MAX];
 	uint64_t t1;
-	uint16_t all, i, diff = 0;
+	uint16_t all, i, diff = 0, hint;
 #ifndef NDEBUG
 	uint64_t drops_before = drop_ctr_sum(rs->st);
 #endif
 
 	/* Trace or drop capture armed (app/trace.c): the one branch per burst. */
-	if (unlikely(__atomic_load_n(&rs->watch, __ATOMIC_RELAXED) != 0))
+	if (unlikely(__atomic_load_n(&rs->watch, __ATOMIC_RELAXED) != 0)) {
 		all = pf_trace_burst(rs, pkts, n, edge);
-	else
+		hint = 0;       /* one packet per call: no hint holds for the burst */
+	} else {
 		all = rs->st->ops->process_burst(rs->st, pkts, n, edge);
+		hint = rs->st->burst_port;
+	}
+	rs->st->burst_port = 0;
 #ifndef NDEBUG
 	check_drop_discipline(rs->st, drops_before, n, edge, all);
+	check_burst_port(rs->st, pkts, n, hint);
 #endif
 	rs->packets += n;
 	rs->bursts++;
@@ -288,10 +309,14 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		if (r != NULL && all != PF_EDGE_DROP && rs->st->ops->tx == NULL &&
 		    edge_direct(rs, r, me)) {
 			rs->edge_pkts[all] += n;
-			return direct_send(rs, r, pkts, n, me, t0);
+			t1 = direct_send(rs, r, pkts, n, me, t0, hint);
+			rs->st->in_burst_port = 0;
+			return t1;
 		}
 		t0 = edge_move(rs, all, pkts, n, me, t0);
 	}
+	/* This burst's hint from the producer (if any) ends with it. */
+	rs->st->in_burst_port = 0;
 	t1 = rte_rdtsc();
 	rs->cycles += t1 - t0;
 	return t1;

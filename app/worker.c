@@ -16,7 +16,7 @@
 #include "rt_internal.h"
 
 /* One pass of a stage; returns packets it took in. */
-static uint16_t
+static __rte_always_inline uint16_t
 run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
 {
 	struct rte_mbuf *pkts[PF_BURST_MAX];
@@ -41,6 +41,10 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
 		for (i = 0; i < rs->n_in; i++) {
 			struct pf_rt_ring *r = rs->in[i];
 
+			/* Most edges on one lcore go direct and their rings stay
+			 * empty: one look at the ring, not a dequeue. */
+			if (rte_ring_empty(r->ring))
+				continue;
 			max = __atomic_load_n(&r->burst, __ATOMIC_RELAXED);
 			if (unlikely(rs->lossless))
 				max = pf_rt_room(rs, me, max);

@@ -79,6 +79,9 @@ struct pf_gauge {
 	uint64_t value;
 };
 
+/** A burst_port hint value for port index @p p (0 means no hint). */
+#define PF_BURST_PORT(p) ((uint16_t)((p) + 1))
+
 /** Stage type flags. */
 #define PF_STAGE_SOURCE 0x1  /**< reads packets from ports (has ops->rx) */
 #define PF_STAGE_SINK   0x2  /**< writes packets to ports (has ops->tx) */
@@ -340,6 +343,17 @@ struct pf_stage {
 	void *priv;
 	uint64_t *ctrs;                   /**< ops->n_ctrs counters, single writer */
 	uint32_t edge_connected;          /**< bit e set when edge e is wired */
+	/**
+	 * Burst-port hint, optional: process_burst may set it to
+	 * PF_BURST_PORT(p) when it returns one edge for the whole burst and
+	 * every packet's out_port is p. The runtime reads and clears it after
+	 * each burst; when that burst goes whole and direct to a stage on this
+	 * lcore, the consumer finds it in in_burst_port for that burst only
+	 * (0 otherwise: a ring, a mixed burst, a producer that set none), so a
+	 * sink can skip its per-packet out_port pass. Debug builds check it.
+	 */
+	uint16_t burst_port;
+	uint16_t in_burst_port;           /**< the producer's burst_port, or 0 (runtime) */
 	/** Instance 0 of this stage's instances (itself when it is instance 0 or plain). */
 	struct pf_stage *first;
 

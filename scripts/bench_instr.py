@@ -482,9 +482,10 @@ def report(res):
           "above. l3fwd-graph's rx node asks for bursts of 256, the others 32.",
           "- Where the instructions go: instr.json lists pipefwd's largest inclusive costs "
           "per packet (`top`); the forwarding thread's file stays in build/bench/instr/ "
-          "(`thread`) for `callgrind_annotate --inclusive=yes` (build with "
-          "`-Dbuildtype=debugoptimized` for line numbers; `--keep` keeps every thread's "
-          "file). Another build, before and after a change: `scripts/bench_instr.py OTHER_BUILD "
+          "(`thread`) for `callgrind_annotate --inclusive=yes` (for line numbers and the "
+          "same figure as the release build: `meson setup build-cg -Dbuildtype=debugoptimized "
+          "-Doptimization=3 -Db_ndebug=true`; plain debugoptimized keeps the debug-build "
+          "checks and counts more; `--keep` keeps every thread's file). Another build, before and after a change: `scripts/bench_instr.py OTHER_BUILD "
           "--no-peers --no-report` writes OTHER_BUILD/bench/instr.json.", "",
           "The gate: `make test` runs `instr_gate` (suite `perf`): pass-through, LPM 1k, ACL 100 "
           "and l2fib 1k, pipefwd only, against `test/perf/instr_baseline.json` (80 to 110 s at "

@@ -912,16 +912,22 @@ lpm_fwd(const struct lpm_fib *fib, struct pf_meta *md, uint8_t *eth, uint32_t ho
 	md->nexthop = hop;
 }
 
+/* @p slow: set when a packet leaves the fast path (no burst-port hint then). */
 static __rte_always_inline uint16_t
 lpm_decide(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
-	   struct rte_mbuf *m, struct pf_meta *md, uint8_t *eth, uint32_t dst, uint32_t hop)
+	   struct rte_mbuf *m, struct pf_meta *md, uint8_t *eth, uint32_t dst, uint32_t hop,
+	   bool *slow)
 {
 	if (likely(lpm_plain(fib, md, eth, dst, hop))) {
 		lpm_fwd(fib, md, eth, hop);
 		return LPM_EDGE_OUT;
 	}
+	*slow = true;
 	return lpm_ip4(lp, fib, ctrs, m, dst, hop);
 }
+
+/* No one next hop for the whole burst (lpm_burst_x4's @p one_hop). */
+#define LPM_HOP_MIXED UINT32_MAX
 
 /* The destination address as stored (network order), 0 for ARP. */
 static __rte_always_inline uint32_t
@@ -947,11 +953,14 @@ lpm_prefetch_mbuf(struct rte_mbuf *m)
  * The default loop, after DPDK's ip4_lookup_sse.h: four packets at a time,
  * one rte_lpm_lookupx4 per four, mbufs prefetched 8 ahead and packet data
  * 4 ahead; the 0-3 left over take rte_lpm_lookup. Returns how many packets
- * took edge out (see LPM_COUNT_OUT).
+ * took edge out (see LPM_COUNT_OUT). @p one_hop: the next hop of every
+ * packet when all took the fast path to the same one (for the burst-port
+ * hint: the AND and the OR of the hops agree), else LPM_HOP_MIXED.
  */
 static __rte_always_inline uint16_t
 lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
-	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const bool icmp)
+	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, uint32_t *one_hop,
+	     const bool icmp)
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
 	const uint64_t out4 = LPM_EDGE_OUT * 0x0001000100010001ull;
@@ -959,7 +968,10 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 	struct pf_meta *md[4];
 	uint8_t *eth[4];
 	uint32_t hop[4] __rte_aligned(16), dst[4] __rte_aligned(16);
+	__m128i h_or = _mm_setzero_si128(), h_and = _mm_set1_epi32(-1);
+	uint32_t s_or = 0, s_and = UINT32_MAX;
 	uint16_t i, k, nout = 0, e;
+	bool slow = false;
 
 	for (i = 0; i < n && i < 8; i++)
 		lpm_prefetch_mbuf(pkts[i]);
@@ -980,6 +992,8 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		_mm_store_si128((__m128i *)dst,
 				_mm_shuffle_epi8(_mm_load_si128((const __m128i *)dst), bswap));
 		rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)dst), hop, fib->dflt);
+		h_or = _mm_or_si128(h_or, _mm_load_si128((const __m128i *)hop));
+		h_and = _mm_and_si128(h_and, _mm_load_si128((const __m128i *)hop));
 		/* All four plain (the usual case): one test, one store of the edges. */
 		if (likely(lpm_plain(fib, md[0], eth[0], dst[0], hop[0]) &
 			   lpm_plain(fib, md[1], eth[1], dst[1], hop[1]) &
@@ -992,7 +1006,8 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 			continue;
 		}
 		for (k = 0; k < 4; k++) {
-			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k]);
+			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k],
+				       &slow);
 			edge[i + k] = e;
 			nout += LPM_COUNT_OUT(e, icmp);
 		}
@@ -1003,10 +1018,20 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		dst[0] = rte_be_to_cpu_32(lpm_dst_raw(eth[0], md[0]));
 		if (rte_lpm_lookup(fib->lpm, dst[0], &hop[0]) != 0)
 			hop[0] = fib->dflt;
-		e = lpm_decide(lp, fib, ctrs, pkts[i], md[0], eth[0], dst[0], hop[0]);
+		s_or |= hop[0];
+		s_and &= hop[0];
+		e = lpm_decide(lp, fib, ctrs, pkts[i], md[0], eth[0], dst[0], hop[0], &slow);
 		edge[i] = e;
 		nout += LPM_COUNT_OUT(e, icmp);
 	}
+	/* Fold the lanes: all hops equal when their OR equals their AND. */
+	h_or = _mm_or_si128(h_or, _mm_shuffle_epi32(h_or, _MM_SHUFFLE(1, 0, 3, 2)));
+	h_or = _mm_or_si128(h_or, _mm_shuffle_epi32(h_or, _MM_SHUFFLE(2, 3, 0, 1)));
+	h_and = _mm_and_si128(h_and, _mm_shuffle_epi32(h_and, _MM_SHUFFLE(1, 0, 3, 2)));
+	h_and = _mm_and_si128(h_and, _mm_shuffle_epi32(h_and, _MM_SHUFFLE(2, 3, 0, 1)));
+	s_or |= (uint32_t)_mm_cvtsi128_si32(h_or);
+	s_and &= (uint32_t)_mm_cvtsi128_si32(h_and);
+	*one_hop = !slow && s_or == s_and ? s_or : LPM_HOP_MIXED;
 	return nout;
 }
 
@@ -1023,6 +1048,7 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 {
 	uint32_t dst[PF_BURST_MAX], hop[PF_BURST_MAX];
 	uint16_t i, nout = 0, e;
+	bool slow = false;
 
 	for (i = 0; i < n; i++)
 		dst[i] = rte_be_to_cpu_32(lpm_dst_raw(rte_pktmbuf_mtod(pkts[i], uint8_t *),
@@ -1040,7 +1066,7 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 	}
 	for (i = 0; i < n; i++) {
 		e = lpm_decide(lp, fib, ctrs, pkts[i], pf_meta(pkts[i]),
-			       rte_pktmbuf_mtod(pkts[i], uint8_t *), dst[i], hop[i]);
+			       rte_pktmbuf_mtod(pkts[i], uint8_t *), dst[i], hop[i], &slow);
 		edge[i] = e;
 		nout += LPM_COUNT_OUT(e, icmp);
 	}
@@ -1048,36 +1074,43 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 }
 
 /*
- * One burst; @p icmp: an optional edge (icmp, fragment) is wired. The result says whether the
- * whole burst took one edge, so the runtime moves it without a scan.
+ * One burst; @p icmp: an optional edge (icmp, fragment, neigh) is wired. The
+ * result says whether the whole burst took one edge, so the runtime moves it
+ * without a scan; the burst-port hint when all went out on one port, on the
+ * fast path.
  */
 static __rte_always_inline uint16_t
-lpm_burst(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uint16_t n,
-	  uint16_t *edge, const bool icmp)
+lpm_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
+	  const bool icmp)
 {
+	const struct lpm_priv *lp = st->priv;
+	uint32_t one_hop = LPM_HOP_MIXED;         /* the references give no hint */
+	uint64_t *ctrs = st->ctrs;
 	const struct lpm_fib *fib;
 	uint16_t nout;
 
 	/* One table per burst: an update frees the old one only after this pass. */
 	fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
 	if (likely(fib->mode == LPM_LOOKUP_X4))
-		nout = lpm_burst_x4(lp, fib, ctrs, pkts, n, edge, icmp);
+		nout = lpm_burst_x4(lp, fib, ctrs, pkts, n, edge, &one_hop, icmp);
 	else if (fib->mode == LPM_LOOKUP_BULK)
 		nout = lpm_burst_ref(lp, fib, ctrs, pkts, n, edge, LPM_LOOKUP_BULK, icmp);
 	else
 		nout = lpm_burst_ref(lp, fib, ctrs, pkts, n, edge, LPM_LOOKUP_SCALAR, icmp);
-	if (likely(nout == n && n != 0))
+	if (likely(nout == n && n != 0)) {
+		if (likely(one_hop != LPM_HOP_MIXED))
+			st->burst_port = PF_BURST_PORT(fib->nh[one_hop].port);
 		return LPM_EDGE_OUT;
+	}
 	/* With icmp wired, none out may still mean some went to icmp. */
 	return nout == 0 && n != 0 && !icmp ? LPM_EDGE_DROP : PF_EDGE_MIXED;
 }
 
 /* The burst loops with optional edges wired, out of line: the default path stays lean. */
 static uint16_t __rte_noinline
-lpm_burst_icmp(const struct lpm_priv *lp, uint64_t *ctrs, struct rte_mbuf **pkts, uint16_t n,
-	       uint16_t *edge)
+lpm_burst_icmp(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
-	return lpm_burst(lp, ctrs, pkts, n, edge, true);
+	return lpm_burst(st, pkts, n, edge, true);
 }
 
 static uint16_t
@@ -1086,8 +1119,8 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	const struct lpm_priv *lp = st->priv;
 
 	if (unlikely(lp->slow))
-		return lpm_burst_icmp(lp, st->ctrs, pkts, n, edge);
-	return lpm_burst(lp, st->ctrs, pkts, n, edge, false);
+		return lpm_burst_icmp(st, pkts, n, edge);
+	return lpm_burst(st, pkts, n, edge, false);
 }
 
 static int

@@ -74,7 +74,6 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
 
 /* The fast path reads the first 60 bytes without checking each length. */
 #define RX_FAST_MIN_LEN 60
-#define RX_MAC_MASK 0xffffffffffffull
 /*
  * The fast path's header test on little-endian words of bytes 0-7, 8-15 and
  * 16-23: the group bit of both MACs clear; EtherType 0x0800 and version/IHL
@@ -84,6 +83,9 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
 #define RX_W1_MASK 0x00ffffff00000000ull
 #define RX_W1_IPV4 0x0045000800000000ull
 #define RX_W2_MASK 0x0000ff3f0000ffffull
+/* own_last[] values: above every bit the header test and its other terms set. */
+#define RX_SRC_OWN (1ull << 62)
+#define RX_SRC_ZERO (1ull << 63)
 /* in_port of an mbuf from a port this stage does not poll (an index, so tables need no test). */
 #define RX_PORT_UNKNOWN PF_MAX_PORTS
 
@@ -108,13 +110,23 @@ struct rx_priv {
 	uint16_t in_port_of[2 * RTE_MAX_ETHPORTS];
 	/* By port index; RX_PORT_UNKNOWN's max_frame 0 sends it to the full parser. */
 	uint16_t max_frame[PF_MAX_PORTS + 1];
+	/*
+	 * The fast path's frame lengths: len - RX_FAST_MIN_LEN below this
+	 * (max_frame - 59, 0 for RX_PORT_UNKNOWN or a max_frame under 60).
+	 */
+	uint32_t fast_span[PF_MAX_PORTS + 1];
 	uint64_t port_mac[PF_MAX_PORTS + 1]; /* own MAC (pf_mac_u64), ~0 if none */
 	uint16_t queue;
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
 	uint64_t ts_flag;
 	bool pcap_clock;
 	struct pf_own_macs own;             /* the ports' MACs: never a valid source */
-	uint8_t own_last[256];              /* 1: some own MAC ends in this byte (fast path) */
+	/*
+	 * By a source's last byte, what the fast path must rule out: RX_SRC_OWN
+	 * when some own MAC ends in it (the full parser decides), RX_SRC_ZERO
+	 * for 0x00 (zero is tested only then). Bits no header word uses.
+	 */
+	uint64_t own_last[256];
 	/* Pacing: a token bucket in units of packets * tsc_hz. */
 	uint64_t pace_pps;
 	uint64_t hz;
@@ -262,16 +274,18 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		rx->port_mac[i] = UINT64_MAX;
 	for (i = 0; i < st->topo->n_ports; i++) {
 		rx->max_frame[i] = st->topo->ports[i].max_frame;
+		if (rx->max_frame[i] >= RX_FAST_MIN_LEN)
+			rx->fast_span[i] = rx->max_frame[i] - RX_FAST_MIN_LEN + 1u;
 		if (st->topo->ports[i].has_mac)
 			rx->port_mac[i] = pf_mac_u64(st->topo->ports[i].mac);
 	}
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
 	/* Port MACs are final here: configured, or read from the devices at start. */
 	pf_own_macs_init(&rx->own, st->topo);
+	/* A source ending in 0x00 may be zero: the fast path looks only then. */
+	rx->own_last[0] = RX_SRC_ZERO;
 	for (i = 0; i < rx->own.n; i++)
-		rx->own_last[rx->own.mac[i] >> 40] = 1;
-	/* The zero source ends in 0x00: the full parser takes (and drops) it. */
-	rx->own_last[0] = 1;
+		rx->own_last[rx->own.mac[i] >> 40] = RX_SRC_OWN;
 	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
 	rx->hz = rte_get_tsc_hz();
 	rx->last_tsc = rte_rdtsc();
@@ -583,11 +597,11 @@ rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags)
 }
 
 /*
- * One frame. The fast path's test: 60 bytes or more (so the header loads
- * need no further length check), then from the mbuf and four header loads,
- * one word that is zero only for a single segment from a polled port, no
- * oversize, unicast destination, a source that is neither a group address nor
- * possibly ours or zero (its last byte in own_last),
+ * One frame. The fast path's test: from a polled port, 60 bytes (so the
+ * header loads need no further length check) up to its max_frame, then from
+ * the mbuf and four header loads, one word that is zero only for a single
+ * segment, unicast destination, a source that is neither a group address nor
+ * possibly ours (its last byte in own_last) nor zero,
  * EtherType IPv4 with 0x45, no MF and no offset, and total length exactly
  * what arrived; then the checksum (offload verdict or the sum). Anything
  * else, the full parser decides.
@@ -600,7 +614,12 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 
-	if (likely(len >= RX_FAST_MIN_LEN)) {
+	/*
+	 * 60 bytes to max_frame in one compare. With one segment pkt_len is
+	 * data_len (an mbuf invariant, rte_mbuf_sanity_check), so this is
+	 * the full parser's oversize test too.
+	 */
+	if (likely(len - RX_FAST_MIN_LEN < rx->fast_span[in_port])) {
 		uint64_t w0, w1, w2, bad, ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 
 		/* Bytes 0-7, 8-15, 16-23 (little-endian words). */
@@ -612,12 +631,15 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
 		      ((w2 & RX_W2_MASK) ^                             /* MF, offset, length */
 		       rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN))) |
 		      (m->nb_segs ^ 1u) |
-		      ((uint64_t)((int64_t)rx->max_frame[in_port] - m->pkt_len) >> 63) |
 		      rx->own_last[d[11]];                             /* maybe ours, or zero */
-		if (likely(bad == 0) &&
-		    likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+		/* Last byte 0x00 and nothing else wrong: fine unless all six are zero. */
+		if (unlikely(bad != 0) &&
+		    (bad != RX_SRC_ZERO || ((w0 >> 48) | (w1 & 0xffffffff)) == 0))
+			return false;
+		if (likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
 			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
-			rx_meta_ipv4(md, in_port, (w0 & RX_MAC_MASK) == rx->port_mac[in_port] ?
+			/* Destination = bytes 0-5: the shift drops the source's first two. */
+			rx_meta_ipv4(md, in_port, ((w0 ^ rx->port_mac[in_port]) << 16) == 0 ?
 							  PF_META_L2_LOCAL : 0);
 			return true;
 		}
@@ -656,8 +678,9 @@ rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
 }
 
 /*
- * The burst: mbufs prefetched 8 ahead, their data 4 ahead (as DPDK's
- * lib/node), one verdict per packet, and the burst's edge when all agree.
+ * The burst: packet data prefetched 4 ahead (as DPDK's lib/node), one
+ * verdict per packet, and the burst's edge when all agree. The mbufs
+ * themselves are not prefetched: the PMD's rx burst has just written them.
  */
 static __rte_always_inline uint16_t
 rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
@@ -672,20 +695,14 @@ rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t
 
 	if (n == 0)
 		return PF_EDGE_MIXED;
-	for (i = 0; i < n && i < 8; i++)
-		rte_prefetch0(pkts[i]);
 	for (i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i + 8 < n; i++) {
-		rte_prefetch0(pkts[i + 8]);
+	for (i = 0; i + 4 < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
 		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &n_slow, fast);
 	}
-	for (; i < n; i++) {
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+	for (; i < n; i++)
 		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &n_slow, fast);
-	}
 	if (n_slow != n) {
 		any |= RX_EDGE_IPV4;
 		all &= RX_EDGE_IPV4;

@@ -10,7 +10,8 @@
  * count: one mbuf, one extra reference per extra egress port, no copy.
  * Buffers flush when a burst is full, when the stage idles, and when the
  * oldest buffered packet is older than runtime.tx_flush_us. A burst that
- * goes whole to one port with nothing buffered is sent as it is, no copy.
+ * goes whole to one port with nothing buffered is sent as it is, no copy;
+ * when its producer gave the burst-port hint (pf_stage.h), without a pass.
  *
  * process_burst hands every packet to tx (edge 1, the whole burst); tx
  * checks out_port in the pass that buffers, so an unserved port is counted
@@ -212,15 +213,20 @@ tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 	if (unlikely(n == 0))
 		return;
 	/* The common burst: one served port, nothing buffered there. Send it as is. */
-	p0 = pf_meta_at(pkts[0], off)->out_port;
-	/* Four per step: the loop's own cost shared, four independent loads. */
-	for (j = 0; j + 4 <= n; j += 4)
-		diff |= (pf_meta_at(pkts[j], off)->out_port ^ p0) |
-			(pf_meta_at(pkts[j + 1], off)->out_port ^ p0) |
-			(pf_meta_at(pkts[j + 2], off)->out_port ^ p0) |
-			(pf_meta_at(pkts[j + 3], off)->out_port ^ p0);
-	for (; j < n; j++)
-		diff |= pf_meta_at(pkts[j], off)->out_port ^ p0;
+	if (likely(st->in_burst_port != 0)) {
+		/* The producer vouched for every packet's out_port (pf_stage.h). */
+		p0 = st->in_burst_port - 1u;
+	} else {
+		p0 = pf_meta_at(pkts[0], off)->out_port;
+		/* Four per step: the loop's own cost shared, four independent loads. */
+		for (j = 0; j + 4 <= n; j += 4)
+			diff |= (pf_meta_at(pkts[j], off)->out_port ^ p0) |
+				(pf_meta_at(pkts[j + 1], off)->out_port ^ p0) |
+				(pf_meta_at(pkts[j + 2], off)->out_port ^ p0) |
+				(pf_meta_at(pkts[j + 3], off)->out_port ^ p0);
+		for (; j < n; j++)
+			diff |= pf_meta_at(pkts[j], off)->out_port ^ p0;
+	}
 	if (likely(diff == 0 && p0 < PF_MAX_PORTS && (tx->served_mask & (1u << p0)) &&
 		   tx->buf[p0].n == 0))
 		tx_send(st, p0, pkts, n);

@@ -106,8 +106,10 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 	/* A loop of its own: it vectorises. */
 	for (i = 0; i < n; i++)
 		edge[i] = XC_EDGE_OUT;
-	if (likely(diff == 0 && peer != PF_PORT_NONE))
+	if (likely(diff == 0 && peer != PF_PORT_NONE)) {
+		st->burst_port = PF_BURST_PORT(peer);
 		return XC_EDGE_OUT;
+	}
 	for (i = 0; i < n; i++) {
 		struct pf_meta *md = pf_meta_at(pkts[i], off);
 

@@ -380,6 +380,13 @@ test_src_mac(void **state)
 	ipv4(&f, -1, 5, 40);
 	f.b[6] = 0x02, f.b[11] = 0;
 	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, NONE, "local source mac"));
+	/* Ending in 0x00 (the fast path's zero candidate, bad[0] above): one byte set is fine. */
+	for (i = 0; i < 5; i++) {
+		ipv4(&f, -1, 5, 40);
+		memset(f.b + 6, 0, 6);
+		f.b[6 + i] = 0x02;
+		rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, NONE, "one byte set, last 0x00"));
+	}
 }
 
 static void
@@ -908,6 +915,16 @@ test_fast_vs_full(void **state)
 			memcpy(f.b, mac_p1, 6);
 		if (v & 0x1000)
 			f.b[0] |= 1;
+		if (v >> 31) {
+			/* Sources ending in 0x00, some all zero: the fast path's zero test. */
+			uint32_t w = xorshift(&r);
+
+			f.b[11] = 0;
+			if ((w & 3) == 0)
+				memset(f.b + 6, 0, 6);
+			else if ((w & 3) == 1)
+				f.b[6 + (w >> 2) % 5] = (uint8_t)(w >> 8) & 0xfe;
+		}
 		for (k = (v >> 13) & 3; k > 0; k--) {
 			uint32_t w = xorshift(&r);
 

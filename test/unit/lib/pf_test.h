@@ -30,6 +30,8 @@ struct rte_mbuf *pf_test_mbuf(const void *data, uint16_t len, uint16_t in_port);
 struct pf_stage *pf_test_stage(const char *yaml, const char *stage, struct pf_topo **topo);
 /** Run process_burst on @p pkts and return the edges in @p edge. */
 void pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge);
+/** Bursts pf_test_process saw with a burst-port hint (each one checked). */
+extern uint64_t pf_test_hints;
 /** Counter value by name (fails the test if unknown). */
 uint64_t pf_test_ctr(const struct pf_stage *st, const char *name);
 /** Free the first @p n mbufs. */
