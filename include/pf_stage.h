@@ -262,11 +262,11 @@ struct pf_stage {
  */
 extern const struct pf_stage_ops *const *const pf_stage_types;
 extern const struct pf_stage_ops pf_rx_ops, pf_tx_ops, pf_xconnect_ops, pf_l2fib_ops,
-	pf_acl_ops, pf_lpm_ops, pf_icmp_ops;
+	pf_acl_ops, pf_lpm_ops, pf_icmp_ops, pf_lpm6_ops, pf_icmp6_ops;
 /** The production types, in registry order (both lists start with them). */
 #define PF_STAGE_TYPES_PRODUCTION \
 	&pf_rx_ops, &pf_tx_ops, &pf_xconnect_ops, &pf_l2fib_ops, &pf_acl_ops, &pf_lpm_ops, \
-	&pf_icmp_ops
+	&pf_icmp_ops, &pf_lpm6_ops, &pf_icmp6_ops
 /** Look a type up by name, NULL if unknown. */
 const struct pf_stage_ops *pf_stage_type_find(const char *type);
 
