@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
@@ -181,24 +182,6 @@ count_tbl8_6(const struct lpm6_cfg *cfg)
 	return n;
 }
 
-/* Route indexes of @p cfg ordered by prefix length (counting sort), or NULL. */
-static uint32_t *
-routes6_by_len(const struct lpm6_cfg *cfg)
-{
-	uint32_t start[RTE_LPM6_MAX_DEPTH + 2] = { 0 }, i;
-	uint32_t *idx = malloc(sizeof(uint32_t) * RTE_MAX(cfg->n_routes, 1u));
-
-	if (idx == NULL)
-		return NULL;
-	for (i = 0; i < cfg->n_routes; i++)
-		start[cfg->routes[i].len + 1]++;
-	for (i = 1; i <= RTE_LPM6_MAX_DEPTH + 1; i++)
-		start[i] += start[i - 1];
-	for (i = 0; i < cfg->n_routes; i++)
-		idx[start[cfg->routes[i].len]++] = i;
-	return idx;
-}
-
 static void
 prefix_mask(const uint8_t *a, uint8_t len, uint8_t *out)
 {
@@ -223,12 +206,14 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	struct rte_lpm6_config lc = { 0 };
 	struct lpm6_fib *fib;
 	char name[RTE_LPM6_NAMESIZE];
-	uint32_t i, j, n_nh, n_addr = 0, *order;
+	uint32_t i, j, n_nh, n_addr = 0;
 	uint64_t t0 = rte_get_timer_cycles();
+	struct timespec c0, c1;
 	uint8_t pfx[16];
 	int rc = 0;
 
 	*out = NULL;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	for (i = 0; i < topo->n_ports; i++)
 		n_addr += topo->ports[i].n_ipv6;
 	n_nh = nc->n_nh + 2 * n_addr;
@@ -260,9 +245,7 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	lc.number_tbl8s = count_tbl8_6(cfg) + 26 * n_addr + 1;
 	snprintf(name, sizeof(name), "pf_lpm6_%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	fib->lpm = rte_lpm6_create(name, (int)rte_socket_id(), &lc);
-	order = routes6_by_len(cfg);
-	if (fib->lpm == NULL || order == NULL) {
-		free(order);
+	if (fib->lpm == NULL) {
 		fib6_free(fib);
 		return pf_err_add(errs, NULL, 0, 0,
 				  "stage %s: cannot create an LPM6 table for %u routes, %u tbl8 groups: %s (raise EAL -m)",
@@ -270,16 +253,20 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	}
 	fib->n_tbl8 = lc.number_tbl8s;
 	fib->n_routes = cfg->n_routes;
-	/* Shorter prefixes first: a longer one then never has to expand over them. */
+	/*
+	 * In address order (the order lpm6_cfg_parse sorted them in, a covering
+	 * prefix before the longer ones inside it): consecutive adds touch
+	 * neighbouring table entries. Without hugepages a random walk over the
+	 * tables misses the TLB at every level, ten times slower for 1M routes.
+	 */
 	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
-		const struct lpm6_route *r = &cfg->routes[order[i]];
+		const struct lpm6_route *r = &cfg->routes[i];
 
 		if (r->len == 0)
 			fib->dflt = r->nh;
 		else
 			rc = rte_lpm6_add(fib->lpm, r->prefix, r->len, r->nh);
 	}
-	free(order);
 	/* Connected prefixes, then the addresses themselves (/128, local). */
 	n_nh = nc->n_nh;
 	for (i = 0; i < topo->n_ports && rc == 0; i++) {
@@ -311,9 +298,12 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	}
 	fib->mem_bytes = (uint64_t)lc.number_tbl8s * 256 * 4 + (1u << 24) * 4ull +
 			 sizeof(*fib) + (fib->miss + 1) * sizeof(fib->nh[0]);
-	PF_LOG(INFO, "lpm6 %s: %u routes, %u next hops, %u tbl8 groups, built in %.2f s",
+	/* CPU time too: on a shared machine the wall clock also counts other work. */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	PF_LOG(INFO, "lpm6 %s: %u routes, %u next hops, %u tbl8 groups, built in %.2f s (%.2f s CPU)",
 	       stage, cfg->n_routes, nc->n_nh, lc.number_tbl8s,
-	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
+	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz(),
+	       (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9);
 	*out = fib;
 	return 0;
 }
