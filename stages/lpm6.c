@@ -718,10 +718,9 @@ lpm6_plain(const struct lpm6_fib *fib, const struct pf_meta *md, const uint8_t *
 
 static __rte_always_inline uint16_t
 lpm6_decide(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
-	    struct rte_mbuf *m, uint32_t hop)
+	    struct rte_mbuf *m, struct pf_meta *md, uint32_t hop)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-	struct pf_meta *md = pf_meta(m);
 
 	if (likely(lpm6_plain(fib, md, eth, hop))) {
 		const struct lpm6_nh *nh = &fib->nh[hop];
@@ -745,8 +744,9 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 	const struct lpm6_priv *lp = st->priv;
 	const struct lpm6_fib *fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
 	uint8_t dst[PF_BURST_MAX][RTE_LPM6_IPV6_ADDR_SIZE];
+	struct pf_meta *md[PF_BURST_MAX];
 	int32_t hop[PF_BURST_MAX];
-	const int off = pf_meta_offset;
+	const int off = pf_meta_off();
 	uint16_t i, nout = 0, e;
 
 	if (n == 0)
@@ -754,19 +754,19 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 	for (i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
-		const struct pf_meta *md = RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *);
-
+		md[i] = pf_meta_at(pkts[i], off);
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		if (likely(md->cls == PF_CLASS_IPV6))
-			memcpy(dst[i], rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, md->l2_len +
+		if (likely(md[i]->cls == PF_CLASS_IPV6))
+			memcpy(dst[i], rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, md[i]->l2_len +
 				offsetof(struct rte_ipv6_hdr, dst_addr)), 16);
 		else
 			memset(dst[i], 0, 16);
 	}
 	rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, n);
 	for (i = 0; i < n; i++) {
-		e = lpm6_decide(lp, fib, st->ctrs, pkts[i], hop[i] < 0 ? fib->dflt : (uint32_t)hop[i]);
+		e = lpm6_decide(lp, fib, st->ctrs, pkts[i], md[i],
+				hop[i] < 0 ? fib->dflt : (uint32_t)hop[i]);
 		edge[i] = e;
 		nout += e == LPM6_EDGE_OUT;
 	}
