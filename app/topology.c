@@ -638,7 +638,8 @@ wire_stages(struct pf_topo *t, struct pf_errs *errs)
 			if (sc->ops->flags & PF_STAGE_NEXT_ALL) {
 				wire_edge(t, sc, 1, next, path, errs);
 				for (e = 2; e < sc->ops->n_edges; e++)
-					sc->next[e] = sc->next[1];
+					if (!(sc->ops->next_all_skip & (1u << e)))
+						sc->next[e] = sc->next[1];
 			} else
 				wire_edge(t, sc, sc->ops->default_edge, next, path, errs);
 			continue;

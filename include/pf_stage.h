@@ -142,6 +142,8 @@ struct pf_stage_ops {
 	uint16_t n_edges;                 /**< edge 0 is always "drop" */
 	const char *const *edge_names;
 	uint16_t default_edge;            /**< edge that "next: <stage>" wires */
+	/** With PF_STAGE_NEXT_ALL: edges (bit e) that `next: <stage>` leaves unwired (slow paths). */
+	uint32_t next_all_skip;
 	uint16_t n_ctrs;
 	const struct pf_ctr_desc *ctrs;
 	const char *const *param_keys;    /**< stage keys besides type/next/burst, NULL-ended */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rx: poll port queues, parse L2/L3 once, classify.
- * Edges: drop, ipv4, ipv6, arp, other (any other EtherType; for bridging).
+ * Edges: drop, ipv4, ipv6, arp, other (any other EtherType; for bridging), ip6_error
+ *   (optional: IPv6 to our MAC whose extension headers deserve an ICMPv6 Parameter Problem).
  * Counters: one drop reason per malformed case (eth_truncated, ip4_bad_checksum,
  *   ...), see foreach_rx_ctr; info: rx_runt, vlan_tagged, ip4_options_seen.
  * Params: ports (list, required), queue (rx queue on every port, default 0),
@@ -70,13 +71,17 @@
 	_(RX_CTR_IP4_OPTIONS, ip4_options_seen, INFO, "IPv4 headers with options (forwarded)")	\
 	_(RX_CTR_IP4_TRIMMED, ip4_trailer_trimmed, INFO, "IPv4 frames whose Ethernet padding was trimmed") \
 	_(RX_CTR_IP6_EXT_SEEN, ip6_ext_seen, INFO, "IPv6 packets with extension headers (walked)")	\
-	_(RX_CTR_IP6_TRIMMED, ip6_trailer_trimmed, INFO, "IPv6 frames whose Ethernet padding was trimmed")
+	_(RX_CTR_IP6_TRIMMED, ip6_trailer_trimmed, INFO, "IPv6 frames whose Ethernet padding was trimmed") \
+	_(RX_CTR_IP6_PARAM_PROBLEM, ip6_ext_to_icmp, INFO,					\
+	  "IPv6 with extension headers over a limit, HBH not first or an incomplete first "	\
+	  "fragment, to our MAC: sent to the ip6_error edge (Parameter Problem)")
 
 PF_CTR_ENUM(rx, foreach_rx_ctr);
 PF_CTR_DESCS(rx, foreach_rx_ctr);
 
-enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER, RX_EDGE_MAX };
-static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other" };
+enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER,
+	       RX_EDGE_IP6_ERROR, RX_EDGE_MAX };
+static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other", "ip6_error" };
 static const char *const rx_keys[] = { "ports", "queue", "pace_pps", "fast_path", NULL };
 
 /* The fast path reads the first 60 bytes without checking each length. */
@@ -117,6 +122,7 @@ struct rx_priv {
 	uint16_t max_frame[PF_MAX_PORTS + 1];
 	uint64_t port_mac[PF_MAX_PORTS + 1]; /* own MAC (pf_mac_u64), ~0 if none */
 	uint16_t queue;
+	bool ip6_error;                     /* edge ip6_error wired */
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
 	uint64_t ts_flag;
 	bool pcap_clock;
@@ -221,6 +227,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 			rx->port_mac[i] = pf_mac_u64(st->topo->ports[i].mac);
 	}
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	rx->ip6_error = (st->edge_connected & (1u << RX_EDGE_IP6_ERROR)) != 0;
 	/* Port MACs are final here: configured, or read from the devices at start. */
 	pf_own_macs_init(&rx->own, st->topo);
 	for (i = 0; i < rx->own.n; i++)
@@ -329,6 +336,38 @@ ip4_cksum_good(const struct rte_mbuf *m, const void *ip, uint32_t ihl)
 #define IP6_NH_FRAGMENT 44
 #define IP6_NH_DSTOPTS 60
 
+/* ICMPv6 Parameter Problem codes (RFC 4443, RFC 7112, RFC 8883). */
+#define IP6_PP_NEXT_HEADER 1
+#define IP6_PP_INCOMPLETE_CHAIN 3
+#define IP6_PP_CHAIN_TOO_LONG 7
+#define IP6_PP_TOO_MANY 8
+
+/*
+ * An IPv6 packet whose extension headers a router answers with a Parameter
+ * Problem: to the ip6_error edge when it is wired and the frame was sent to
+ * our MAC (the error in md->nexthop, the padding trimmed so none is
+ * quoted), else the drop @p ctr.
+ */
+static __rte_noinline uint16_t
+rx_ip6_bad(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
+	   uint32_t ctr, uint8_t code, uint32_t ptr, uint32_t tot, uint32_t avail)
+{
+	if (!rx->ip6_error || !(md->flags & PF_META_L2_LOCAL)) {
+		ctrs[ctr]++;
+		return RX_EDGE_DROP;
+	}
+	if (tot < avail)
+		rte_pktmbuf_trim(m, (uint16_t)(avail - tot));
+	md->l3_len = 40;
+	md->l4_proto = 0;
+	md->cls = PF_CLASS_IPV6;
+	md->flags &= (uint8_t)~(PF_META_IP_FRAG | PF_META_IP_NONFIRST);
+	md->nexthop = PF_META_ICMP(4, code, ptr);
+	md->out_port = md->in_port;
+	ctrs[RX_CTR_IP6_PARAM_PROBLEM]++;
+	return RX_EDGE_IP6_ERROR;
+}
+
 /*
  * IPv6: version, payload length against the frame, then a bounded walk of
  * the extension headers (at most PF_IP6_EXT_MAX_HDRS headers and
@@ -339,10 +378,10 @@ ip4_cksum_good(const struct rte_mbuf *m, const void *ip, uint32_t ihl)
  * first bytes (RFC 7112): 20 for TCP, 8 for UDP, 4 for ICMPv6.
  */
 static __rte_always_inline uint16_t
-rx_ip6(uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md, const uint8_t *ip6,
-       uint32_t avail)
+rx_ip6(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
+       const uint8_t *ip6, uint32_t avail)
 {
-	uint32_t tot, off = 40, n = 0, hl, need;
+	uint32_t tot, off = 40, n = 0, hl, need, nh_at = 6;
 	uint8_t nh;
 
 	if (unlikely(avail < 40)) {
@@ -363,14 +402,13 @@ rx_ip6(uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md, const uint8_t *ip
 	       nh == IP6_NH_DSTOPTS) {
 		const uint8_t *h = ip6 + off;
 
-		if (unlikely(nh == IP6_NH_HBH && n != 0)) {
-			ctrs[RX_CTR_IP6_HBH_NOT_FIRST]++;
-			return RX_EDGE_DROP;
-		}
-		if (unlikely(++n > PF_IP6_EXT_MAX_HDRS)) {
-			ctrs[RX_CTR_IP6_EXT_TOO_MANY]++;
-			return RX_EDGE_DROP;
-		}
+		/* The pointer: the Next Header field that named HBH (RFC 8200 4). */
+		if (unlikely(nh == IP6_NH_HBH && n != 0))
+			return rx_ip6_bad(rx, ctrs, m, md, RX_CTR_IP6_HBH_NOT_FIRST,
+					  IP6_PP_NEXT_HEADER, nh_at, tot, avail);
+		if (unlikely(++n > PF_IP6_EXT_MAX_HDRS))
+			return rx_ip6_bad(rx, ctrs, m, md, RX_CTR_IP6_EXT_TOO_MANY,
+					  IP6_PP_TOO_MANY, off, tot, avail);
 		/* Every extension header has 8 bytes at least: next header and length first. */
 		if (unlikely(off + 8 > tot)) {
 			ctrs[RX_CTR_IP6_EXT_TRUNCATED]++;
@@ -381,10 +419,10 @@ rx_ip6(uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md, const uint8_t *ip
 			ctrs[RX_CTR_IP6_EXT_TRUNCATED]++;
 			return RX_EDGE_DROP;
 		}
-		if (unlikely(off + hl - 40 > PF_IP6_EXT_MAX_LEN)) {
-			ctrs[RX_CTR_IP6_EXT_TOO_LONG]++;
-			return RX_EDGE_DROP;
-		}
+		if (unlikely(off + hl - 40 > PF_IP6_EXT_MAX_LEN))
+			return rx_ip6_bad(rx, ctrs, m, md, RX_CTR_IP6_EXT_TOO_LONG,
+					  IP6_PP_CHAIN_TOO_LONG, off, tot, avail);
+		nh_at = off;
 		off += hl;
 		if (nh == IP6_NH_FRAGMENT && ((h[2] << 8 | h[3]) & 0xfff9) != 0) {
 			/* Offset (13 bits) or M: a real fragment, not an atomic one (RFC 6946). */
@@ -401,10 +439,9 @@ rx_ip6(uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md, const uint8_t *ip
 		ctrs[RX_CTR_IP6_EXT_SEEN]++;
 	if ((md->flags & (PF_META_IP_FRAG | PF_META_IP_NONFIRST)) == PF_META_IP_FRAG) {
 		need = nh == IPPROTO_TCP ? 20 : nh == IPPROTO_UDP ? 8 : nh == IPPROTO_ICMPV6 ? 4 : 0;
-		if (unlikely(off + need > tot)) {
-			ctrs[RX_CTR_IP6_FRAG_INCOMPLETE]++;
-			return RX_EDGE_DROP;
-		}
+		if (unlikely(off + need > tot))
+			return rx_ip6_bad(rx, ctrs, m, md, RX_CTR_IP6_FRAG_INCOMPLETE,
+					  IP6_PP_INCOMPLETE_CHAIN, 0, tot, avail);
 	}
 	/* Ethernet padding must not leak out (Etherleak): trim it. */
 	if (unlikely(tot < avail)) {
@@ -544,7 +581,7 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m, struc
 		return RX_EDGE_IPV4;
 	}
 	if (et == RTE_ETHER_TYPE_IPV6)
-		return rx_ip6(ctrs, m, md, d + l2, avail);
+		return rx_ip6(rx, ctrs, m, md, d + l2, avail);
 	if (et == RTE_ETHER_TYPE_ARP) {
 		if (unlikely(avail < 28)) {
 			ctrs[RX_CTR_ARP_TOO_SHORT]++;
@@ -739,12 +776,13 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 
 const struct pf_stage_ops pf_rx_ops = {
 	.type = "rx",
-	.summary = "poll ports, parse and classify (ipv4, ipv6, arp, other)",
+	.summary = "poll ports, parse and classify (ipv4, ipv6, arp, other, ip6_error)",
 	.flags = PF_STAGE_SOURCE | PF_STAGE_NEXT_ALL,
 	.priv_size = sizeof(struct rx_priv),
 	.n_edges = RX_EDGE_MAX,
 	.edge_names = rx_edges,
 	.default_edge = RX_EDGE_IPV4,
+	.next_all_skip = 1u << RX_EDGE_IP6_ERROR,
 	.n_ctrs = rx_ctr_max,
 	.ctrs = rx_ctrs,
 	.param_keys = rx_keys,

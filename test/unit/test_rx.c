@@ -21,7 +21,7 @@
 
 #include "pf_test.h"
 
-enum { E_DROP, E_IPV4, E_IPV6, E_ARP, E_OTHER };
+enum { E_DROP, E_IPV4, E_IPV6, E_ARP, E_OTHER, E_IP6_ERROR };
 
 #define TOPO_ALL(fast)										\
 	"ports:\n"										\
@@ -29,7 +29,7 @@ enum { E_DROP, E_IPV4, E_IPV6, E_ARP, E_OTHER };
 	"  p1: { device: net_null1, max_frame: 9018, mac: \"02:00:00:00:00:11\" }\n"		\
 	"stages:\n"										\
 	"  rx: { type: rx, ports: [p0, p1], fast_path: " fast ",\n"				\
-	"        next: { ipv4: xc, ipv6: xc, arp: xc, other: xc } }\n"				\
+	"        next: { ipv4: xc, ipv6: xc, arp: xc, other: xc, ip6_error: xc } }\n"		\
 	"  xc: { type: xconnect, pairs: { p0: p1, p1: p0 }, next: tx }\n"			\
 	"  tx: { type: tx, ports: [p0, p1] }\n"							\
 	"lcores:\n"										\
@@ -690,6 +690,46 @@ test_ip6_ext(void **state)
 	assert_int_equal(pf_meta(m)->flags, 0);
 	assert_int_equal(pf_meta(m)->l3_len, 48);
 	rte_pktmbuf_free(m);
+
+	/*
+	 * To our MAC with ip6_error wired: the Parameter Problem to send (type 4,
+	 * code, pointer) instead of the drop; padding trimmed, so none is quoted.
+	 */
+	ipv6_chain(&f, (const uint8_t[]){ 60, 0 }, (const uint16_t[]){ 8, 8 }, 2, 17, 8);
+	memcpy(f.b, mac_p1, 6);
+	f.len = (uint16_t)(f.len + 6);
+	m = one(rx, &f, 1, E_IP6_ERROR, D({ "ip6_ext_to_icmp", 1 }), "hbh second, to us");
+	assert_int_equal(pf_meta(m)->nexthop, PF_META_ICMP(4, 1, 40));
+	assert_int_equal(pf_meta(m)->l3_len, 40);
+	assert_int_equal(pf_meta(m)->out_port, 1);
+	assert_int_equal(rte_pktmbuf_data_len(m), f.len - 6);
+	rte_pktmbuf_free(m);
+	ipv6_chain(&f, dst9, len9, 9, 58, 8);
+	memcpy(f.b, mac_p1, 6);
+	m = one(rx, &f, 1, E_IP6_ERROR, D({ "ip6_ext_to_icmp", 1 }), "9 headers, to us");
+	assert_int_equal(pf_meta(m)->nexthop, PF_META_ICMP(4, 8, 40 + 64));
+	rte_pktmbuf_free(m);
+	ipv6_chain(&f, (const uint8_t[]){ 0, 60 }, (const uint16_t[]){ 8, 208 }, 2, 17, 8);
+	memcpy(f.b, mac_p1, 6);
+	m = one(rx, &f, 1, E_IP6_ERROR, D({ "ip6_ext_to_icmp", 1 }), "216 bytes, to us");
+	assert_int_equal(pf_meta(m)->nexthop, PF_META_ICMP(4, 7, 48));
+	rte_pktmbuf_free(m);
+	ip = ipv6_chain(&f, (const uint8_t[]){ 44 }, (const uint16_t[]){ 8 }, 1, 17, 7);
+	ip[43] = 1;
+	memcpy(f.b, mac_p1, 6);
+	m = one(rx, &f, 1, E_IP6_ERROR, D({ "ip6_ext_seen", 1 }, { "ip6_ext_to_icmp", 1 }),
+		"incomplete first fragment, to us");
+	assert_int_equal(pf_meta(m)->nexthop, PF_META_ICMP(4, 3, 0));
+	assert_int_equal(pf_meta(m)->flags & (PF_META_IP_FRAG | PF_META_IP_NONFIRST), 0);
+	rte_pktmbuf_free(m);
+	/* Truncated headers stay drops: there is nothing sound to point at. */
+	ip = ipv6(&f, -1, 4);
+	ip[6] = 0;
+	memcpy(f.b, mac_p1, 6);
+	rte_pktmbuf_free(one(rx, &f, 1, E_DROP, D({ "ip6_ext_truncated", 1 }), "truncated, to us"));
+	/* Not to our MAC: the drop, wired or not. */
+	ipv6_chain(&f, (const uint8_t[]){ 60, 0 }, (const uint16_t[]){ 8, 8 }, 2, 17, 8);
+	drop_case(&f, 1, D({ "ip6_hbh_not_first", 1 }), "hbh second, not to us");
 
 	/* Padding after the payload is trimmed. */
 	ipv6(&f, -1, 8);

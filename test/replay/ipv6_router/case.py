@@ -1,7 +1,8 @@
 """IPv6 routing on lpm6 and ICMPv6 errors from icmp6, modelled independently.
 
 Route 2001:db8:1000::/36 -> r1 on p1 (mtu 1400); hosts on p0 (2001:db8::/64,
-the router is 2001:db8::1 and fe80::ff:fe00:10 from its MAC). Forwarded
+the router is 2001:db8::1 and fe80::ff:fe00:10 from its MAC). rx's
+ip6_error edge feeds icmp6 too (Parameter Problem). Forwarded
 packets leave p1 with the hop limit one lower and r1's MAC. Answers (echo
 replies, solicited NAs, errors) go back to the sender's MAC out of p0. An
 error (RFC 4443) comes from the port's global address (its link-local one
@@ -10,8 +11,8 @@ as received, up to 1280 bytes in all."""
 from replaylib import Ether, Dot1Q, IPv6, UDP, TCP, Raw, raw_bytes
 from scapy.all import (ICMPv6EchoRequest, ICMPv6EchoReply, ICMPv6ND_NS, ICMPv6ND_NA,
                        ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr, ICMPv6DestUnreach,
-                       ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPv6ExtHdrHopByHop,
-                       IPv6ExtHdrFragment, IPv6ExtHdrDestOpt)
+                       ICMPv6PacketTooBig, ICMPv6TimeExceeded, ICMPv6ParamProblem,
+                       IPv6ExtHdrHopByHop, IPv6ExtHdrFragment, IPv6ExtHdrDestOpt)
 
 R0, R1, NH1 = "02:00:00:00:00:10", "02:00:00:00:00:11", "02:00:00:00:01:01"
 HOST, SRC, R0_IP, R1_IP = "02:00:00:00:00:aa", "2001:db8::9", "2001:db8::1", "2001:db8:ff::1"
@@ -69,6 +70,10 @@ ERRORS = [
     (sized(MTU1 - 39), (2, 0, MTU1)),
     (sized(1500), (2, 0, MTU1)),                         # quote cut at 1280 bytes in all
     (ip6(hlim=1, l4=IPv6ExtHdrDestOpt() / UDP(sport=3, dport=4)), (3, 0, 0)),
+    # rx's ip6_error edge: HBH after another header (code 1, pointer to the
+    # Next Header that named it), a first fragment without its UDP header (RFC 7112)
+    (ip6(l4=IPv6ExtHdrDestOpt() / IPv6ExtHdrHopByHop() / UDP(sport=8, dport=9)), (4, 1, 40)),
+    (ip6(l4=IPv6ExtHdrFragment(m=1, id=3, nh=17) / Raw(b"frag")), (4, 3, 0)),
 ]
 SUPPRESSED = {
     "icmp6.icmp6_for_icmp6_error": [
@@ -131,7 +136,8 @@ def icmp6_error(pkt, err):
     quote = Raw(orig[:1280 - 48])
     src = R0_LL if pkt[IPv6].src.startswith("fe80") else R0_IP
     hdr = {1: lambda: ICMPv6DestUnreach(code=c), 2: lambda: ICMPv6PacketTooBig(mtu=val),
-           3: lambda: ICMPv6TimeExceeded(code=c)}[t]()
+           3: lambda: ICMPv6TimeExceeded(code=c),
+           4: lambda: ICMPv6ParamProblem(code=c, ptr=val)}[t]()
     return Ether(src=R0, dst=HOST) / IPv6(src=src, dst=pkt[IPv6].src, hlim=64) / hdr / quote
 
 
@@ -142,7 +148,7 @@ def expected(inp):
 
 
 _kinds = {(3, 0): "time_exceeded", (1, 0): "no_route", (1, 2): "beyond_scope",
-          (2, 0): "packet_too_big"}
+          (2, 0): "packet_too_big", (4, 1): "param_problem", (4, 3): "param_problem"}
 COUNTERS = {k: len(v) for k, v in list(SUPPRESSED.items()) + list(DROPPED.items())}
 for _, (t, c, _v) in ERRORS:
     COUNTERS["icmp6." + _kinds[(t, c)]] = COUNTERS.get("icmp6." + _kinds[(t, c)], 0) + 1
@@ -150,7 +156,9 @@ COUNTERS.update({"lpm6.ip6_hop_limit_expired": 0, "lpm6.ip6_no_route": 0,
                  "lpm6.ip6_too_big": 0, "lpm6.ip6_hop_limit_to_icmp": 4,
                  "lpm6.ip6_no_route_to_icmp": 4, "lpm6.ip6_too_big_to_icmp": 2,
                  "lpm6.ip6_linklocal_src_to_icmp": 1, "icmp6.icmp6_ratelimited": 0,
-                 "lpm6.icmp6_echo_reply": len(ECHOES), "lpm6.nd_na_sent": len(NSS)})
+                 "lpm6.icmp6_echo_reply": len(ECHOES), "lpm6.nd_na_sent": len(NSS),
+                 "rx.ip6_ext_to_icmp": 2, "rx.ip6_hbh_not_first": 0,
+                 "rx.ip6_frag_incomplete_chain": 0})
 _n_in = len(inputs()["p0"])
 _n_p0 = len(ECHOES) + len(NSS) + len(ERRORS)
 COUNTERS.update({"totals.rx": _n_in, "totals.tx": _n_p0 + len(FORWARDED),
