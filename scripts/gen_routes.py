@@ -166,31 +166,20 @@ def main():
                     help="destination MAC of the --pcap frames")
     ap.add_argument("--ipv6", action="store_true", help="IPv6 routes (and frames) for lpm6")
     args = ap.parse_args()
-    if args.ipv6:
-        return main6(args)
-    routes = gen(args.n, args.seed)
+    v6 = args.ipv6
+    routes = gen6(args.n, args.seed) if v6 else gen(args.n, args.seed)
+    fmt = ip6_str if v6 else ip_str
     out = sys.stdout if args.output == "-" else open(args.output, "w")
-    out.write(f"# {args.n} routes, gen_routes.py -n {args.n} --seed {args.seed}\n")
+    out.write(f"# {args.n} {'IPv6 ' if v6 else ''}routes, gen_routes.py{' --ipv6' if v6 else ''} "
+              f"-n {args.n} --seed {args.seed}\n")
     if args.default:
-        out.write("0.0.0.0/0 nh0\n")
-    out.writelines(f"{ip_str(a)}/{l} nh{i % args.nexthops}\n" for i, (a, l) in enumerate(routes))
+        out.write("::/0 nh0\n" if v6 else "0.0.0.0/0 nh0\n")
+    out.writelines(f"{fmt(a)}/{l} nh{i % args.nexthops}\n" for i, (a, l) in enumerate(routes))
     if out is not sys.stdout:
         out.close()
     if args.pcap:
-        write_pcap(args.pcap, routes, args.packets, args.router_mac, args.seed)
-
-
-def main6(args):
-    routes = gen6(args.n, args.seed)
-    out = sys.stdout if args.output == "-" else open(args.output, "w")
-    out.write(f"# {args.n} IPv6 routes, gen_routes.py --ipv6 -n {args.n} --seed {args.seed}\n")
-    if args.default:
-        out.write("::/0 nh0\n")
-    out.writelines(f"{ip6_str(a)}/{l} nh{i % args.nexthops}\n" for i, (a, l) in enumerate(routes))
-    if out is not sys.stdout:
-        out.close()
-    if args.pcap:
-        write_pcap6(args.pcap, routes, args.packets, args.router_mac, args.seed)
+        (write_pcap6 if v6 else write_pcap)(args.pcap, routes, args.packets, args.router_mac,
+                                            args.seed)
 
 
 if __name__ == "__main__":

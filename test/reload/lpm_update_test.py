@@ -41,32 +41,6 @@ from pftest import LogFollower, check_run, finish, ipv4_udp, write_atomic, write
 FLOWS = 16
 PACE_PPS = 50000
 
-TOPOLOGY6 = """# lpm6 update test (generated)
-eal: [--no-huge, -m, "512", --no-pci, --log-level=lib.eal:warning, --no-telemetry]
-ports:
-  p0: {{ device: "net_pcap0,rx_pcap={inp},tx_pcap={out0}", mac: "02:00:00:00:00:10",
-        ipv6: "2001:db8::1/64" }}
-  p1: {{ device: "net_pcap1,rx_pcap={empty},tx_pcap={out1}", mac: "02:00:00:00:00:11" }}
-  p2: {{ device: "net_pcap2,rx_pcap={empty},tx_pcap={out2}", mac: "02:00:00:00:00:12" }}
-stages:
-  rx: {{ type: rx, ports: [p0, p1, p2], pace_pps: {pps}, next: {{ ipv6: lpm6 }} }}
-  lpm6:
-    type: lpm6
-    nexthops:
-      nh0: {{ port: p1, mac: "02:00:00:00:01:00" }}
-      nh1: {{ port: p2, mac: "02:00:00:00:01:01" }}
-      a: {{ port: p1, mac: "02:00:00:00:01:0a" }}
-      b: {{ port: p2, mac: "02:00:00:00:01:0b" }}
-    routes_file: {routes}
-{inline}    next: tx
-  tx: {{ type: tx, ports: [p0, p1, p2] }}
-rings:
-  default: {{ size: 8192, burst: 32 }}
-runtime: {{ backpressure: true }}
-lcores:
-  1: [rx, lpm6, tx]
-"""
-
 TOPOLOGY = """# lpm update test (generated)
 eal: [--no-huge, -m, "512", --no-pci, --log-level=lib.eal:warning, --no-telemetry]
 ports:
@@ -92,6 +66,13 @@ runtime: {{ backpressure: true }}
 lcores:
   1: [rx, lpm, tx]
 """
+
+# The same pipeline for IPv6: lpm6 fed by rx's ipv6 edge, p0 with an IPv6 address.
+TOPOLOGY6 = (TOPOLOGY.replace("lpm update test", "lpm6 update test")
+             .replace("ipv4: 192.168.0.1/24", 'ipv6: "2001:db8::1/64"')
+             .replace("next: {{ ipv4: lpm, arp: lpm }}", "next: {{ ipv6: lpm6 }}")
+             .replace("  lpm:\n    type: lpm\n", "  lpm6:\n    type: lpm6\n")
+             .replace("[rx, lpm, tx]", "[rx, lpm6, tx]"))
 
 
 def frame6(flow, seq):
