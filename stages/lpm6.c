@@ -517,7 +517,7 @@ static uint16_t __rte_noinline
 lpm6_local(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
 	   struct rte_ipv6_hdr *ip)
 {
-	uint8_t *l4 = (uint8_t *)ip + md->l3_len, *eth, a[16];
+	uint8_t *l4 = (uint8_t *)ip + md->l3_len, *eth, a[16], to[6];
 	uint32_t l4len = rte_be_to_cpu_16(ip->payload_len) + 40u - md->l3_len;
 	uint16_t p = md->in_port, ck;
 
@@ -542,10 +542,12 @@ lpm6_local(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struc
 		ctrs[LPM6_CTR_LOCAL_UNSUPPORTED]++;
 		return LPM6_EDGE_DROP;
 	}
+	/* The sender's MAC first: untagging moves the frame's start. */
+	memcpy(to, rte_pktmbuf_mtod(m, uint8_t *) + 6, 6);
 	eth = lpm6_untag(m, md);
 	ip = (struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
 	l4 = (uint8_t *)(ip + 1);
-	memcpy(eth, eth + 6, 6);
+	memcpy(eth, to, 6);
 	memcpy(eth + 6, lp->port_mac[p].addr_bytes, 6);
 	memcpy(a, ip->src_addr, 16);
 	memcpy(ip->src_addr, ip->dst_addr, 16);

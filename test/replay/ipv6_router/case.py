@@ -55,10 +55,15 @@ FORWARDED = [
 ]
 
 # (packet, reply) where reply is a function of the packet
-ECHOES = [echo(R0_IP), echo(R1_IP), echo(R0_LL, src=HOST_LL)]
+ECHOES = [echo(R0_IP), echo(R1_IP), echo(R0_LL, src=HOST_LL),
+          # VID 0 priority tag: answered untagged
+          Ether(src=HOST, dst=R0) / Dot1Q(vlan=0) / IPv6(src=SRC, dst=R0_IP) /
+          ICMPv6EchoRequest(id=9, seq=1, data=b"tagged")]
 NSS = [
     ns(R0_IP, "ff02::1:ff00:1"),                         # multicast, with SLLAO
     ns(R0_LL, R0_LL, src=HOST_LL, sll=False, dst_mac=R0),  # unicast NUD, no option
+    Ether(src=HOST, dst="33:33:ff:00:00:01") / Dot1Q(vlan=0) /
+    IPv6(src=SRC, dst="ff02::1:ff00:1", hlim=255) / ICMPv6ND_NS(tgt=R0_IP),
 ]
 # (packet, (type, code, value))
 ERRORS = [
