@@ -591,6 +591,47 @@ pf_parse_ipv4(const char *s, uint32_t *addr)
 	return true;
 }
 
+const char *
+pf_parse_ipv6_prefix(const char *s, bool strict, uint8_t addr[16], uint8_t *len)
+{
+	const char *slash = strchr(s, '/');
+	char buf[INET6_ADDRSTRLEN + 1];
+	uint64_t l;
+	unsigned int i;
+
+	if (slash == NULL)
+		return "is not an IPv6 prefix (addr/len)";
+	if ((size_t)(slash - s) >= sizeof(buf))
+		return "is not an IPv6 address";
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	if (inet_pton(AF_INET6, buf, addr) != 1)
+		return "is not an IPv6 address";
+	if (!pf_parse_u64(slash + 1, &l))
+		return "has no valid prefix length";
+	if (l > 128)
+		return "has a prefix length > 128";
+	for (i = 0; strict && i < 16; i++)
+		if (addr[i] & (uint8_t)(l >= (i + 1) * 8 ? 0 : l <= i * 8 ? 0xff : 0xff >> (l - i * 8)))
+			return "has host bits set";
+	*len = (uint8_t)l;
+	return NULL;
+}
+
+int
+pf_node_ipv6_prefix(const struct pf_node *n, const char *path, bool strict, uint8_t addr[16],
+		    uint8_t *len, struct pf_errs *errs)
+{
+	const char *why;
+
+	if (expect_scalar(n, path, "IPv6 prefix", errs) < 0)
+		return -EINVAL;
+	why = pf_parse_ipv6_prefix(n->value, strict, addr, len);
+	if (why != NULL)
+		return pf_node_err(errs, n, "%s: '%s' %s", path, n->value, why);
+	return 0;
+}
+
 int
 pf_node_mac(const struct pf_node *n, const char *path, uint8_t mac[6], struct pf_errs *errs)
 {

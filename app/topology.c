@@ -23,7 +23,7 @@
 static const char *const top_keys[] = { "eal", "ports", "stages", "rings", "lcores", "runtime",
 					NULL };
 static const char *const port_keys[] = { "device", "mac", "ipv4", "rxd", "txd", "max_frame", "mtu",
-					 "rss", "offloads", NULL };
+					 "rss", "offloads", "ipv6", NULL };
 static const char *const rss_words[] = { "symmetric", "device", "off", "external", NULL };
 static const char *const offload_words[] = { "auto", "off", NULL };
 static const char *const hugepage_words[] = { "auto", "on", "off", NULL };
@@ -293,6 +293,35 @@ check_pcap_device(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_e
 	}
 }
 
+/* `ipv6:` one "addr/len" or a list of them; link-local ones are derived from the MAC. */
+static void
+parse_port_ipv6(struct pf_port_conf *pc, const struct pf_node *v, const char *path,
+		struct pf_errs *errs)
+{
+	const struct pf_node *one = v;
+	uint32_t i, n = v->kind == PF_NODE_SEQ ? v->n : 1;
+
+	if (n > PF_PORT_IPV6_MAX) {
+		pf_node_err(errs, v, "%s: at most %d addresses", path, PF_PORT_IPV6_MAX);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t *a = pc->ipv6[pc->n_ipv6];
+
+		if (v->kind == PF_NODE_SEQ)
+			one = v->items[i];
+		if (pf_node_ipv6_prefix(one, path, false, a, &pc->ipv6_len[pc->n_ipv6], errs) < 0)
+			continue;
+		if (a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) ||
+		    pc->ipv6_len[pc->n_ipv6] == 0) {
+			pf_node_err(errs, one, "%s: '%s' must be a unicast global (or ULA) address: "
+				    "the link-local one comes from the MAC", path, one->value);
+			continue;
+		}
+		pc->n_ipv6++;
+	}
+}
+
 static void
 load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 {
@@ -358,6 +387,8 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		    pf_node_ipv4_prefix(v, key_path(kp, sizeof(kp), path, "ipv4"), false, &pc->ipv4,
 					&pc->ipv4_len, errs) == 0)
 			pc->has_ipv4 = true;
+		if ((v = pf_map_get(pn, "ipv6")) != NULL)
+			parse_port_ipv6(pc, v, key_path(kp, sizeof(kp), path, "ipv6"), errs);
 		if ((v = pf_map_get(pn, "rxd")) != NULL &&
 		    pf_node_u32(v, key_path(kp, sizeof(kp), path, "rxd"), 64, 16384, &u, errs) == 0)
 			pc->rxd = (uint16_t)u;
@@ -612,7 +643,8 @@ wire_stages(struct pf_topo *t, struct pf_errs *errs)
 			if (sc->ops->flags & PF_STAGE_NEXT_ALL) {
 				wire_edge(t, sc, 1, next, path, errs);
 				for (e = 2; e < sc->ops->n_edges; e++)
-					sc->next[e] = sc->next[1];
+					if (!(sc->ops->next_all_skip & (1u << e)))
+						sc->next[e] = sc->next[1];
 			} else
 				wire_edge(t, sc, sc->ops->default_edge, next, path, errs);
 			continue;

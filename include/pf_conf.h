@@ -84,6 +84,9 @@ int pf_node_ipv4(const struct pf_node *n, const char *path, uint32_t *addr, stru
 /** Parse "a.b.c.d/len" (host order); @p strict refuses host bits set. */
 int pf_node_ipv4_prefix(const struct pf_node *n, const char *path, bool strict, uint32_t *addr,
 			uint8_t *len, struct pf_errs *errs);
+/** Parse "addr/len" (IPv6, network order); @p strict refuses host bits set. */
+int pf_node_ipv6_prefix(const struct pf_node *n, const char *path, bool strict, uint8_t addr[16],
+			uint8_t *len, struct pf_errs *errs);
 /** Match a scalar against a NULL-terminated list of words; returns its index. */
 int pf_node_enum(const struct pf_node *n, const char *path, const char *const *words, int *out,
 		 struct pf_errs *errs);
@@ -92,6 +95,8 @@ int pf_node_enum(const struct pf_node *n, const char *path, const char *const *w
 bool pf_parse_mac(const char *s, uint8_t mac[6]);
 bool pf_parse_ipv4(const char *s, uint32_t *addr);
 bool pf_parse_u64(const char *s, uint64_t *out);
+/** Parse "addr/len" (IPv6); NULL on success, else why not ("is not an IPv6 address", ...). */
+const char *pf_parse_ipv6_prefix(const char *s, bool strict, uint8_t addr[16], uint8_t *len);
 
 /** Resolve @p rel against the directory of @p base_file (absolute paths kept). */
 void pf_conf_resolve_path(const char *base_file, const char *rel, char *out, size_t len);

@@ -186,6 +186,8 @@ struct pf_stage_ops {
 	uint16_t n_edges;                 /**< edge 0 is always "drop" */
 	const char *const *edge_names;
 	uint16_t default_edge;            /**< edge that "next: <stage>" wires */
+	/** With PF_STAGE_NEXT_ALL: edges (bit e) that `next: <stage>` leaves unwired (slow paths). */
+	uint32_t next_all_skip;
 	uint16_t n_ctrs;
 	const struct pf_ctr_desc *ctrs;
 	const char *const *param_keys;    /**< stage keys besides type/next/burst, NULL-ended */
@@ -377,11 +379,12 @@ struct pf_stage {
  */
 extern const struct pf_stage_ops *const *const pf_stage_types;
 extern const struct pf_stage_ops pf_rx_ops, pf_tx_ops, pf_xconnect_ops, pf_l2fib_ops,
-	pf_acl_ops, pf_lpm_ops, pf_icmp_ops, pf_ip4frag_ops, pf_neigh_ops;
+	pf_acl_ops, pf_lpm_ops, pf_icmp_ops, pf_ip4frag_ops, pf_neigh_ops, pf_lpm6_ops,
+	pf_icmp6_ops;
 /** The production types, in registry order (both lists start with them). */
 #define PF_STAGE_TYPES_PRODUCTION \
 	&pf_rx_ops, &pf_tx_ops, &pf_xconnect_ops, &pf_l2fib_ops, &pf_acl_ops, &pf_lpm_ops, \
-	&pf_icmp_ops, &pf_ip4frag_ops, &pf_neigh_ops
+	&pf_icmp_ops, &pf_ip4frag_ops, &pf_neigh_ops, &pf_lpm6_ops, &pf_icmp6_ops
 /** Look a type up by name, NULL if unknown. */
 const struct pf_stage_ops *pf_stage_type_find(const char *type);
 

@@ -35,6 +35,9 @@
 
 struct pf_stage_ops;
 
+/** IPv6 addresses a port may carry (`ipv6:`), besides its MAC-derived link-local. */
+#define PF_PORT_IPV6_MAX 4
+
 struct pf_port_conf {
 	char name[PF_NAME_MAX];
 	const struct pf_node *node;
@@ -49,6 +52,9 @@ struct pf_port_conf {
 	bool has_ipv4;
 	uint32_t ipv4;             /**< interface address, host order */
 	uint8_t ipv4_len;
+	uint8_t n_ipv6;            /**< `ipv6:` addresses (one, or a list of up to PF_PORT_IPV6_MAX) */
+	uint8_t ipv6_len[PF_PORT_IPV6_MAX];
+	uint8_t ipv6[PF_PORT_IPV6_MAX][16]; /**< interface addresses, network order */
 	uint32_t pcap_preload;     /**< packets net_pcap infinite_rx preloads */
 	uint16_t port_id;          /**< DPDK port id, set by the runtime */
 	uint8_t rss;               /**< enum pf_rss_mode (pf_portplan.h): symmetric, device, off */

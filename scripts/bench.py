@@ -32,6 +32,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_routes  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 IMG = os.path.join(ROOT, "docs", "img")
@@ -53,6 +56,9 @@ TRAFFIC = {
     "64B": dict(sizes=[60], frames=4096, desc="64-byte frames (60 + FCS), 4096 UDP flows"),
     "imix": dict(sizes=[60] * 7 + [590] * 4 + [1514], frames=4096,
                  desc="IMIX 7:4:1 of 64/594/1518-byte frames, 4096 UDP flows"),
+    # The smallest IPv6/UDP frame is 62 bytes (14 + 40 + 8): 66 with the FCS.
+    "64B6": dict(sizes=[62], frames=4096, ipv6=True,
+                 desc="66-byte IPv6/UDP frames (62 + FCS), 4096 flows to routed prefixes"),
 }
 
 
@@ -96,6 +102,32 @@ def unicast(rnd):
         a = rnd.getrandbits(32)
         if 0 < a >> 24 < 224 and a >> 24 not in (10, 127, 172, 192):
             return a
+
+
+def udp6_frame(size, src, dst, sport, dport):
+    """IPv6/UDP, checksum over the pseudo-header (RFC 8200 8.1)."""
+    plen = size - 54
+    udp = struct.pack("!HHHH", sport, dport, plen, 0) + bytes(plen - 8)
+    ck = _csum(src + dst + struct.pack("!IxxxB", plen, 17) + udp) or 0xFFFF
+    udp = udp[:6] + struct.pack("!H", ck) + udp[8:]
+    ip = struct.pack("!IHBB", 6 << 28, plen, 17, 64) + src + dst
+    return _mac(P0_MAC) + _mac(HOST_MAC) + b"\x86\xdd" + ip + udp
+
+
+def gen_traffic6(name):
+    """IPv6/UDP frames, one flow each, to random addresses inside the first
+    1022 prefixes of routes6() (the same for every table size)."""
+    t = TRAFFIC[name]
+    rnd = random.Random(6)
+    pfx = gen_routes.gen6(1022, 8200)
+    src = bytes.fromhex("20010db8000000000000000000000009")
+    frames = []
+    for i in range(t["frames"]):
+        a, plen = pfx[rnd.randrange(len(pfx))]
+        dst = a | (rnd.getrandbits(128) & ((1 << (128 - plen)) - 1))
+        frames.append(udp6_frame(t["sizes"][i % len(t["sizes"])], src, dst.to_bytes(16, "big"),
+                                 1024 + i % 60000, 5000 + i % 1000))
+    return frames
 
 
 def gen_traffic(name, macs=0):
@@ -148,6 +180,21 @@ def write_routes(d, n):
             f.writelines("%s/%d gw\n" % (ip4(a), plen) for a, plen in rs)
         with open(peer, "w") as f:
             f.writelines("R%s/%d 1\n" % (ip4(a), plen) for a, plen in rs)
+        os.replace(pf + ".tmp", pf)
+    return pf, peer
+
+
+def write_routes6(d, n):
+    """A default route (as ::/1 + 8000::/1: rte_lpm6 has no /0) and n-2 prefixes
+    of scripts/gen_routes.py --ipv6 (the IPv6 BGP length mix, clustered)."""
+    pf, peer = os.path.join(d, "routes6-%d.txt" % n), os.path.join(d, "routes6-%d.l3fwd" % n)
+    if not os.path.exists(pf):
+        rs = [(0, 1), (1 << 127, 1)] + gen_routes.gen6(n - 2, 8200)
+        with open(pf + ".tmp", "w") as f:
+            f.write("# %d IPv6 routes (scripts/bench.py write_routes6()), all via gw\n" % n)
+            f.writelines("%s/%d gw\n" % (gen_routes.ip6_str(a), plen) for a, plen in rs)
+        with open(peer, "w") as f:
+            f.writelines("R%s/%d 1\n" % (gen_routes.ip6_str(a), plen) for a, plen in rs)
         os.replace(pf + ".tmp", pf)
     return pf, peer
 
@@ -227,6 +274,12 @@ L2 = dict(kind="l2", stages="""\
   tx:    { type: tx, ports: [p1] }
 """, split=[["rx"], ["l2fib", "tx"]])
 
+L3V6 = dict(kind="l3v6", stages="""\
+  rx:   { type: rx, ports: [p0], next: { ipv6: lpm6 } }
+  lpm6: { type: lpm6, nexthops: { gw: { port: p1, mac: "%s" } }, routes_file: "@ROUTES6@", next: tx }
+  tx:   { type: tx, ports: [p1] }
+""" % GW_MAC, split=[["rx"], ["lpm6", "tx"]])
+
 FULL = dict(kind="full", stages="""\
   rx:  { type: rx, ports: [p0], next: { ipv4: acl } }
   acl: { type: acl, rules_file: "@ACL@", next: lpm }
@@ -252,6 +305,12 @@ CASES = [
          routes=1 << 20),
     case("l3-1k-imix", "L3 routing, 1k routes, IMIX", L3, ["l3fwd-lpm"], traffic="imix",
          routes=1 << 10),
+    case("l3v6-1k", "IPv6 routing, 1k routes", L3V6, ["l3fwd-lpm"], traffic="64B6",
+         routes6=1 << 10),
+    # No peer: l3fwd's IPv6 table holds 1024 rules and 64k tbl8 groups (1M needs
+    # about 455k, which its -m 512 copy for the other cases could not allocate).
+    case("l3v6-1M", "IPv6 routing, 1M routes", L3V6, traffic="64B6",
+         layouts=["fused"], rounds=3, routes6=1 << 20),
     case("acl-1", "ACL, 1 rule", ACL, ["l3fwd-acl"], acl=1),
     case("acl-100", "ACL, 100 rules", ACL, ["l3fwd-acl"], quick=True, acl=100),
     case("acl-1000", "ACL, 1000 rules", ACL, ["l3fwd-acl"], acl=1000),
@@ -410,7 +469,8 @@ class Bench:
     def pcap(self, traffic, macs=0):
         p = os.path.join(self.out, "traffic", "%s%s.pcap" % (traffic, "-l2-%d" % macs if macs else ""))
         if not os.path.exists(p):
-            write_pcap(p, gen_traffic(traffic, macs))
+            write_pcap(p, gen_traffic6(traffic) if TRAFFIC[traffic].get("ipv6") else
+                       gen_traffic(traffic, macs))
         return p
 
     def tables(self, tables):
@@ -422,7 +482,12 @@ class Bench:
             t["acl"], t["acl_peer"] = write_acl(d, tables["acl"])
         if "macs" in tables:
             t["macs"], _ = write_macs(d, tables["macs"])
-        if "routes_peer" in t or "acl_peer" in t:
+        if "routes6" in tables:
+            t["routes6pf"], t["routes6"] = write_routes6(d, tables["routes6"])
+            t["routes_peer"] = os.path.join(d, "empty4.l3fwd")
+            with open(t["routes_peer"], "w") as f:
+                f.write("R198.18.0.0/24 1\n")
+        elif "routes_peer" in t or "acl_peer" in t:
             t["routes6"] = os.path.join(d, "empty6.l3fwd")
             t["acl6"] = os.path.join(d, "empty6-acl.l3fwd")
             with open(t["routes6"], "w") as f:
@@ -433,7 +498,8 @@ class Bench:
 
     @staticmethod
     def mem(tables):
-        big = tables.get("routes", 0) >= 1 << 18 or tables.get("macs", 0) >= 1 << 20
+        big = tables.get("routes", 0) >= 1 << 18 or tables.get("macs", 0) >= 1 << 20 or \
+            tables.get("routes6", 0) >= 1 << 18
         return 2048 if big else 512
 
     def topology(self, c, layout, burst=32, tables=None):
@@ -441,7 +507,8 @@ class Bench:
         t = self.tables(tables)
         pcap = self.pcap(c["traffic"], tables.get("macs", 0))
         stages = c["topo"]["stages"]
-        for tok, key in (("@ROUTES@", "routes"), ("@ACL@", "acl"), ("@MACS@", "macs")):
+        for tok, key in (("@ROUTES@", "routes"), ("@ACL@", "acl"), ("@MACS@", "macs"),
+                         ("@ROUTES6@", "routes6pf")):
             if key in t:
                 stages = stages.replace(tok, t[key])
         stages = stages.replace("@MACSIZE@", str(tables.get("macs", 0) + 4096))

@@ -57,6 +57,7 @@ CASES = [
     ("pass", ["testpmd-io", "testpmd-mac"]),
     ("l3-1k", ["l3fwd-lpm", "l3fwd-graph"]),
     ("acl-100", ["l3fwd-acl"]),
+    ("l3v6-1k", ["l3fwd-lpm"]),
     ("l2-1k", []),
     ("l2-1M", []),
 ]

@@ -13,9 +13,17 @@ the stage's nexthops:). The output is deterministic for a given --seed.
 
 --pcap writes Ethernet/IPv4/UDP frames (64 bytes) to random addresses inside
 random routes, addressed to --router-mac, for net_pcap infinite_rx=1.
+
+--ipv6 writes IPv6 routes for the lpm6 stage instead: a prefix-length mix
+shaped like the IPv6 BGP table (about half /48, then /32, /44, /40, /36,
+/29 ...), clustered as real tables are: organisations hold a /32 (or /29)
+in one of the RIR blocks of 2000::/3 and announce more-specifics inside it,
+mostly runs of neighbouring /48s. --pcap then writes Ethernet/IPv6/UDP
+frames of 64 bytes (--ipv6 -n 1000000 loads in lpm6 with EAL -m 1024).
 """
 import argparse
 import random
+import socket
 import struct
 import sys
 
@@ -80,6 +88,71 @@ def write_pcap(path, routes, count, router_mac, seed):
             f.write(frame)
 
 
+# (prefix length, share in percent) of an IPv6 BGP table (2024, rounded).
+MIX6 = [(24, 0.3), (28, 1.0), (29, 3.0), (30, 0.5), (31, 0.3), (32, 13.0), (33, 1.2),
+        (34, 0.8), (35, 0.6), (36, 4.0), (37, 0.5), (38, 1.0), (39, 0.5), (40, 6.0),
+        (41, 0.5), (42, 1.5), (43, 0.7), (44, 8.0), (45, 1.2), (46, 3.0), (47, 2.5),
+        (48, 48.0), (56, 0.6), (64, 0.3)]
+RIR6 = [0x2001, 0x2400, 0x2600, 0x2800, 0x2a00, 0x2c00]
+
+
+def gen6(n, seed):
+    """@n unique IPv6 prefixes (as 128-bit ints, length), clustered per organisation."""
+    rnd = random.Random(seed)
+    lens = [l for l, _ in MIX6]
+    weights = [w for _, w in MIX6]
+    seen = set()
+    routes = []
+    while len(routes) < n:
+        # One organisation: its block, then a handful of more-specifics in runs.
+        rir = rnd.choice(RIR6)
+        org = (rir << 112) | (rnd.getrandbits(20 if rir == 0x2001 else 20) << 96)
+        if rir != 0x2001:
+            org |= rnd.getrandbits(4) << 108
+        batch = rnd.choices(lens, weights, k=rnd.randint(1, 16))
+        base = rnd.getrandbits(16)
+        for k, l in enumerate(sorted(batch)):
+            if l <= 32:
+                a = org & (((1 << 128) - 1) << (128 - l))
+            else:
+                # neighbouring blocks of the same length, from a random start
+                sub = (base + k * rnd.randint(1, 3)) & ((1 << (l - 32)) - 1)
+                a = org | (sub << (128 - l))
+            if (a, l) in seen:
+                continue
+            seen.add((a, l))
+            routes.append((a, l))
+            if len(routes) == n:
+                break
+    return routes
+
+
+def ip6_str(a):
+    return socket.inet_ntop(socket.AF_INET6, a.to_bytes(16, "big"))
+
+
+def write_pcap6(path, routes, count, router_mac, seed):
+    rnd = random.Random(seed + 1)
+    dmac = bytes(int(x, 16) for x in router_mac.split(":"))
+    smac = bytes([2, 0, 0, 0, 0, 0xaa])
+    src = socket.inet_pton(socket.AF_INET6, "2001:db8::9")
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i in range(count):
+            a, l = routes[rnd.randrange(len(routes))]
+            dst = a | (rnd.getrandbits(128) & ((1 << (128 - l)) - 1))
+            dst_b = dst.to_bytes(16, "big")
+            udp = struct.pack("!HHHH", 1024 + (i & 0x3fff), 9, 10, 0) + bytes(2)
+            ip = struct.pack("!IHBB", 6 << 28, len(udp), 17, 64) + src + dst_b
+            # UDP checksum over the pseudo-header (RFC 8200 8.1)
+            ph = src + dst_b + struct.pack("!IxxxB", len(udp), 17) + udp
+            ck = csum(ph) or 0xffff
+            udp = udp[:6] + struct.pack("!H", ck) + udp[8:]
+            frame = dmac + smac + b"\x86\xdd" + ip + udp
+            f.write(struct.pack("<IIII", 1700000000, i % 1000000, len(frame), len(frame)))
+            f.write(frame)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=1000, help="number of routes (default 1000)")
@@ -91,17 +164,22 @@ def main():
     ap.add_argument("--packets", type=int, default=4096, help="frames in --pcap")
     ap.add_argument("--router-mac", default="02:00:00:00:00:10",
                     help="destination MAC of the --pcap frames")
+    ap.add_argument("--ipv6", action="store_true", help="IPv6 routes (and frames) for lpm6")
     args = ap.parse_args()
-    routes = gen(args.n, args.seed)
+    v6 = args.ipv6
+    routes = gen6(args.n, args.seed) if v6 else gen(args.n, args.seed)
+    fmt = ip6_str if v6 else ip_str
     out = sys.stdout if args.output == "-" else open(args.output, "w")
-    out.write(f"# {args.n} routes, gen_routes.py -n {args.n} --seed {args.seed}\n")
+    out.write(f"# {args.n} {'IPv6 ' if v6 else ''}routes, gen_routes.py{' --ipv6' if v6 else ''} "
+              f"-n {args.n} --seed {args.seed}\n")
     if args.default:
-        out.write("0.0.0.0/0 nh0\n")
-    out.writelines(f"{ip_str(a)}/{l} nh{i % args.nexthops}\n" for i, (a, l) in enumerate(routes))
+        out.write("::/0 nh0\n" if v6 else "0.0.0.0/0 nh0\n")
+    out.writelines(f"{fmt(a)}/{l} nh{i % args.nexthops}\n" for i, (a, l) in enumerate(routes))
     if out is not sys.stdout:
         out.close()
     if args.pcap:
-        write_pcap(args.pcap, routes, args.packets, args.router_mac, args.seed)
+        (write_pcap6 if v6 else write_pcap)(args.pcap, routes, args.packets, args.router_mac,
+                                            args.seed)
 
 
 if __name__ == "__main__":

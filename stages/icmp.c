@@ -272,6 +272,7 @@ icmp_build(struct icmp_priv *ip, struct rte_mbuf *m, struct pf_meta *md)
 	md->out_port = md->in_port;
 	md->l2_len = RTE_ETHER_HDR_LEN;
 	md->l3_len = sizeof(*h);
+	md->l4_proto = IPPROTO_ICMP;
 	md->flags &= (uint8_t)~(PF_META_VLAN | PF_META_L2_BCAST | PF_META_L2_MCAST |
 				PF_META_IP_FRAG | PF_META_IP_NONFIRST | PF_META_IP_OPTIONS);
 	md->vlan_tci = 0;

@@ -74,8 +74,40 @@ int lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf
  */
 int lpm_routes_file_read(struct lpm_cfg *cfg, const char *path, struct pf_errs *errs);
 
+/**
+ * One route file line for lpm_table_file_read: @p prefix as written, next
+ * hop index @p nh. Returns NULL, a reason ("is not an IPv4 address"), or
+ * LPM_ADD_FULL when no more routes fit.
+ */
+typedef const char *lpm_route_add_fn(void *arg, const char *prefix, uint32_t nh, uint32_t line,
+				     uint16_t col);
+extern const char lpm_add_full[];
+#define LPM_ADD_FULL lpm_add_full
+
+/**
+ * The route file reader of both families: one "PREFIX/LEN NEXTHOP" per line,
+ * '#' comments; next hops looked up in @p cfg, each line handed to @p add.
+ * Returns 0 or -EINVAL (errors recorded) / -ENOMEM / -errno of fopen.
+ */
+int lpm_table_file_read(const struct lpm_cfg *cfg, const char *path, lpm_route_add_fn *add,
+			void *arg, struct pf_errs *errs);
+
 /** Sort @p cfg's routes and report duplicate prefixes. Returns 0 or -EINVAL. */
 int lpm_routes_check_dups(struct lpm_cfg *cfg, const char *topo_file, struct pf_errs *errs);
+
+/** Next-hop names to indexes (lpm_routes.c), shared by lpm6's route file. */
+#define LPM_NH_HASH_SIZE (2 * LPM_MAX_NEXTHOPS)
+struct lpm_nh_index {
+	uint16_t slot[LPM_NH_HASH_SIZE];   /* next-hop index + 1, 0 = empty */
+};
+void lpm_nh_index_build(struct lpm_nh_index *ix, const struct lpm_cfg *cfg);
+/** The next hop named by @p s[0..len), or -1. */
+int lpm_nh_index_find(const struct lpm_nh_index *ix, const struct lpm_cfg *cfg, const char *s,
+		      size_t len);
+
+/** Parse the stage's `nexthops:` ({name: {port, mac}}) into @p cfg. Returns 0 or -EINVAL. */
+int lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc,
+		       const struct pf_topo *topo, struct pf_errs *errs);
 
 /**
  * RFC 1624 eqn. 3: the header checksum @p hc after one 16-bit word of the

@@ -17,12 +17,6 @@ static const char *const lpm_modes[] = { "x4", "bulk", "scalar", NULL };
 
 /* ---- next-hop name index ------------------------------------------------ */
 
-#define NH_HASH_SIZE (2 * LPM_MAX_NEXTHOPS)
-
-struct nh_index {
-	uint16_t slot[NH_HASH_SIZE];   /* next-hop index + 1, 0 = empty */
-};
-
 static uint32_t
 nh_hash(const char *s, size_t len)
 {
@@ -34,32 +28,31 @@ nh_hash(const char *s, size_t len)
 	return h;
 }
 
-static void
-nh_index_build(struct nh_index *ix, const struct lpm_cfg *cfg)
+void
+lpm_nh_index_build(struct lpm_nh_index *ix, const struct lpm_cfg *cfg)
 {
 	uint32_t i, h;
 
 	memset(ix, 0, sizeof(*ix));
 	for (i = 0; i < cfg->n_nh; i++) {
-		h = nh_hash(cfg->nh[i].name, strlen(cfg->nh[i].name)) % NH_HASH_SIZE;
+		h = nh_hash(cfg->nh[i].name, strlen(cfg->nh[i].name)) % LPM_NH_HASH_SIZE;
 		while (ix->slot[h] != 0)
-			h = (h + 1) % NH_HASH_SIZE;
+			h = (h + 1) % LPM_NH_HASH_SIZE;
 		ix->slot[h] = (uint16_t)(i + 1);
 	}
 }
 
-/* Find the next hop named by @p s[0..len) or return -1. */
-static int
-nh_index_find(const struct nh_index *ix, const struct lpm_cfg *cfg, const char *s, size_t len)
+int
+lpm_nh_index_find(const struct lpm_nh_index *ix, const struct lpm_cfg *cfg, const char *s, size_t len)
 {
-	uint32_t h = nh_hash(s, len) % NH_HASH_SIZE;
+	uint32_t h = nh_hash(s, len) % LPM_NH_HASH_SIZE;
 	const char *name;
 
 	while (ix->slot[h] != 0) {
 		name = cfg->nh[ix->slot[h] - 1].name;
 		if (strncmp(name, s, len) == 0 && name[len] == '\0')
 			return ix->slot[h] - 1;
-		h = (h + 1) % NH_HASH_SIZE;
+		h = (h + 1) % LPM_NH_HASH_SIZE;
 	}
 	return -1;
 }
@@ -115,12 +108,14 @@ prefix_parse(const char *s, uint32_t *addr, uint8_t *len)
 	return NULL;
 }
 
+const char lpm_add_full[] = "route table full";
+
 int
-lpm_routes_file_read(struct lpm_cfg *cfg, const char *path, struct pf_errs *errs)
+lpm_table_file_read(const struct lpm_cfg *cfg, const char *path, lpm_route_add_fn *add, void *arg,
+		    struct pf_errs *errs)
 {
 	char line[LPM_LINE_MAX + 2], *tok[3], *p, *hash;
-	struct nh_index *ix;
-	struct lpm_route r;
+	struct lpm_nh_index *ix;
 	const char *why;
 	unsigned int errs0 = errs->n;
 	uint32_t lineno = 0;
@@ -138,7 +133,7 @@ lpm_routes_file_read(struct lpm_cfg *cfg, const char *path, struct pf_errs *errs
 		fclose(f);
 		return -ENOMEM;
 	}
-	nh_index_build(ix, cfg);
+	lpm_nh_index_build(ix, cfg);
 	while (fgets(line, sizeof(line), f) != NULL) {
 		lineno++;
 		if (errs->n - errs0 >= 20) {
@@ -169,33 +164,51 @@ lpm_routes_file_read(struct lpm_cfg *cfg, const char *path, struct pf_errs *errs
 				   nt == 1 ? "" : "s or more");
 			continue;
 		}
-		memset(&r, 0, sizeof(r));
-		why = prefix_parse(tok[0], &r.prefix, &r.len);
-		if (why != NULL) {
-			pf_err_add(errs, path, (int)lineno, (int)(tok[0] - line + 1), "'%s' %s",
-				   tok[0], why);
-			continue;
-		}
-		nh = nh_index_find(ix, cfg, tok[1], strlen(tok[1]));
+		nh = lpm_nh_index_find(ix, cfg, tok[1], strlen(tok[1]));
 		if (nh < 0) {
 			pf_err_add(errs, path, (int)lineno, (int)(tok[1] - line + 1),
 				   "unknown next hop '%s' (define it under nexthops:)", tok[1]);
 			continue;
 		}
-		r.nh = (uint32_t)nh;
-		r.line = lineno;
-		r.col = (uint16_t)(tok[0] - line + 1);
-		r.from_file = 1;
-		if (route_push(cfg, &r) < 0) {
+		why = add(arg, tok[0], (uint32_t)nh, lineno, (uint16_t)(tok[0] - line + 1));
+		if (why == NULL)
+			continue;
+		if (why == LPM_ADD_FULL) {
 			pf_err_add(errs, path, (int)lineno, 1, "more than %u routes", LPM_MAX_ROUTES);
 			break;
 		}
+		pf_err_add(errs, path, (int)lineno, (int)(tok[0] - line + 1), "'%s' %s", tok[0], why);
 	}
 	if (ferror(f))
 		pf_err_add(errs, path, 0, 0, "read error");
 	fclose(f);
 	free(ix);
 	return errs->n != errs0 ? -EINVAL : 0;
+}
+
+/* One IPv4 route file line (lpm_route_add_fn). */
+static const char *
+route4_add(void *arg, const char *prefix, uint32_t nh, uint32_t line, uint16_t col)
+{
+	struct lpm_cfg *cfg = arg;
+	struct lpm_route r;
+	const char *why;
+
+	memset(&r, 0, sizeof(r));
+	why = prefix_parse(prefix, &r.prefix, &r.len);
+	if (why != NULL)
+		return why;
+	r.nh = nh;
+	r.line = line;
+	r.col = col;
+	r.from_file = 1;
+	return route_push(cfg, &r) < 0 ? LPM_ADD_FULL : NULL;
+}
+
+int
+lpm_routes_file_read(struct lpm_cfg *cfg, const char *path, struct pf_errs *errs)
+{
+	return lpm_table_file_read(cfg, path, route4_add, cfg, errs);
 }
 
 static int
@@ -279,8 +292,8 @@ nh_gw_set(struct lpm_nh_conf *nh, const struct pf_node *v, int port, const struc
 }
 static const char *const route_keys[] = { "prefix", "via", NULL };
 
-static int
-parse_nexthops(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const struct pf_topo *topo,
+int
+lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const struct pf_topo *topo,
 	       struct pf_errs *errs)
 {
 	const struct pf_node *nhs = pf_map_get(sc->node, "nexthops"), *v, *nn;
@@ -457,7 +470,7 @@ lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_er
 			rc = -EINVAL;
 		cfg->mode = (enum lpm_lookup_mode)mode;
 	}
-	if (parse_nexthops(cfg, sc, topo, errs) < 0)
+	if (lpm_nexthops_parse(cfg, sc, topo, errs) < 0)
 		return -EINVAL;  /* routes would only repeat "unknown next hop" */
 	if (parse_inline_routes(cfg, sc, topo, errs) < 0)
 		rc = -EINVAL;

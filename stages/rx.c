@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rx: poll port queues, parse L2/L3 once, classify.
- * Edges: drop, ipv4, ipv6, arp, other (any other EtherType; for bridging).
+ * Edges: drop, ipv4, ipv6, arp, other (any other EtherType; for bridging), ip6_error
+ *   (optional: IPv6 to our MAC whose extension headers deserve an ICMPv6 Parameter Problem).
  * Counters: one drop reason per malformed case (eth_truncated, ip4_bad_checksum,
  *   ...), see foreach_rx_ctr; info: rx_runt, vlan_tagged, ip4_options_seen.
  * Params: ports (list, required), queue (rx queue on every port, default 0;
@@ -56,19 +57,34 @@
 	_(RX_CTR_IP6_TOO_SHORT, ip6_too_short, DROP, "IPv6: under 40 bytes")				\
 	_(RX_CTR_IP6_BAD_VERSION, ip6_bad_version, DROP, "IPv6 EtherType with version != 6")		\
 	_(RX_CTR_IP6_BAD_LENGTH, ip6_bad_length, DROP, "IPv6 payload length beyond the frame")	\
+	_(RX_CTR_IP6_EXT_TRUNCATED, ip6_ext_truncated, DROP,					\
+	  "IPv6 extension header running past the payload length")				\
+	_(RX_CTR_IP6_EXT_TOO_MANY, ip6_ext_too_many, DROP, "IPv6: more than 8 extension headers")	\
+	_(RX_CTR_IP6_EXT_TOO_LONG, ip6_ext_too_long, DROP,					\
+	  "IPv6 extension headers longer than 208 bytes in all")				\
+	_(RX_CTR_IP6_HBH_NOT_FIRST, ip6_hbh_not_first, DROP,					\
+	  "IPv6 Hop-by-Hop Options header not right after the IPv6 header (RFC 8200 4.1)")	\
+	_(RX_CTR_IP6_FRAG_INCOMPLETE, ip6_frag_incomplete_chain, DROP,				\
+	  "IPv6 first fragment without the whole header chain (RFC 7112)")			\
 	_(RX_CTR_ARP_TOO_SHORT, arp_too_short, DROP, "ARP shorter than 28 bytes")			\
 	_(RX_CTR_ETHERTYPE_UNSUPPORTED, ethertype_unsupported, DROP,					\
 	  "class with no next stage wired (e.g. IPv6 in an IPv4-only pipeline)")		\
 	_(RX_CTR_RX_RUNT, rx_runt, INFO, "frame under 60 bytes, forwarded (software ports do not pad)") \
 	_(RX_CTR_VLAN_TAGGED, vlan_tagged, INFO, "frames with one 802.1Q tag")				\
 	_(RX_CTR_IP4_OPTIONS, ip4_options_seen, INFO, "IPv4 headers with options (forwarded)")	\
-	_(RX_CTR_IP4_TRIMMED, ip4_trailer_trimmed, INFO, "IPv4 frames whose Ethernet padding was trimmed")
+	_(RX_CTR_IP4_TRIMMED, ip4_trailer_trimmed, INFO, "IPv4 frames whose Ethernet padding was trimmed") \
+	_(RX_CTR_IP6_EXT_SEEN, ip6_ext_seen, INFO, "IPv6 packets with extension headers (walked)")	\
+	_(RX_CTR_IP6_TRIMMED, ip6_trailer_trimmed, INFO, "IPv6 frames whose Ethernet padding was trimmed") \
+	_(RX_CTR_IP6_PARAM_PROBLEM, ip6_ext_to_icmp, INFO,					\
+	  "IPv6 with extension headers over a limit, HBH not first or an incomplete first "	\
+	  "fragment, to our MAC: sent to the ip6_error edge (Parameter Problem)")
 
 PF_CTR_ENUM(rx, foreach_rx_ctr);
 PF_CTR_DESCS(rx, foreach_rx_ctr);
 
-enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER, RX_EDGE_MAX };
-static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other" };
+enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER,
+	       RX_EDGE_IP6_ERROR, RX_EDGE_MAX };
+static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other", "ip6_error" };
 static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "fast_path",
 				       "affine", NULL };
 
@@ -117,6 +133,7 @@ struct rx_priv {
 	uint32_t fast_span[PF_MAX_PORTS + 1];
 	uint64_t port_mac[PF_MAX_PORTS + 1]; /* own MAC (pf_mac_u64), ~0 if none */
 	uint16_t queue;
+	bool ip6_error;                     /* edge ip6_error wired */
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
 	uint64_t ts_flag;
 	bool pcap_clock;
@@ -280,6 +297,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 			rx->port_mac[i] = pf_mac_u64(st->topo->ports[i].mac);
 	}
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	rx->ip6_error = (st->edge_connected & (1u << RX_EDGE_IP6_ERROR)) != 0;
 	/* Port MACs are final here: configured, or read from the devices at start. */
 	pf_own_macs_init(&rx->own, st->topo);
 	/* A source ending in 0x00 may be zero: the fast path looks only then. */
@@ -382,6 +400,130 @@ ip4_cksum_good(const struct rte_mbuf *m, const void *ip, uint32_t ihl)
 	if (f == RTE_MBUF_F_RX_IP_CKSUM_BAD)
 		return false;
 	return ip4_cksum_ok(ip, ihl);
+}
+
+/* Next Header values of the extension headers rx walks (RFC 8200 4). */
+#define IP6_NH_HBH 0
+#define IP6_NH_ROUTING 43
+#define IP6_NH_FRAGMENT 44
+#define IP6_NH_DSTOPTS 60
+
+/* ICMPv6 Parameter Problem codes (RFC 4443, RFC 7112, RFC 8883). */
+#define IP6_PP_NEXT_HEADER 1
+#define IP6_PP_INCOMPLETE_CHAIN 3
+#define IP6_PP_CHAIN_TOO_LONG 7
+#define IP6_PP_TOO_MANY 8
+
+/*
+ * An IPv6 packet whose extension headers a router answers with a Parameter
+ * Problem: to the ip6_error edge when it is wired and the frame was sent to
+ * our MAC (the error in md->nexthop, the padding trimmed so none is
+ * quoted), else the drop @p ctr.
+ */
+static __rte_noinline uint16_t
+rx_ip6_bad(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
+	   uint32_t ctr, uint8_t code, uint32_t ptr, uint32_t tot, uint32_t avail)
+{
+	if (!rx->ip6_error || !(md->flags & PF_META_L2_LOCAL)) {
+		ctrs[ctr]++;
+		return RX_EDGE_DROP;
+	}
+	if (tot < avail)
+		rte_pktmbuf_trim(m, (uint16_t)(avail - tot));
+	md->l3_len = 40;
+	md->l4_proto = 0;
+	md->cls = PF_CLASS_IPV6;
+	md->flags &= (uint8_t)~(PF_META_IP_FRAG | PF_META_IP_NONFIRST);
+	md->nexthop = PF_META_ICMP(4, code, ptr);
+	md->out_port = md->in_port;
+	ctrs[RX_CTR_IP6_PARAM_PROBLEM]++;
+	return RX_EDGE_IP6_ERROR;
+}
+
+/*
+ * IPv6: version, payload length against the frame, then a bounded walk of
+ * the extension headers (at most PF_IP6_EXT_MAX_HDRS headers and
+ * PF_IP6_EXT_MAX_LEN bytes) to the upper-layer protocol. Every header must
+ * lie within the payload length. A fragment header sets the fragment flags;
+ * a non-first fragment ends the walk (what follows is fragment data). A
+ * first fragment must carry the whole chain and the upper-layer header's
+ * first bytes (RFC 7112): 20 for TCP, 8 for UDP, 4 for ICMPv6.
+ */
+static __rte_always_inline uint16_t
+rx_ip6(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
+       const uint8_t *ip6, uint32_t avail)
+{
+	uint32_t tot, off = 40, n = 0, hl, need, nh_at = 6;
+	uint8_t nh;
+
+	if (unlikely(avail < 40)) {
+		ctrs[RX_CTR_IP6_TOO_SHORT]++;
+		return RX_EDGE_DROP;
+	}
+	if (unlikely((ip6[0] >> 4) != 6)) {
+		ctrs[RX_CTR_IP6_BAD_VERSION]++;
+		return RX_EDGE_DROP;
+	}
+	tot = 40u + (uint32_t)(ip6[4] << 8 | ip6[5]);
+	if (unlikely(tot > avail)) {
+		ctrs[RX_CTR_IP6_BAD_LENGTH]++;
+		return RX_EDGE_DROP;
+	}
+	nh = ip6[6];
+	while (nh == IP6_NH_HBH || nh == IP6_NH_ROUTING || nh == IP6_NH_FRAGMENT ||
+	       nh == IP6_NH_DSTOPTS) {
+		const uint8_t *h = ip6 + off;
+
+		/* The pointer: the Next Header field that named HBH (RFC 8200 4). */
+		if (unlikely(nh == IP6_NH_HBH && n != 0))
+			return rx_ip6_bad(rx, ctrs, m, md, RX_CTR_IP6_HBH_NOT_FIRST,
+					  IP6_PP_NEXT_HEADER, nh_at, tot, avail);
+		if (unlikely(++n > PF_IP6_EXT_MAX_HDRS))
+			return rx_ip6_bad(rx, ctrs, m, md, RX_CTR_IP6_EXT_TOO_MANY,
+					  IP6_PP_TOO_MANY, off, tot, avail);
+		/* Every extension header has 8 bytes at least: next header and length first. */
+		if (unlikely(off + 8 > tot)) {
+			ctrs[RX_CTR_IP6_EXT_TRUNCATED]++;
+			return RX_EDGE_DROP;
+		}
+		hl = nh == IP6_NH_FRAGMENT ? 8u : (h[1] + 1u) * 8u;
+		if (unlikely(off + hl > tot)) {
+			ctrs[RX_CTR_IP6_EXT_TRUNCATED]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely(off + hl - 40 > PF_IP6_EXT_MAX_LEN))
+			return rx_ip6_bad(rx, ctrs, m, md, RX_CTR_IP6_EXT_TOO_LONG,
+					  IP6_PP_CHAIN_TOO_LONG, off, tot, avail);
+		nh_at = off;
+		off += hl;
+		if (nh == IP6_NH_FRAGMENT && ((h[2] << 8 | h[3]) & 0xfff9) != 0) {
+			/* Offset (13 bits) or M: a real fragment, not an atomic one (RFC 6946). */
+			md->flags |= PF_META_IP_FRAG;
+			if ((h[2] << 8 | h[3]) & 0xfff8) {
+				md->flags |= PF_META_IP_NONFIRST;
+				nh = h[0];
+				break;
+			}
+		}
+		nh = h[0];
+	}
+	if (n != 0)
+		ctrs[RX_CTR_IP6_EXT_SEEN]++;
+	if ((md->flags & (PF_META_IP_FRAG | PF_META_IP_NONFIRST)) == PF_META_IP_FRAG) {
+		need = nh == IPPROTO_TCP ? 20 : nh == IPPROTO_UDP ? 8 : nh == IPPROTO_ICMPV6 ? 4 : 0;
+		if (unlikely(off + need > tot))
+			return rx_ip6_bad(rx, ctrs, m, md, RX_CTR_IP6_FRAG_INCOMPLETE,
+					  IP6_PP_INCOMPLETE_CHAIN, 0, tot, avail);
+	}
+	/* Ethernet padding must not leak out (Etherleak): trim it. */
+	if (unlikely(tot < avail)) {
+		rte_pktmbuf_trim(m, (uint16_t)(avail - tot));
+		ctrs[RX_CTR_IP6_TRIMMED]++;
+	}
+	md->l3_len = (uint8_t)off;
+	md->l4_proto = nh;
+	md->cls = PF_CLASS_IPV6;
+	return RX_EDGE_IPV6;
 }
 
 /*
@@ -506,28 +648,12 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m, struc
 			ctrs[RX_CTR_IP4_TRIMMED]++;
 		}
 		md->l3_len = (uint8_t)ihl;
+		md->l4_proto = ip->next_proto_id;
 		md->cls = PF_CLASS_IPV4;
 		return RX_EDGE_IPV4;
 	}
-	if (et == RTE_ETHER_TYPE_IPV6) {
-		const uint8_t *ip6 = d + l2;
-
-		if (unlikely(avail < 40)) {
-			ctrs[RX_CTR_IP6_TOO_SHORT]++;
-			return RX_EDGE_DROP;
-		}
-		if (unlikely((ip6[0] >> 4) != 6)) {
-			ctrs[RX_CTR_IP6_BAD_VERSION]++;
-			return RX_EDGE_DROP;
-		}
-		if (unlikely(40u + (uint32_t)(ip6[4] << 8 | ip6[5]) > avail)) {
-			ctrs[RX_CTR_IP6_BAD_LENGTH]++;
-			return RX_EDGE_DROP;
-		}
-		md->l3_len = 40;
-		md->cls = PF_CLASS_IPV6;
-		return RX_EDGE_IPV6;
-	}
+	if (et == RTE_ETHER_TYPE_IPV6)
+		return rx_ip6(rx, ctrs, m, md, d + l2, avail);
 	if (et == RTE_ETHER_TYPE_ARP) {
 		if (unlikely(avail < 28)) {
 			ctrs[RX_CTR_ARP_TOO_SHORT]++;
@@ -572,27 +698,28 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
 /*
  * The fast path's metadata in three stores (no field read back, nothing left
  * stale): in_port, out_port NONE, vlan_tci 0, l2_len 14, l3_len 20 | class
- * IPv4, flags, bd 0, flood_mask 0 | nexthop 0.
+ * IPv4, flags, bd 0, flood_mask 0 | nexthop 0, l4_proto, rsvd 0.
  */
 static __rte_always_inline void
-rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags)
+rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags, uint8_t proto)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	uint64_t w0 = in_port | (uint64_t)PF_PORT_NONE << 16 |
 		      (uint64_t)RTE_ETHER_HDR_LEN << 48 | (uint64_t)20 << 56;
 	uint64_t w1 = PF_CLASS_IPV4 | (uint64_t)flags << 8;
-	uint32_t w2 = 0;
+	uint64_t w2 = (uint64_t)proto << 32;
 
-	RTE_BUILD_BUG_ON(sizeof(*md) != 20 || offsetof(struct pf_meta, l3_len) != 7 ||
+	RTE_BUILD_BUG_ON(sizeof(*md) != 24 || offsetof(struct pf_meta, l3_len) != 7 ||
 			 offsetof(struct pf_meta, cls) != 8 || offsetof(struct pf_meta, bd) != 10 ||
-			 offsetof(struct pf_meta, nexthop) != 16);
+			 offsetof(struct pf_meta, nexthop) != 16 ||
+			 offsetof(struct pf_meta, l4_proto) != 20);
 	memcpy(md, &w0, 8);
 	memcpy((uint8_t *)md + 8, &w1, 8);
-	memcpy((uint8_t *)md + 16, &w2, 4);
+	memcpy((uint8_t *)md + 16, &w2, 8);
 #else
 	*md = (struct pf_meta){ .in_port = in_port, .out_port = PF_PORT_NONE,
 				.l2_len = RTE_ETHER_HDR_LEN, .l3_len = 20,
-				.cls = PF_CLASS_IPV4, .flags = flags };
+				.cls = PF_CLASS_IPV4, .flags = flags, .l4_proto = proto };
 #endif
 }
 
@@ -640,7 +767,7 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
 			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
 			/* Destination = bytes 0-5: the shift drops the source's first two. */
 			rx_meta_ipv4(md, in_port, ((w0 ^ rx->port_mac[in_port]) << 16) == 0 ?
-							  PF_META_L2_LOCAL : 0);
+						  PF_META_L2_LOCAL : 0, (uint8_t)(w2 >> 56));
 			return true;
 		}
 	}
@@ -724,12 +851,13 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 
 const struct pf_stage_ops pf_rx_ops = {
 	.type = "rx",
-	.summary = "poll ports, parse and classify (ipv4, ipv6, arp, other)",
+	.summary = "poll ports, parse and classify (ipv4, ipv6, arp, other, ip6_error)",
 	.flags = PF_STAGE_SOURCE | PF_STAGE_NEXT_ALL,
 	.priv_size = sizeof(struct rx_priv),
 	.n_edges = RX_EDGE_MAX,
 	.edge_names = rx_edges,
 	.default_edge = RX_EDGE_IPV4,
+	.next_all_skip = 1u << RX_EDGE_IP6_ERROR,
 	.n_ctrs = rx_ctr_max,
 	.ctrs = rx_ctrs,
 	.param_keys = rx_keys,

@@ -19,7 +19,12 @@ a DF-clear ping of 3000 bytes crosses and B reassembles it (A sends
 `tracepath` finds the 1400-byte MTU of p1 (ICMP 3/4), 10 MB of TCP each
 way with the sha256 compared end to end, pipefwd's neighbour table holds
 both hosts, then SIGINT in the middle of a TCP transfer: pipefwd stops
-within 2 s and the accounting line is exact. Namespaces are named PF_NETNS_PREFIX (env,
+within 2 s and the accounting line is exact. The same over IPv6 through
+lpm6 and icmp6: hosts 2001:db8:1::2/64 and 2001:db8:2::2/64 resolve the
+router's addresses by Neighbour Solicitation (lpm6 answers), pipefwd
+reaches them by static /128 routes (no NDP resolution yet); `ping -6`,
+`traceroute -6` (Time Exceeded from icmp6) and `tracepath -6` (Packet Too
+Big with p1's 1400). Namespaces are named PF_NETNS_PREFIX (env,
 default "pfns") + a/b and deleted at the end; traffic never leaves them.
 Needs root, ip, ping, traceroute, tracepath: skipped (exit 77) without.
 """
@@ -44,15 +49,28 @@ B_LOOPBACK = "10.9.0.2"
 ROUTER_IP = {"a": "10.1.0.1", "b": "10.2.0.1"}
 MTU_B = 1400
 BIG = 3000          # ICMP payload of the DF-clear ping: over both MTUs
+HOST_IP6 = {"a": "2001:db8:1::2", "b": "2001:db8:2::2"}
+ROUTER_IP6 = {"a": "2001:db8:1::1", "b": "2001:db8:2::1"}
 
 TOPO = """\
 eal: [--no-huge, -m, "512", --no-pci, --log-level=lib.eal:warning]
 ports:
-  p0: {{ device: "net_tap0,iface={ta}", mac: "02:00:00:00:00:10", ipv4: 10.1.0.1/24 }}
+  p0: {{ device: "net_tap0,iface={ta}", mac: "02:00:00:00:00:10", ipv4: 10.1.0.1/24,
+        ipv6: "2001:db8:1::1/64" }}
   p1: {{ device: "net_tap1,iface={tb}", mac: "02:00:00:00:00:11", ipv4: 10.2.0.1/24,
-        mtu: {mtu} }}
+        ipv6: "2001:db8:2::1/64", mtu: {mtu} }}
 stages:
-  rx: {{ type: rx, ports: [p0, p1], next: {{ ipv4: lpm, arp: neigh }} }}
+  rx: {{ type: rx, ports: [p0, p1], next: {{ ipv4: lpm, arp: neigh, ipv6: lpm6 }} }}
+  lpm6:
+    type: lpm6
+    nexthops:
+      ha: {{ port: p0, mac: "{ma}" }}
+      hb: {{ port: p1, mac: "{mb}" }}
+    routes:
+      - {{ prefix: "2001:db8:1::2/128", via: ha }}
+      - {{ prefix: "2001:db8:2::2/128", via: hb }}
+    next: {{ out: tx, icmp: icmp6 }}
+  icmp6: {{ type: icmp6, next: tx }}
   lpm:
     type: lpm
     routes:
@@ -63,7 +81,7 @@ stages:
   frag: {{ type: ip4frag, next: tx }}
   tx: {{ type: tx, ports: [p0, p1] }}
 lcores:
-  1: [rx, lpm, neigh, icmp, frag, tx]
+  1: [rx, lpm, neigh, icmp, frag, lpm6, icmp6, tx]
 """
 
 # TCP both ends, run inside the namespaces: the receiver prints the sha256 of
@@ -122,16 +140,20 @@ def wait_link(name, timeout=15.0):
 
 def setup_host(h):
     sh("ip", "link", "set", TAP[h], "netns", NS[h])
-    ns(h, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1")
+    # IPv6 on, but no router discovery: the default route is static.
+    for k in ("accept_ra=0", "router_solicitations=0"):
+        ns(h, "sysctl", "-q", "-w", f"net.ipv6.conf.{TAP[h]}.{k}")
     ns(h, "ip", "link", "set", TAP[h], "address", HOST_MAC[h])
     if h == "b":
         ns(h, "ip", "link", "set", TAP[h], "mtu", str(MTU_B))
     ns(h, "ip", "addr", "add", HOST_IP[h] + "/24", "dev", TAP[h])
+    ns(h, "ip", "-6", "addr", "add", HOST_IP6[h] + "/64", "dev", TAP[h], "nodad")
     ns(h, "ip", "link", "set", TAP[h], "up")
     ns(h, "ip", "link", "set", "lo", "up")
     ns(h, "ip", "route", "add", "default", "via", ROUTER_IP[h])
     if h == "b":
         ns(h, "ip", "addr", "add", B_LOOPBACK + "/32", "dev", "lo")
+    ns(h, "ip", "-6", "route", "add", "default", "via", ROUTER_IP6[h])
 
 
 def tcp_transfer(src, dst, dst_ip, port, tmp, errors):
@@ -211,6 +233,27 @@ def sigint_mid_transfer(proc, tmp, errors):
     return out
 
 
+def checks6(errors):
+    out = ns("a", "ping", "-6", "-c", "5", "-i", "0.2", "-W", "2", HOST_IP6["b"], timeout=15,
+             check=False)
+    if " 0% packet loss" not in out:
+        errors.append("ping -6 A -> B lost packets:\n" + out)
+    out = ns("a", "ping", "-6", "-c", "2", "-i", "0.2", "-W", "2", ROUTER_IP6["b"], timeout=10,
+             check=False)
+    if " 0% packet loss" not in out:
+        errors.append("ping -6 A -> router (p1's address) lost packets:\n" + out)
+    out = ns("a", "traceroute", "-6", "-n", "-q", "1", "-w", "2", "-m", "4", HOST_IP6["b"],
+             timeout=30, check=False)
+    hops = [ln.split() for ln in out.splitlines()[1:] if ln.strip()]
+    if not hops or hops[0][:2] != ["1", ROUTER_IP6["a"]]:
+        errors.append(f"traceroute -6: hop 1 is not {ROUTER_IP6['a']}:\n" + out)
+    if not any(len(x) > 1 and x[1] == HOST_IP6["b"] for x in hops):
+        errors.append("traceroute -6 did not reach B:\n" + out)
+    out = ns("a", "tracepath", "-6", "-n", "-m", "4", HOST_IP6["b"], timeout=30, check=False)
+    if f"pmtu {MTU_B}" not in out:
+        errors.append(f"tracepath -6 did not find pmtu {MTU_B}:\n" + out)
+
+
 def cleanup():
     for h in NS:
         subprocess.run(["ip", "netns", "del", NS[h]], stdout=subprocess.DEVNULL,
@@ -229,7 +272,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="pf-netns-")
     topo, stats = os.path.join(tmp, "router.yaml"), os.path.join(tmp, "stats.json")
     with open(topo, "w") as f:
-        f.write(TOPO.format(ta=TAP["a"], tb=TAP["b"], mtu=MTU_B))
+        f.write(TOPO.format(ta=TAP["a"], tb=TAP["b"], mtu=MTU_B, ma=HOST_MAC["a"],
+                            mb=HOST_MAC["b"]))
     cleanup()
     proc = None
     try:
@@ -246,6 +290,7 @@ def main():
         with open(os.path.join(tmp, "tcp_send.py"), "w") as f:
             f.write(TCP_SEND)
         checks(errors, tmp)
+        checks6(errors)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         errors.append(str(e))
     finally:
@@ -271,6 +316,14 @@ def main():
         # 3 requests, each in 3 fragments from A; the two 1500-byte ones are cut again
         if frag.get("fragmented", 0) < 6:
             errors.append("ip4frag stage fragmented fewer than 6 datagrams")
+        sent6 = st.get("stages", {}).get("icmp6", {}).get("counters", {})
+        nd = st.get("stages", {}).get("lpm6", {}).get("counters", {})
+        print("icmp6 stage sent:", json.dumps(sent6, sort_keys=True))
+        for c in ("time_exceeded", "packet_too_big"):
+            if sent6.get(c, 0) < 1:
+                errors.append(f"icmp6 stage counted no {c}")
+        if nd.get("nd_na_sent", 0) < 2:
+            errors.append("lpm6 answered fewer than 2 Neighbour Solicitations")
     except (OSError, ValueError):
         errors.append("no stats JSON written")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -281,7 +334,8 @@ def main():
         return 1
     print("PASS netns router: neighbours by ARP only, ping both ways 0% loss, traceroute hop 1 = "
           f"pipefwd, DF-clear ping of {BIG} bytes reassembled, tracepath pmtu {MTU_B}, "
-          "TCP sha256 both ways, SIGINT mid-transfer, accounting exact")
+          "TCP sha256 both ways, the same over IPv6 (NS answered), SIGINT mid-transfer, "
+          "accounting exact")
     return 0
 
 

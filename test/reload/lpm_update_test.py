@@ -18,6 +18,10 @@ exit, fewer frames are read but none may be lost (reported, not failed).
 With --in-file the flipping route lives in the routes file instead: the
 topology file is written once and never changes, each update rewrites only
 the routes file, and reload must notice it from the file's stamp.
+
+With --ipv6 the same runs through rx -> lpm6 -> tx: IPv6 flows to
+2001:db8:9::/48, 20,000 IPv6 routes (gen_routes.py --ipv6), the flipping
+route 2001:db8:9::/48.
 """
 import argparse
 import os
@@ -63,20 +67,44 @@ lcores:
   1: [rx, lpm, tx]
 """
 
+# The same pipeline for IPv6: lpm6 fed by rx's ipv6 edge, p0 with an IPv6 address.
+TOPOLOGY6 = (TOPOLOGY.replace("lpm update test", "lpm6 update test")
+             .replace("ipv4: 192.168.0.1/24", 'ipv6: "2001:db8::1/64"')
+             .replace("next: {{ ipv4: lpm, arp: lpm }}", "next: {{ ipv6: lpm6 }}")
+             .replace("  lpm:\n    type: lpm\n", "  lpm6:\n    type: lpm6\n")
+             .replace("[rx, lpm, tx]", "[rx, lpm6, tx]"))
+
+
+def frame6(flow, seq):
+    payload = struct.pack("!II", flow, seq) + b"u" * 14
+    udp = struct.pack("!HHHH", 10000 + flow, 7, 8 + len(payload), 0) + payload
+    src = bytes.fromhex("20010db80000000000000000000000") + bytes([flow + 10])
+    dst = bytes.fromhex("20010db800090000000000000000") + bytes([flow, 1])
+    # UDP over IPv6 needs its checksum (RFC 8200 8.1); rx does not check it, hosts would.
+    ph = src + dst + struct.pack("!IxxxB", len(udp), 17) + udp
+    s = sum(struct.unpack("!%dH" % (len(ph) // 2), ph))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    udp = udp[:6] + struct.pack("!H", (~s & 0xFFFF) or 0xFFFF) + udp[8:]
+    ip = struct.pack("!IHBB", 6 << 28, len(udp), 17, 64) + src + dst
+    return bytes.fromhex("02000000001002000000000a86dd") + ip + udp
+
 
 def frame(flow, seq):
     return ipv4_udp(bytes.fromhex("02000000001002000000000a0800"), [192, 168, 0, flow + 10],
                     [10, 9, flow, 1], seq, 10000 + flow, 7, struct.pack("!II", flow, seq) + b"u" * 14)
 
 
-def topology(paths, via, in_file):
-    inline = "" if in_file else f"    routes:\n      - {{ prefix: 10.9.0.0/16, via: {via} }}\n"
-    return TOPOLOGY.format(pps=PACE_PPS, inline=inline, **paths)
+def topology(paths, via, in_file, v6=False):
+    pfx = '"2001:db8:9::/48"' if v6 else "10.9.0.0/16"
+    inline = "" if in_file else f"    routes:\n      - {{ prefix: {pfx}, via: {via} }}\n"
+    return (TOPOLOGY6 if v6 else TOPOLOGY).format(pps=PACE_PPS, inline=inline, **paths)
 
 
-def write_routes(paths, base, via, in_file):
+def write_routes(paths, base, via, in_file, v6=False):
     if in_file:
-        write_atomic(paths["routes"], base + f"10.9.0.0/16 {via}   # flipped by the test\n")
+        pfx = "2001:db8:9::/48" if v6 else "10.9.0.0/16"
+        write_atomic(paths["routes"], base + f"{pfx} {via}   # flipped by the test\n")
 
 
 def main():
@@ -86,7 +114,10 @@ def main():
     ap.add_argument("--interval", type=float, default=0.15)
     ap.add_argument("--in-file", action="store_true",
                     help="flip the route in the routes file; the topology file never changes")
+    ap.add_argument("--ipv6", action="store_true", help="IPv6 through lpm6")
     args = ap.parse_args()
+    v6 = args.ipv6
+    stage = "lpm6" if v6 else "lpm"
 
     total = int(PACE_PPS * (args.updates * args.interval + 1.2))
     total -= total % FLOWS
@@ -94,14 +125,16 @@ def main():
     paths = {k: f"{d}/{k}.pcap" for k in ("inp", "empty", "out0", "out1", "out2")}
     paths["routes"] = f"{d}/routes.txt"
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_routes.py"), "-n", "20000",
-                    "--nexthops", "2", "-o", paths["routes"]], check=True)
+                    "--nexthops", "2", "-o", paths["routes"]] + (["--ipv6"] if v6 else []),
+                   check=True)
     with open(paths["routes"]) as f:
         base = f.read()
-    write_routes(paths, base, "a", args.in_file)
-    write_pcap(paths["inp"], (frame(i % FLOWS, i // FLOWS) for i in range(total)))
+    write_routes(paths, base, "a", args.in_file, v6)
+    mk = frame6 if v6 else frame
+    write_pcap(paths["inp"], (mk(i % FLOWS, i // FLOWS) for i in range(total)))
     replaylib.write_pcap(paths["empty"], [])
     topo = f"{d}/topology.yaml"
-    write_atomic(topo, topology(paths, "a", args.in_file))
+    write_atomic(topo, topology(paths, "a", args.in_file, v6))
     stats = f"{d}/stats.json"
     proc = subprocess.Popen([args.pipefwd, "-q", "-i", "3000", "-j", stats, topo, "--",
                              f"--file-prefix=lpmupd_{os.getpid()}"],
@@ -114,24 +147,24 @@ def main():
     for i in range(args.updates):
         via = "b" if i % 2 == 0 else "a"
         if args.in_file:
-            write_routes(paths, base, via, True)
+            write_routes(paths, base, via, True, v6)
         else:
-            write_atomic(topo, topology(paths, via, False))
+            write_atomic(topo, topology(paths, via, False, v6))
         log.reload(proc, signal.SIGHUP)
         time.sleep(args.interval)
     proc.wait(timeout=60)
     err = log.text()
     st, errors = check_run(proc.returncode, err, stats, total, starved_ok=True)
-    updates = st["stages"]["lpm"]["gauges"].get("route_updates", 0)
+    updates = st["stages"][stage]["gauges"].get("route_updates", 0)
     if updates < 2:
-        errors.append(f"lpm route_updates gauge {updates}, want >= 2")
+        errors.append(f"{stage} route_updates gauge {updates}, want >= 2")
 
     got = 0
     for port in ("out1", "out2"):
         last = [-1] * FLOWS
         n = 0
         for data in replaylib.read_pcap(paths[port]):
-            flow, seq = struct.unpack("!II", data[42:50])
+            flow, seq = struct.unpack("!II", data[62:70] if v6 else data[42:50])
             if seq <= last[flow]:
                 errors.append(f"{port} flow {flow}: seq {seq} after {last[flow]}")
                 break
@@ -142,7 +175,7 @@ def main():
         got += n
     if got != st["totals"]["rx"]:
         errors.append(f"outputs hold {got} of {st['totals']['rx']} frames received")
-    print(f"lpm update test{' (routes file only)' if args.in_file else ''}: {total} frames, "
+    print(f"{stage} update test{' (routes file only)' if args.in_file else ''}: {total} frames, "
           f"{updates} table swaps with "
           f"20000 routes, reload max {st['reload']['max_ms']:.1f} ms")
     finish(errors, d)

@@ -39,6 +39,7 @@ static const char *const bad_fixtures[] = {
 	"bad_instances_range.yaml",
 	"bad_instances_source.yaml",
 	"bad_int_range.yaml",
+	"bad_ipv6.yaml",
 	"bad_lcore_main.yaml",
 	"bad_lcore_main0.yaml",
 	"bad_lcore_range.yaml",

@@ -1,0 +1,805 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lpm6: IPv6 router (RFC 8200, RFC 4291) on rte_lpm6; answers Neighbour
+ *   Solicitations and ICMPv6 echo for its own addresses.
+ * Edges: drop, out (md->out_port set: routed packets, NAs, echo replies), icmp
+ *   (optional: packets that deserve an ICMPv6 error, the error in md->nexthop, see PF_META_ICMP).
+ * Counters: one drop reason per rule (ip6_no_route, ip6_hop_limit_expired, ip6_src_*,
+ *   ip6_linklocal_*, ...), see foreach_lpm6_ctr; info: local, icmp6_echo_reply, nd_na_sent,
+ *   *_to_icmp.
+ * Params: nexthops (name: {port, mac}, as lpm), routes ([{prefix, via}]), routes_file.
+ *
+ * A stage of its own rather than lpm taking both families: rx already sorts
+ * the families onto two edges, so each lookup stage stays one loop over one
+ * address size with no per-packet family test, lpm's tuned IPv4 path is
+ * untouched, and the two tables can be placed on different lcores.
+ *
+ * The input is rx's "ipv6" edge: rx has checked the header and walked the
+ * extension headers (pf_meta l3_len, l4_proto). The table is a struct
+ * lpm6_fib read once per burst; a route update builds a new one beside it,
+ * swaps the pointer and frees the old one after pf_rcu_synchronize (as lpm).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_lpm6.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+
+#include "lpm6.h"
+#include "pf_ip6.h"
+#include "pf_log.h"
+
+#define foreach_lpm6_ctr(_)									\
+	_(LPM6_CTR_L3_MAC_MISMATCH, l3_mac_mismatch, DROP,					\
+	  "destination MAC is neither the ingress port's MAC nor a group address")		\
+	_(LPM6_CTR_VLAN_UNKNOWN, vlan_unknown, DROP, "802.1Q tag with VID != 0 (routed ports are untagged)") \
+	_(LPM6_CTR_L3_PROTO, l3_proto_unsupported, DROP, "not IPv6 (wiring mistake)")		\
+	_(LPM6_CTR_SRC_MCAST, ip6_src_mcast, DROP, "source is a multicast address (ff00::/8)")	\
+	_(LPM6_CTR_SRC_UNSPEC, ip6_src_unspecified, DROP, "source is :: (unspecified)")	\
+	_(LPM6_CTR_SRC_LOOPBACK, ip6_src_loopback, DROP, "source is ::1 (loopback)")		\
+	_(LPM6_CTR_SRC_V4MAPPED, ip6_src_v4mapped, DROP, "source is IPv4-mapped (::ffff:0:0/96)") \
+	_(LPM6_CTR_DST_MARTIAN, ip6_dst_martian, DROP,						\
+	  "destination is ::, ::1 or IPv4-mapped (never routed)")				\
+	_(LPM6_CTR_MCAST_DST, ip6_mcast_dst, DROP,						\
+	  "multicast destination other than an NS for us (no multicast routing)")		\
+	_(LPM6_CTR_LL_DST, ip6_linklocal_dst, DROP,						\
+	  "link-local destination other than the ingress port's own: never forwarded")		\
+	_(LPM6_CTR_LL_SRC, ip6_linklocal_src, DROP,						\
+	  "link-local source on a packet to forward off-link (icmp edge not wired)")		\
+	_(LPM6_CTR_NO_ROUTE, ip6_no_route, DROP,						\
+	  "no route matches the destination (icmp edge not wired)")				\
+	_(LPM6_CTR_NEIGH, ip6_neighbour_unresolved, DROP,					\
+	  "destination on a connected prefix with no next-hop route (no neighbour discovery yet)") \
+	_(LPM6_CTR_L2MCAST_UNICAST, ip6_l2mcast_unicast, DROP,					\
+	  "unicast IPv6 to forward arrived in an L2 broadcast/multicast frame")			\
+	_(LPM6_CTR_HLIM, ip6_hop_limit_expired, DROP,						\
+	  "hop limit <= 1 on a packet to forward (icmp edge not wired)")			\
+	_(LPM6_CTR_TOO_BIG, ip6_too_big, DROP,							\
+	  "longer than the egress MTU (routers never fragment IPv6; icmp edge not wired)")	\
+	_(LPM6_CTR_LOCAL_UNSUPPORTED, ip6_local_unsupported, DROP,				\
+	  "addressed to the router but not an ICMPv6 echo request or NS it answers")		\
+	_(LPM6_CTR_ICMP_BAD_CKSUM, icmp6_bad_checksum, DROP, "ICMPv6 to the router with a wrong checksum") \
+	_(LPM6_CTR_ND_INVALID, nd_invalid, DROP,						\
+	  "Neighbour Solicitation failing RFC 4861 7.1.1 (hop limit, code, length, options)")	\
+	_(LPM6_CTR_ND_NOT_FOR_US, nd_not_for_us, DROP,						\
+	  "Neighbour Solicitation for an address that is not the ingress port's")		\
+	_(LPM6_CTR_ND_IGNORED, nd_ignored, DROP,						\
+	  "RS, RA, NA or Redirect (next-hop MACs are static)")				\
+	_(LPM6_CTR_ND_NO_ROOM, nd_no_room, DROP, "no tailroom to build the Neighbour Advertisement") \
+	_(LPM6_CTR_LOCAL, local, INFO, "IPv6 packets addressed to one of the router's addresses") \
+	_(LPM6_CTR_ECHO_REPLY, icmp6_echo_reply, INFO, "ICMPv6 echo requests answered in place")	\
+	_(LPM6_CTR_NA_SENT, nd_na_sent, INFO,							\
+	  "Neighbour Solicitations for the ingress port's addresses answered (solicited NA)")	\
+	_(LPM6_CTR_HLIM_ICMP, ip6_hop_limit_to_icmp, INFO,					\
+	  "hop limit <= 1: sent to the icmp edge (Time Exceeded)")				\
+	_(LPM6_CTR_NO_ROUTE_ICMP, ip6_no_route_to_icmp, INFO,					\
+	  "no route: sent to the icmp edge (Destination Unreachable, no route)")		\
+	_(LPM6_CTR_TOO_BIG_ICMP, ip6_too_big_to_icmp, INFO,					\
+	  "longer than the egress MTU: sent to the icmp edge (Packet Too Big)")			\
+	_(LPM6_CTR_LL_SRC_ICMP, ip6_linklocal_src_to_icmp, INFO,				\
+	  "link-local source to forward: sent to the icmp edge (Unreachable, beyond scope)")
+
+PF_CTR_ENUM(lpm6, foreach_lpm6_ctr);
+PF_CTR_DESCS(lpm6, foreach_lpm6_ctr);
+
+enum { LPM6_EDGE_DROP, LPM6_EDGE_OUT, LPM6_EDGE_ICMP, LPM6_EDGE_MAX };
+static const char *const lpm6_edges[] = { "drop", "out", "icmp" };
+static const char *const lpm6_keys[] = { "nexthops", "routes", "routes_file", NULL };
+
+/* ICMPv6 (RFC 4443, RFC 4861) types and the errors handed to icmp6. */
+#define ICMP6_DST_UNREACH 1
+#define ICMP6_PACKET_TOO_BIG 2
+#define ICMP6_TIME_EXCEEDED 3
+#define ICMP6_ECHO_REQUEST 128
+#define ICMP6_ECHO_REPLY 129
+#define ND_RS 133
+#define ND_REDIRECT 137
+#define ND_NS 135
+#define ND_NA 136
+#define ND_OPT_SLLA 1
+#define ND_OPT_TLLA 2
+
+enum lpm6_nh_kind {
+	LPM6_NH_FWD = 0,    /* route: rewrite and send */
+	LPM6_NH_LOCAL,      /* one of the router's global addresses */
+	LPM6_NH_CONNECTED,  /* a port's on-link prefix: needs a neighbour */
+};
+
+/* 16 bytes, as lpm's. */
+struct lpm6_nh {
+	uint8_t macs[12];   /* destination then source: the frame's first 12 bytes */
+	uint16_t max_plen;  /* longest payload length the port takes; 0 unless LPM6_NH_FWD */
+	uint8_t port;
+	uint8_t kind;
+};
+
+struct lpm6_fib {
+	struct rte_lpm6 *lpm;
+	uint32_t dflt;            /* next hop of ::/0 (rte_lpm6 has no depth 0) or miss */
+	uint32_t miss;            /* "no route": nh[n_nh], max_plen 0 */
+	uint32_t n_routes;
+	uint32_t n_user_nh;
+	uint32_t n_tbl8;
+	uint64_t mem_bytes;
+	struct lpm6_nh nh[];      /* next hops, local per address, connected per address, miss */
+};
+
+struct lpm6_priv {
+	/* data path */
+	struct lpm6_fib *fib;                         /* read once per burst (RCU) */
+	struct rte_ether_addr port_mac[PF_MAX_PORTS];
+	uint16_t max_frame[PF_MAX_PORTS];
+	uint8_t n_addr[PF_MAX_PORTS];                 /* addr[p][0] is the link-local */
+	uint8_t addr[PF_MAX_PORTS][PF_PORT_IPV6_MAX + 1][16];
+	bool icmp;
+	/* control path */
+	uint64_t updates;
+	uint64_t g_routes, g_nh, g_tbl8, g_mem;
+};
+
+/* ---- building a table --------------------------------------------------- */
+
+static void
+fib6_free(struct lpm6_fib *fib)
+{
+	if (fib == NULL)
+		return;
+	rte_lpm6_free(fib->lpm);
+	rte_free(fib);
+}
+
+/*
+ * tbl8 groups rte_lpm6 needs: one per distinct first k bytes (k = 3..15)
+ * among the prefixes longer than 8k bits. Routes are sorted by prefix, so
+ * equal first k bytes are adjacent among those routes: one pass counts runs.
+ */
+static uint32_t
+count_tbl8_6(const struct lpm6_cfg *cfg)
+{
+	uint8_t last[16][16];
+	bool have[16] = { false };
+	uint32_t i, n = 0, k;
+
+	for (i = 0; i < cfg->n_routes; i++) {
+		const struct lpm6_route *r = &cfg->routes[i];
+
+		for (k = 3; k < 16 && r->len > 8 * k; k++) {
+			if (have[k] && memcmp(last[k], r->prefix, k) == 0)
+				continue;
+			memcpy(last[k], r->prefix, k);
+			have[k] = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+static void
+prefix_mask(const uint8_t *a, uint8_t len, uint8_t *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		out[i] = a[i] & (uint8_t)(len >= (i + 1) * 8 ? 0xff :
+					  len <= i * 8 ? 0 : 0xff << (8 - (len - i * 8)));
+}
+
+/*
+ * Build a complete table for @p cfg: next hops, routes, then the ports'
+ * connected prefixes and own addresses (which win over equal routes).
+ */
+static int
+fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *cfg,
+	   struct lpm6_fib **out, struct pf_errs *errs)
+{
+	static uint32_t seq;
+	const struct pf_topo *topo = st->topo;
+	const struct lpm_cfg *nc = &cfg->base;
+	struct rte_lpm6_config lc = { 0 };
+	struct lpm6_fib *fib;
+	char name[RTE_LPM6_NAMESIZE];
+	uint32_t i, j, n_nh, n_addr = 0;
+	uint64_t t0 = rte_get_timer_cycles();
+	struct timespec c0, c1;
+	uint8_t pfx[16];
+	int rc = 0;
+
+	*out = NULL;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	for (i = 0; i < topo->n_ports; i++)
+		n_addr += topo->ports[i].n_ipv6;
+	n_nh = nc->n_nh + 2 * n_addr;
+	fib = rte_zmalloc("pf_lpm6_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
+			  RTE_CACHE_LINE_SIZE);
+	if (fib == NULL)
+		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
+	fib->n_user_nh = nc->n_nh;
+	fib->miss = n_nh;
+	fib->dflt = fib->miss;
+	for (i = 0; i < nc->n_nh; i++) {
+		const struct pf_port_conf *pc = &topo->ports[nc->nh[i].port];
+
+		if (!pc->has_mac) {
+			fib6_free(fib);
+			return pf_err_add(errs, NULL, 0, 0,
+					  "stage %s: next hop %s: port %s has no MAC address",
+					  stage, nc->nh[i].name, pc->name);
+		}
+		memcpy(fib->nh[i].macs, nc->nh[i].mac, 6);
+		memcpy(fib->nh[i].macs + 6, pc->mac, 6);
+		fib->nh[i].port = (uint8_t)nc->nh[i].port;
+		fib->nh[i].kind = LPM6_NH_FWD;
+		fib->nh[i].max_plen = pc->max_frame > RTE_ETHER_HDR_LEN + 40 ?
+				      (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN - 40) : 0;
+	}
+	lc.max_rules = cfg->n_routes + 2 * n_addr + 1;
+	/* Each own address or connected prefix needs at most 13 more groups. */
+	lc.number_tbl8s = count_tbl8_6(cfg) + 26 * n_addr + 1;
+	snprintf(name, sizeof(name), "pf_lpm6_%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	fib->lpm = rte_lpm6_create(name, (int)rte_socket_id(), &lc);
+	if (fib->lpm == NULL) {
+		fib6_free(fib);
+		return pf_err_add(errs, NULL, 0, 0,
+				  "stage %s: cannot create an LPM6 table for %u routes, %u tbl8 groups: %s (raise EAL -m)",
+				  stage, cfg->n_routes, lc.number_tbl8s, rte_strerror(rte_errno));
+	}
+	fib->n_tbl8 = lc.number_tbl8s;
+	fib->n_routes = cfg->n_routes;
+	/*
+	 * In address order (the order lpm6_cfg_parse sorted them in, a covering
+	 * prefix before the longer ones inside it): consecutive adds touch
+	 * neighbouring table entries. Without hugepages a random walk over the
+	 * tables misses the TLB at every level, ten times slower for 1M routes.
+	 */
+	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
+		const struct lpm6_route *r = &cfg->routes[i];
+
+		if (r->len == 0)
+			fib->dflt = r->nh;
+		else
+			rc = rte_lpm6_add(fib->lpm, r->prefix, r->len, r->nh);
+	}
+	/* Connected prefixes, then the addresses themselves (/128, local). */
+	n_nh = nc->n_nh;
+	for (i = 0; i < topo->n_ports && rc == 0; i++) {
+		const struct pf_port_conf *pc = &topo->ports[i];
+
+		for (j = 0; j < pc->n_ipv6 && rc == 0; j++) {
+			fib->nh[n_nh].kind = LPM6_NH_CONNECTED;
+			fib->nh[n_nh].port = (uint8_t)i;
+			prefix_mask(pc->ipv6[j], pc->ipv6_len[j], pfx);
+			if (pc->ipv6_len[j] < 128)
+				rc = rte_lpm6_add(fib->lpm, pfx, pc->ipv6_len[j], n_nh);
+			n_nh++;
+		}
+	}
+	for (i = 0; i < topo->n_ports && rc == 0; i++) {
+		const struct pf_port_conf *pc = &topo->ports[i];
+
+		for (j = 0; j < pc->n_ipv6 && rc == 0; j++) {
+			fib->nh[n_nh].kind = LPM6_NH_LOCAL;
+			fib->nh[n_nh].port = (uint8_t)i;
+			rc = rte_lpm6_add(fib->lpm, pc->ipv6[j], 128, n_nh);
+			n_nh++;
+		}
+	}
+	if (rc < 0) {
+		fib6_free(fib);
+		return pf_err_add(errs, NULL, 0, 0, "stage %s: rte_lpm6_add: %s (%u tbl8 groups)",
+				  stage, strerror(-rc), lc.number_tbl8s);
+	}
+	fib->mem_bytes = (uint64_t)lc.number_tbl8s * 256 * 4 + (1u << 24) * 4ull +
+			 sizeof(*fib) + (fib->miss + 1) * sizeof(fib->nh[0]);
+	/* CPU time too: on a shared machine the wall clock also counts other work. */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	PF_LOG(INFO, "lpm6 %s: %u routes, %u next hops, %u tbl8 groups, built in %.2f s (%.2f s CPU)",
+	       stage, cfg->n_routes, nc->n_nh, lc.number_tbl8s,
+	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz(),
+	       (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9);
+	*out = fib;
+	return 0;
+}
+
+static void
+gauges6_set(struct lpm6_priv *lp, const struct lpm6_fib *fib)
+{
+	__atomic_store_n(&lp->g_routes, fib->n_routes, __ATOMIC_RELAXED);
+	__atomic_store_n(&lp->g_nh, fib->n_user_nh, __ATOMIC_RELAXED);
+	__atomic_store_n(&lp->g_tbl8, fib->n_tbl8, __ATOMIC_RELAXED);
+	__atomic_store_n(&lp->g_mem, fib->mem_bytes, __ATOMIC_RELAXED);
+}
+
+static int
+lpm6_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	struct lpm6_priv *lp = st->priv;
+	const struct pf_topo *topo = st->topo;
+	uint16_t i, j;
+	int rc;
+
+	RTE_BUILD_BUG_ON(sizeof(struct lpm6_nh) != 16 || PF_MAX_PORTS > UINT8_MAX);
+	RTE_BUILD_BUG_ON(offsetof(struct pf_meta, l3_len) != offsetof(struct pf_meta, l2_len) + 1 ||
+			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
+			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
+			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
+	for (i = 0; i < topo->n_ports; i++) {
+		const struct pf_port_conf *pc = &topo->ports[i];
+
+		lp->max_frame[i] = pc->max_frame;
+		if (!pc->has_mac)
+			continue;
+		memcpy(lp->port_mac[i].addr_bytes, pc->mac, 6);
+		pf_ip6_linklocal(pc->mac, lp->addr[i][0]);
+		for (j = 0; j < pc->n_ipv6; j++)
+			memcpy(lp->addr[i][j + 1], pc->ipv6[j], 16);
+		lp->n_addr[i] = (uint8_t)(pc->n_ipv6 + 1);
+	}
+	lp->icmp = (st->edge_connected & (1u << LPM6_EDGE_ICMP)) != 0;
+	rc = fib6_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
+	if (rc < 0)
+		return rc;
+	gauges6_set(lp, lp->fib);
+	return 0;
+}
+
+/* ---- live update (as lpm: build beside, swap, wait for readers, free) ---- */
+
+static int
+lpm6_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+		    struct pf_errs *errs)
+{
+	return fib6_build(st, new_sc->name, new_sc->cfg, (struct lpm6_fib **)prep, errs);
+}
+
+static void
+lpm6_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
+{
+	struct lpm6_priv *lp = st->priv;
+	struct lpm6_fib *nf = prep, *old;
+
+	old = lp->fib;
+	__atomic_store_n(&lp->fib, nf, __ATOMIC_RELEASE);
+	pf_rcu_synchronize();
+	fib6_free(old);
+	__atomic_store_n(&lp->updates, lp->updates + 1, __ATOMIC_RELAXED);
+	gauges6_set(lp, nf);
+}
+
+static void
+lpm6_update_abort(struct pf_stage *st, void *prep)
+{
+	fib6_free(prep);
+}
+
+static void
+lpm6_free(struct pf_stage *st)
+{
+	struct lpm6_priv *lp = st->priv;
+
+	if (lp == NULL)
+		return;
+	fib6_free(lp->fib);
+	lp->fib = NULL;
+}
+
+static uint16_t
+lpm6_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+{
+	const struct lpm6_priv *lp = st->priv;
+	const struct { const char *name; uint64_t v; } g[] = {
+		{ "routes", __atomic_load_n(&lp->g_routes, __ATOMIC_RELAXED) },
+		{ "nexthops", __atomic_load_n(&lp->g_nh, __ATOMIC_RELAXED) },
+		{ "tbl8_groups", __atomic_load_n(&lp->g_tbl8, __ATOMIC_RELAXED) },
+		{ "memory_bytes", __atomic_load_n(&lp->g_mem, __ATOMIC_RELAXED) },
+		{ "route_updates", __atomic_load_n(&lp->updates, __ATOMIC_RELAXED) },
+	};
+	uint16_t i;
+
+	for (i = 0; i < RTE_DIM(g) && i < max; i++) {
+		snprintf(out[i].name, sizeof(out[i].name), "%s", g[i].name);
+		out[i].value = g[i].v;
+	}
+	return i;
+}
+
+/* ---- data path: answers for the router's own addresses ------------------ */
+
+/* A priority tag (VID 0) is not carried in an answer or to another link. */
+static __rte_always_inline uint8_t *
+lpm6_untag(struct rte_mbuf *m, struct pf_meta *md)
+{
+	if (md->l2_len != RTE_ETHER_HDR_LEN) {
+		rte_pktmbuf_adj(m, md->l2_len - RTE_ETHER_HDR_LEN);
+		md->l2_len = RTE_ETHER_HDR_LEN;
+	}
+	return rte_pktmbuf_mtod(m, uint8_t *);
+}
+
+/* Is @p a one of port @p p's addresses (link-local or `ipv6:`)? */
+static bool
+lpm6_port_addr(const struct lpm6_priv *lp, uint16_t p, const uint8_t *a)
+{
+	uint8_t i;
+
+	for (i = 0; i < lp->n_addr[p]; i++)
+		if (memcmp(lp->addr[p][i], a, 16) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Answer a Neighbour Solicitation for one of the ingress port's addresses
+ * with a solicited NA (RFC 4861 7.2.4), in place: R, S and O set, the
+ * target's link-layer address option, to the solicitor (its source link-layer
+ * option's MAC, else the frame's source). Validation is RFC 4861 7.1.1's.
+ * The source is never :: here (dropped before): DAD probes get no answer.
+ */
+static uint16_t
+lpm6_ns(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
+	struct rte_ipv6_hdr *ip, uint8_t *l4, uint32_t l4len)
+{
+	uint8_t to[6], target[16], *o = l4 + 24, *eth;
+	uint32_t left = l4len - 24, ol;
+	uint16_t p = md->in_port, ck;
+
+	memcpy(to, rte_pktmbuf_mtod(m, uint8_t *) + 6, 6);
+	if (ip->hop_limits != 255 || l4[1] != 0 || l4len < 24 || md->l3_len != 40 ||
+	    pf_ip6_is_mcast(l4 + 8)) {
+		ctrs[LPM6_CTR_ND_INVALID]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (pf_ip6_is_mcast(ip->dst_addr) && !pf_ip6_is_solicited_for(ip->dst_addr, l4 + 8)) {
+		ctrs[LPM6_CTR_ND_INVALID]++;
+		return LPM6_EDGE_DROP;
+	}
+	while (left >= 2) {
+		ol = o[1] * 8u;
+		if (ol == 0 || ol > left) {
+			ctrs[LPM6_CTR_ND_INVALID]++;
+			return LPM6_EDGE_DROP;
+		}
+		if (o[0] == ND_OPT_SLLA && ol >= 8)
+			memcpy(to, o + 2, 6);
+		o += ol;
+		left -= ol;
+	}
+	if (!lpm6_port_addr(lp, p, l4 + 8)) {
+		ctrs[LPM6_CTR_ND_NOT_FOR_US]++;
+		return LPM6_EDGE_DROP;
+	}
+	memcpy(target, l4 + 8, 16);
+	/* The NA is 32 bytes of ICMPv6: NA header and one option. */
+	if (l4len < 32 && rte_pktmbuf_append(m, (uint16_t)(32 - l4len)) == NULL) {
+		ctrs[LPM6_CTR_ND_NO_ROOM]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (l4len > 32)
+		rte_pktmbuf_trim(m, (uint16_t)(l4len - 32));
+	eth = lpm6_untag(m, md);
+	ip = (struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
+	l4 = (uint8_t *)(ip + 1);
+	memcpy(eth, to, 6);
+	memcpy(eth + 6, lp->port_mac[p].addr_bytes, 6);
+	memcpy(ip->dst_addr, ip->src_addr, 16);
+	memcpy(ip->src_addr, target, 16);
+	ip->payload_len = rte_cpu_to_be_16(32);
+	ip->hop_limits = 255;
+	memset(l4, 0, 32);
+	l4[0] = ND_NA;
+	l4[4] = 0xe0;                   /* Router, Solicited, Override */
+	memcpy(l4 + 8, target, 16);
+	l4[24] = ND_OPT_TLLA;
+	l4[25] = 1;
+	memcpy(l4 + 26, lp->port_mac[p].addr_bytes, 6);
+	ck = (uint16_t)~pf_icmp6_sum(ip->src_addr, l4, 32);
+	memcpy(l4 + 2, &ck, 2);
+	md->out_port = p;
+	md->l4_proto = IPPROTO_ICMPV6;
+	md->flags &= (uint8_t)~(PF_META_L2_BCAST | PF_META_L2_MCAST);
+	ctrs[LPM6_CTR_NA_SENT]++;
+	return LPM6_EDGE_OUT;
+}
+
+/*
+ * To the router itself: ICMPv6 echo requests are answered in place (from
+ * the address they were sent to), Neighbour Solicitations by lpm6_ns; other
+ * ND messages and anything else are dropped under their names.
+ */
+static uint16_t __rte_noinline
+lpm6_local(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
+	   struct rte_ipv6_hdr *ip)
+{
+	uint8_t *l4 = (uint8_t *)ip + md->l3_len, *eth, a[16], to[6];
+	uint32_t l4len = rte_be_to_cpu_16(ip->payload_len) + 40u - md->l3_len;
+	uint16_t p = md->in_port, ck;
+
+	ctrs[LPM6_CTR_LOCAL]++;
+	if (md->l4_proto != IPPROTO_ICMPV6 || (md->flags & PF_META_IP_FRAG) || l4len < 4) {
+		ctrs[LPM6_CTR_LOCAL_UNSUPPORTED]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (pf_icmp6_sum(ip->src_addr, l4, l4len) != 0xffff) {
+		ctrs[LPM6_CTR_ICMP_BAD_CKSUM]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (l4[0] == ND_NS)
+		return lpm6_ns(lp, ctrs, m, md, ip, l4, l4len);
+	if (l4[0] >= ND_RS && l4[0] <= ND_REDIRECT) {
+		ctrs[LPM6_CTR_ND_IGNORED]++;
+		return LPM6_EDGE_DROP;
+	}
+	/* Multicast echo (ff02::1) is not answered; only unicast to our addresses. */
+	if (l4[0] != ICMP6_ECHO_REQUEST || l4[1] != 0 || l4len < 8 || md->l3_len != 40 ||
+	    pf_ip6_is_mcast(ip->dst_addr)) {
+		ctrs[LPM6_CTR_LOCAL_UNSUPPORTED]++;
+		return LPM6_EDGE_DROP;
+	}
+	/* The sender's MAC first: untagging moves the frame's start. */
+	memcpy(to, rte_pktmbuf_mtod(m, uint8_t *) + 6, 6);
+	eth = lpm6_untag(m, md);
+	ip = (struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
+	l4 = (uint8_t *)(ip + 1);
+	memcpy(eth, to, 6);
+	memcpy(eth + 6, lp->port_mac[p].addr_bytes, 6);
+	memcpy(a, ip->src_addr, 16);
+	memcpy(ip->src_addr, ip->dst_addr, 16);
+	memcpy(ip->dst_addr, a, 16);
+	ip->hop_limits = 64;
+	/* The pseudo-header sum is the same with the addresses swapped; only the type changed. */
+	memcpy(&ck, l4 + 2, 2);
+	ck = lpm_cksum_adjust(ck, rte_cpu_to_be_16(ICMP6_ECHO_REQUEST << 8),
+			      rte_cpu_to_be_16(ICMP6_ECHO_REPLY << 8));
+	memcpy(l4 + 2, &ck, 2);
+	l4[0] = ICMP6_ECHO_REPLY;
+	md->out_port = p;
+	md->flags &= (uint8_t)~(PF_META_L2_BCAST | PF_META_L2_MCAST);
+	ctrs[LPM6_CTR_ECHO_REPLY]++;
+	return LPM6_EDGE_OUT;
+}
+
+/* ---- data path: forwarding ---------------------------------------------- */
+
+/* As lpm: errors go to the icmp edge when it is wired, else they are drops. */
+static uint16_t
+lpm6_icmp(const struct lpm6_priv *lp, uint64_t *ctrs, struct pf_meta *md, uint32_t drop,
+	  uint32_t to_icmp, uint32_t err)
+{
+	if (!lp->icmp) {
+		ctrs[drop]++;
+		return LPM6_EDGE_DROP;
+	}
+	ctrs[to_icmp]++;
+	md->nexthop = err;
+	md->out_port = md->in_port;
+	return LPM6_EDGE_ICMP;
+}
+
+/* Sources never accepted (RFC 4291 2.5.2, 2.5.3, 2.5.5.2, 2.7): the counter, or 0. */
+static uint32_t
+lpm6_bad_src(const uint8_t *src)
+{
+	int z;
+
+	if (pf_ip6_is_mcast(src))
+		return LPM6_CTR_SRC_MCAST;
+	z = pf_ip6_zero_or_loopback(src);
+	if (z == 0)
+		return LPM6_CTR_SRC_UNSPEC;
+	if (z == 1)
+		return LPM6_CTR_SRC_LOOPBACK;
+	if (pf_ip6_is_v4mapped(src))
+		return LPM6_CTR_SRC_V4MAPPED;
+	return 0;
+}
+
+/*
+ * The decision for one packet whose lookup gave @p hop, every rule in the
+ * documented order: the reference, and where the fast path sends whatever
+ * it does not forward itself.
+ */
+static uint16_t __rte_noinline
+lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
+	 struct rte_mbuf *m, uint32_t hop)
+{
+	struct pf_meta *md = pf_meta(m);
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + md->l2_len);
+	const struct lpm6_nh *nh;
+	uint32_t c;
+
+	if (md->cls != PF_CLASS_IPV6) {
+		ctrs[LPM6_CTR_L3_PROTO]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (unlikely(md->flags & PF_META_VLAN)) {
+		ctrs[LPM6_CTR_VLAN_UNKNOWN]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (unlikely(!(md->flags & (PF_META_L2_MCAST | PF_META_L2_LOCAL)))) {
+		ctrs[LPM6_CTR_L3_MAC_MISMATCH]++;
+		return LPM6_EDGE_DROP;
+	}
+	c = lpm6_bad_src(ip->src_addr);
+	if (c != 0) {
+		ctrs[c]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (pf_ip6_is_mcast(ip->dst_addr)) {
+		/* Solicited-node multicast carries the NSs for our addresses. */
+		if (ip->dst_addr[1] == 0x02 && md->l4_proto == IPPROTO_ICMPV6 &&
+		    md->l3_len == 40 && rte_be_to_cpu_16(ip->payload_len) >= 24 &&
+		    ((uint8_t *)(ip + 1))[0] == ND_NS)
+			return lpm6_local(lp, ctrs, m, md, ip);
+		ctrs[LPM6_CTR_MCAST_DST]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (pf_ip6_is_linklocal(ip->dst_addr)) {
+		if (md->in_port < PF_MAX_PORTS && lp->n_addr[md->in_port] != 0 &&
+		    memcmp(ip->dst_addr, lp->addr[md->in_port][0], 16) == 0)
+			return lpm6_local(lp, ctrs, m, md, ip);
+		ctrs[LPM6_CTR_LL_DST]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (pf_ip6_zero_or_loopback(ip->dst_addr) >= 0 || pf_ip6_is_v4mapped(ip->dst_addr)) {
+		ctrs[LPM6_CTR_DST_MARTIAN]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (hop == fib->miss)
+		return lpm6_icmp(lp, ctrs, md, LPM6_CTR_NO_ROUTE, LPM6_CTR_NO_ROUTE_ICMP,
+				 PF_META_ICMP(ICMP6_DST_UNREACH, 0, 0));
+	nh = &fib->nh[hop];
+	if (nh->kind == LPM6_NH_LOCAL)
+		return lpm6_local(lp, ctrs, m, md, ip);
+	if (nh->kind == LPM6_NH_CONNECTED) {
+		ctrs[LPM6_CTR_NEIGH]++;
+		return LPM6_EDGE_DROP;
+	}
+	/* RFC 4291 2.5.6: a link-local source never leaves its link. */
+	if (pf_ip6_is_linklocal(ip->src_addr))
+		return lpm6_icmp(lp, ctrs, md, LPM6_CTR_LL_SRC, LPM6_CTR_LL_SRC_ICMP,
+				 PF_META_ICMP(ICMP6_DST_UNREACH, 2, 0));
+	if (md->flags & PF_META_L2_MCAST) {
+		ctrs[LPM6_CTR_L2MCAST_UNICAST]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (ip->hop_limits <= 1)
+		return lpm6_icmp(lp, ctrs, md, LPM6_CTR_HLIM, LPM6_CTR_HLIM_ICMP,
+				 PF_META_ICMP(ICMP6_TIME_EXCEEDED, 0, 0));
+	if (rte_be_to_cpu_16(ip->payload_len) + 40u + RTE_ETHER_HDR_LEN > lp->max_frame[nh->port])
+		return lpm6_icmp(lp, ctrs, md, LPM6_CTR_TOO_BIG, LPM6_CTR_TOO_BIG_ICMP,
+				 PF_META_ICMP(ICMP6_PACKET_TOO_BIG, 0,
+					      lp->max_frame[nh->port] - RTE_ETHER_HDR_LEN));
+	ip->hop_limits--;
+	eth = lpm6_untag(m, md);
+	memcpy(eth, nh->macs, sizeof(nh->macs));
+	md->out_port = nh->port;
+	md->nexthop = hop;
+	return LPM6_EDGE_OUT;
+}
+
+/* pf_meta.flags bits that leave the fast path; PF_META_L2_LOCAL must be set (fragments may stay). */
+#define LPM6_FAST_FLAGS (PF_META_VLAN | PF_META_L2_MCAST | PF_META_L2_LOCAL)
+/* l2_len, l3_len, cls, flags as one little-endian word (layout checked in lpm6_init). */
+#define LPM6_META_MASK (0xffu | 0xffu << 16 | (uint32_t)LPM6_FAST_FLAGS << 24)
+#define LPM6_META_FAST (RTE_ETHER_HDR_LEN | PF_CLASS_IPV6 << 16 |		\
+			(uint32_t)PF_META_L2_LOCAL << 24)
+
+/*
+ * First bytes of addresses the fast path leaves to lpm6_ip6: 00 (::, ::1,
+ * IPv4-mapped and the rest of ::/8), fe (link-local and site-local), ff
+ * (multicast). lpm6_ip6 tells them apart exactly.
+ */
+static const uint8_t lpm6_special[256] = { [0x00] = 1, [0xfe] = 1, [0xff] = 1 };
+
+/*
+ * The common case: untagged IPv6 to the ingress port's MAC, ordinary source
+ * and destination, a route to a next hop (max_plen is 0 for local,
+ * connected and "no route"), hop limit > 1, short enough for the egress port.
+ */
+static __rte_always_inline bool
+lpm6_plain(const struct lpm6_fib *fib, const struct pf_meta *md, const uint8_t *eth,
+	   uint32_t hop)
+{
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
+	uint32_t w;
+
+	memcpy(&w, &md->l2_len, sizeof(w));
+	return (w & LPM6_META_MASK) == LPM6_META_FAST &&
+	       (lpm6_special[ip->src_addr[0]] | lpm6_special[ip->dst_addr[0]]) == 0 &&
+	       ip->hop_limits > 1 &&
+	       rte_be_to_cpu_16(ip->payload_len) <= fib->nh[hop].max_plen;
+}
+
+static __rte_always_inline uint16_t
+lpm6_decide(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
+	    struct rte_mbuf *m, struct pf_meta *md, uint32_t hop)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (likely(lpm6_plain(fib, md, eth, hop))) {
+		const struct lpm6_nh *nh = &fib->nh[hop];
+
+		eth[RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, hop_limits)]--;
+		memcpy(eth, nh->macs, sizeof(nh->macs));
+		md->out_port = nh->port;
+		md->nexthop = hop;
+		return LPM6_EDGE_OUT;
+	}
+	return lpm6_ip6(lp, fib, ctrs, m, hop);
+}
+
+/*
+ * One burst: gather the destinations (prefetching ahead), one
+ * rte_lpm6_lookup_bulk_func over the burst (as l3fwd), decide per packet.
+ */
+static uint16_t
+lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	const struct lpm6_priv *lp = st->priv;
+	const struct lpm6_fib *fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
+	uint8_t dst[PF_BURST_MAX][RTE_LPM6_IPV6_ADDR_SIZE];
+	struct pf_meta *md[PF_BURST_MAX];
+	int32_t hop[PF_BURST_MAX];
+	const int off = pf_meta_off();
+	uint16_t i, nout = 0, e;
+
+	if (n == 0)
+		return PF_EDGE_MIXED;
+	for (i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		md[i] = pf_meta_at(pkts[i], off);
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		if (likely(md[i]->cls == PF_CLASS_IPV6))
+			memcpy(dst[i], rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, md[i]->l2_len +
+				offsetof(struct rte_ipv6_hdr, dst_addr)), 16);
+		else
+			memset(dst[i], 0, 16);
+	}
+	rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, n);
+	for (i = 0; i < n; i++) {
+		e = lpm6_decide(lp, fib, st->ctrs, pkts[i], md[i],
+				hop[i] < 0 ? fib->dflt : (uint32_t)hop[i]);
+		edge[i] = e;
+		nout += e == LPM6_EDGE_OUT;
+	}
+	if (likely(nout == n))
+		return LPM6_EDGE_OUT;
+	return nout == 0 && !lp->icmp ? LPM6_EDGE_DROP : PF_EDGE_MIXED;
+}
+
+static int
+lpm6_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	return lpm6_cfg_parse(sc, topo, errs);
+}
+
+const struct pf_stage_ops pf_lpm6_ops = {
+	.type = "lpm6",
+	.summary = "IPv6 router (RFC 8200/4291) on rte_lpm6, answers NS and ping6 for its addresses",
+	.priv_size = sizeof(struct lpm6_priv),
+	.n_edges = LPM6_EDGE_MAX,
+	.edge_names = lpm6_edges,
+	.default_edge = LPM6_EDGE_OUT,
+	.n_ctrs = lpm6_ctr_max,
+	.ctrs = lpm6_ctrs,
+	.param_keys = lpm6_keys,
+	.parse = lpm6_parse,
+	.cfg_free = lpm6_cfg_free,
+	.init = lpm6_init,
+	.process_burst = lpm6_process_burst,
+	.gauges = lpm6_gauges,
+	.update_prepare = lpm6_update_prepare,
+	.update_commit = lpm6_update_commit,
+	.update_abort = lpm6_update_abort,
+	.free = lpm6_free,
+};

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lpm6 configuration parser: next hops (lpm's syntax and parser), inline
+ * routes and the route file ("PREFIX/LEN NEXTHOP", lpm's reader). No DPDK:
+ * this runs for --check, at start and on reload.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+
+#include "lpm6.h"
+
+static const char *const route_keys[] = { "prefix", "via", NULL };
+
+static int
+route6_push(struct lpm6_cfg *cfg, const struct lpm6_route *r)
+{
+	struct lpm6_route *nr;
+	uint32_t cap;
+
+	if (cfg->n_routes == cfg->cap_routes) {
+		if (cfg->cap_routes >= LPM_MAX_ROUTES)
+			return -ENOSPC;
+		cap = cfg->cap_routes == 0 ? 1024 : cfg->cap_routes * 2;
+		nr = realloc(cfg->routes, (size_t)cap * sizeof(*nr));
+		if (nr == NULL)
+			return -ENOMEM;
+		cfg->routes = nr;
+		cfg->cap_routes = cap;
+	}
+	cfg->routes[cfg->n_routes++] = *r;
+	return 0;
+}
+
+/* One route file line (lpm_route_add_fn). */
+static const char *
+route6_add(void *arg, const char *prefix, uint32_t nh, uint32_t line, uint16_t col)
+{
+	struct lpm6_cfg *cfg = arg;
+	struct lpm6_route r;
+	const char *why;
+
+	memset(&r, 0, sizeof(r));
+	why = pf_parse_ipv6_prefix(prefix, true, r.prefix, &r.len);
+	if (why != NULL)
+		return why;
+	r.nh = nh;
+	r.line = line;
+	r.col = col;
+	r.from_file = 1;
+	return route6_push(cfg, &r) < 0 ? LPM_ADD_FULL : NULL;
+}
+
+static int
+route6_cmp(const void *a, const void *b)
+{
+	const struct lpm6_route *x = a, *y = b;
+	int c = memcmp(x->prefix, y->prefix, 16);
+
+	if (c != 0)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	/* Inline routes first, then by line: "first defined" is well defined. */
+	if (x->from_file != y->from_file)
+		return x->from_file < y->from_file ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int
+routes6_check_dups(struct lpm6_cfg *cfg, const char *topo_file, struct pf_errs *errs)
+{
+	const struct lpm6_route *a, *b;
+	char s[INET6_ADDRSTRLEN];
+	uint32_t i, n = 0;
+
+	if (cfg->n_routes < 2)
+		return 0;
+	qsort(cfg->routes, cfg->n_routes, sizeof(cfg->routes[0]), route6_cmp);
+	for (i = 1; i < cfg->n_routes && n < 20; i++) {
+		a = &cfg->routes[i - 1];
+		b = &cfg->routes[i];
+		if (a->len != b->len || memcmp(a->prefix, b->prefix, 16) != 0)
+			continue;
+		inet_ntop(AF_INET6, b->prefix, s, sizeof(s));
+		pf_err_add(errs, b->from_file ? cfg->base.routes_file : topo_file, (int)b->line,
+			   b->col, "duplicate route %s/%u (first defined at %s:%u)", s, b->len,
+			   a->from_file ? cfg->base.routes_file : topo_file, a->line);
+		n++;
+	}
+	return n != 0 ? -EINVAL : 0;
+}
+
+static int
+parse_inline_routes6(struct lpm6_cfg *cfg, const struct pf_stage_conf *sc, struct pf_errs *errs)
+{
+	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *rn, *v;
+	char path[PF_CONF_PATH_MAX];
+	unsigned int errs0 = errs->n;
+	struct lpm6_route r;
+	uint32_t i, k;
+	bool found;
+
+	if (routes == NULL)
+		return 0;
+	if (pf_node_expect(routes, PF_NODE_SEQ, "routes", errs) < 0)
+		return -EINVAL;
+	for (i = 0; i < routes->n; i++) {
+		rn = routes->items[i];
+		snprintf(path, sizeof(path), "stages.%s.routes[%u]", sc->name, i);
+		if (pf_node_expect(rn, PF_NODE_MAP, path, errs) < 0 ||
+		    pf_map_check_keys(rn, path, route_keys, errs) < 0)
+			continue;
+		memset(&r, 0, sizeof(r));
+		v = pf_map_get(rn, "prefix");
+		if (v == NULL) {
+			pf_node_err(errs, rn, "%s: missing required key 'prefix'", path);
+			continue;
+		}
+		if (pf_node_ipv6_prefix(v, path, true, r.prefix, &r.len, errs) < 0)
+			continue;
+		r.line = (uint32_t)v->line;
+		r.col = (uint16_t)v->col;
+		v = pf_map_get(rn, "via");
+		if (v == NULL || v->kind != PF_NODE_SCALAR) {
+			pf_node_err(errs, v != NULL ? v : rn, "%s: 'via' must name a next hop", path);
+			continue;
+		}
+		found = false;
+		for (k = 0; k < cfg->base.n_nh && !found; k++)
+			if (strcmp(cfg->base.nh[k].name, v->value) == 0) {
+				r.nh = k;
+				found = true;
+			}
+		if (!found) {
+			pf_node_err(errs, v, "%s.via: unknown next hop '%s'", path, v->value);
+			continue;
+		}
+		if (route6_push(cfg, &r) < 0)
+			return -ENOMEM;
+	}
+	return errs->n != errs0 ? -EINVAL : 0;
+}
+
+int
+lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+{
+	const struct pf_node *v;
+	struct lpm6_cfg *cfg;
+	const char *s;
+	int rc = 0;
+
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL)
+		return -ENOMEM;
+	sc->cfg = cfg;
+	if (pf_map_get(sc->node, "nexthops") == NULL)
+		return pf_node_err(errs, sc->node, "stages.%s: missing required key 'nexthops'",
+				   sc->name);
+	if (lpm_nexthops_parse(&cfg->base, sc, topo, errs) < 0)
+		return -EINVAL;  /* routes would only repeat "unknown next hop" */
+	if (parse_inline_routes6(cfg, sc, errs) < 0)
+		rc = -EINVAL;
+	if ((v = pf_map_get(sc->node, "routes_file")) != NULL) {
+		if (pf_node_str(v, "routes_file", &s, errs) < 0)
+			return -EINVAL;
+		pf_conf_resolve_path(topo->file, s, cfg->base.routes_file,
+				     sizeof(cfg->base.routes_file));
+		if (pf_stage_conf_add_file(sc, cfg->base.routes_file, errs) < 0)
+			return -EINVAL;
+		if (lpm_table_file_read(&cfg->base, cfg->base.routes_file, route6_add, cfg, errs) < 0)
+			rc = -EINVAL;
+	}
+	if (rc == 0)
+		rc = routes6_check_dups(cfg, topo->file, errs);
+	return rc;
+}
+
+void
+lpm6_cfg_free(void *p)
+{
+	struct lpm6_cfg *cfg = p;
+
+	if (cfg == NULL)
+		return;
+	free(cfg->routes);
+	free(cfg);
+}
