@@ -35,8 +35,8 @@ enum pf_class {
 #define PF_META_VLAN        0x01  /**< one 802.1Q tag present (vlan_tci valid) */
 #define PF_META_L2_BCAST    0x02  /**< destination MAC is ff:ff:ff:ff:ff:ff */
 #define PF_META_L2_MCAST    0x04  /**< destination MAC is a group address (incl. bcast) */
-#define PF_META_IP_FRAG     0x08  /**< IPv4 MF set or offset != 0 */
-#define PF_META_IP_NONFIRST 0x10  /**< IPv4 fragment offset != 0: no L4 header */
+#define PF_META_IP_FRAG     0x08  /**< IPv4 MF set or offset != 0; IPv6 fragment header with M or offset */
+#define PF_META_IP_NONFIRST 0x10  /**< fragment offset != 0 (IPv4 or IPv6): no L4 header */
 #define PF_META_IP_OPTIONS  0x20  /**< IPv4 IHL > 5 */
 #define PF_META_L2_LOCAL    0x40  /**< destination MAC is the ingress port's own MAC */
 
@@ -45,13 +45,34 @@ struct pf_meta {
 	uint16_t out_port;    /**< egress port index, PF_PORT_FLOOD or PF_PORT_NONE */
 	uint16_t vlan_tci;    /**< host-order TCI of the 802.1Q tag (0 when untagged) */
 	uint8_t l2_len;       /**< bytes before the L3 header (14 or 18) */
-	uint8_t l3_len;       /**< IPv4 header length in bytes (IHL * 4), 40 for IPv6 */
+	/**
+	 * Bytes from the L3 header to the upper-layer header: IPv4 IHL * 4;
+	 * IPv6 40 plus every extension header rx walked (at most
+	 * PF_IP6_EXT_MAX_LEN bytes in PF_IP6_EXT_MAX_HDRS headers), so
+	 * l2_len + l3_len is where the TCP/UDP/ICMPv6 header starts (for a
+	 * non-first fragment, where the fragment's data starts).
+	 */
+	uint8_t l3_len;
 	uint8_t cls;          /**< enum pf_class */
 	uint8_t flags;        /**< PF_META_* */
 	uint16_t bd;          /**< bridge domain index (l2fib) */
 	uint32_t flood_mask;  /**< ports to replicate to when out_port == PF_PORT_FLOOD */
 	uint32_t nexthop;     /**< next-hop id chosen by a routing stage */
+	/**
+	 * Upper-layer protocol (IPPROTO_*): IPv4 protocol field; IPv6 the Next
+	 * Header that ends rx's extension header walk (never 0, 43, 44 or 60,
+	 * except for a non-first fragment: its fragment header's Next Header,
+	 * whatever it is).
+	 * 0 for other classes.
+	 */
+	uint8_t l4_proto;
+	uint8_t rsvd[3];      /**< zero: keeps the struct free of padding */
 };
+
+/** IPv6 extension headers rx walks: at most this many ... */
+#define PF_IP6_EXT_MAX_HDRS 8
+/** ... and this many bytes in all (40 + 208 fits pf_meta.l3_len). */
+#define PF_IP6_EXT_MAX_LEN 208
 
 /**
  * An ICMP error to send, as a routing stage hands it to the icmp stage in

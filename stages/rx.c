@@ -53,13 +53,24 @@
 	_(RX_CTR_IP6_TOO_SHORT, ip6_too_short, DROP, "IPv6: under 40 bytes")				\
 	_(RX_CTR_IP6_BAD_VERSION, ip6_bad_version, DROP, "IPv6 EtherType with version != 6")		\
 	_(RX_CTR_IP6_BAD_LENGTH, ip6_bad_length, DROP, "IPv6 payload length beyond the frame")	\
+	_(RX_CTR_IP6_EXT_TRUNCATED, ip6_ext_truncated, DROP,					\
+	  "IPv6 extension header running past the payload length")				\
+	_(RX_CTR_IP6_EXT_TOO_MANY, ip6_ext_too_many, DROP, "IPv6: more than 8 extension headers")	\
+	_(RX_CTR_IP6_EXT_TOO_LONG, ip6_ext_too_long, DROP,					\
+	  "IPv6 extension headers longer than 208 bytes in all")				\
+	_(RX_CTR_IP6_HBH_NOT_FIRST, ip6_hbh_not_first, DROP,					\
+	  "IPv6 Hop-by-Hop Options header not right after the IPv6 header (RFC 8200 4.1)")	\
+	_(RX_CTR_IP6_FRAG_INCOMPLETE, ip6_frag_incomplete_chain, DROP,				\
+	  "IPv6 first fragment without the whole header chain (RFC 7112)")			\
 	_(RX_CTR_ARP_TOO_SHORT, arp_too_short, DROP, "ARP shorter than 28 bytes")			\
 	_(RX_CTR_ETHERTYPE_UNSUPPORTED, ethertype_unsupported, DROP,					\
 	  "class with no next stage wired (e.g. IPv6 in an IPv4-only pipeline)")		\
 	_(RX_CTR_RX_RUNT, rx_runt, INFO, "frame under 60 bytes, forwarded (software ports do not pad)") \
 	_(RX_CTR_VLAN_TAGGED, vlan_tagged, INFO, "frames with one 802.1Q tag")				\
 	_(RX_CTR_IP4_OPTIONS, ip4_options_seen, INFO, "IPv4 headers with options (forwarded)")	\
-	_(RX_CTR_IP4_TRIMMED, ip4_trailer_trimmed, INFO, "IPv4 frames whose Ethernet padding was trimmed")
+	_(RX_CTR_IP4_TRIMMED, ip4_trailer_trimmed, INFO, "IPv4 frames whose Ethernet padding was trimmed") \
+	_(RX_CTR_IP6_EXT_SEEN, ip6_ext_seen, INFO, "IPv6 packets with extension headers (walked)")	\
+	_(RX_CTR_IP6_TRIMMED, ip6_trailer_trimmed, INFO, "IPv6 frames whose Ethernet padding was trimmed")
 
 PF_CTR_ENUM(rx, foreach_rx_ctr);
 PF_CTR_DESCS(rx, foreach_rx_ctr);
@@ -312,6 +323,100 @@ ip4_cksum_good(const struct rte_mbuf *m, const void *ip, uint32_t ihl)
 	return ip4_cksum_ok(ip, ihl);
 }
 
+/* Next Header values of the extension headers rx walks (RFC 8200 4). */
+#define IP6_NH_HBH 0
+#define IP6_NH_ROUTING 43
+#define IP6_NH_FRAGMENT 44
+#define IP6_NH_DSTOPTS 60
+
+/*
+ * IPv6: version, payload length against the frame, then a bounded walk of
+ * the extension headers (at most PF_IP6_EXT_MAX_HDRS headers and
+ * PF_IP6_EXT_MAX_LEN bytes) to the upper-layer protocol. Every header must
+ * lie within the payload length. A fragment header sets the fragment flags;
+ * a non-first fragment ends the walk (what follows is fragment data). A
+ * first fragment must carry the whole chain and the upper-layer header's
+ * first bytes (RFC 7112): 20 for TCP, 8 for UDP, 4 for ICMPv6.
+ */
+static __rte_always_inline uint16_t
+rx_ip6(uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md, const uint8_t *ip6,
+       uint32_t avail)
+{
+	uint32_t tot, off = 40, n = 0, hl, need;
+	uint8_t nh;
+
+	if (unlikely(avail < 40)) {
+		ctrs[RX_CTR_IP6_TOO_SHORT]++;
+		return RX_EDGE_DROP;
+	}
+	if (unlikely((ip6[0] >> 4) != 6)) {
+		ctrs[RX_CTR_IP6_BAD_VERSION]++;
+		return RX_EDGE_DROP;
+	}
+	tot = 40u + (uint32_t)(ip6[4] << 8 | ip6[5]);
+	if (unlikely(tot > avail)) {
+		ctrs[RX_CTR_IP6_BAD_LENGTH]++;
+		return RX_EDGE_DROP;
+	}
+	nh = ip6[6];
+	while (nh == IP6_NH_HBH || nh == IP6_NH_ROUTING || nh == IP6_NH_FRAGMENT ||
+	       nh == IP6_NH_DSTOPTS) {
+		const uint8_t *h = ip6 + off;
+
+		if (unlikely(nh == IP6_NH_HBH && n != 0)) {
+			ctrs[RX_CTR_IP6_HBH_NOT_FIRST]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely(++n > PF_IP6_EXT_MAX_HDRS)) {
+			ctrs[RX_CTR_IP6_EXT_TOO_MANY]++;
+			return RX_EDGE_DROP;
+		}
+		/* Every extension header has 8 bytes at least: next header and length first. */
+		if (unlikely(off + 8 > tot)) {
+			ctrs[RX_CTR_IP6_EXT_TRUNCATED]++;
+			return RX_EDGE_DROP;
+		}
+		hl = nh == IP6_NH_FRAGMENT ? 8u : (h[1] + 1u) * 8u;
+		if (unlikely(off + hl > tot)) {
+			ctrs[RX_CTR_IP6_EXT_TRUNCATED]++;
+			return RX_EDGE_DROP;
+		}
+		if (unlikely(off + hl - 40 > PF_IP6_EXT_MAX_LEN)) {
+			ctrs[RX_CTR_IP6_EXT_TOO_LONG]++;
+			return RX_EDGE_DROP;
+		}
+		off += hl;
+		if (nh == IP6_NH_FRAGMENT && ((h[2] << 8 | h[3]) & 0xfff9) != 0) {
+			/* Offset (13 bits) or M: a real fragment, not an atomic one (RFC 6946). */
+			md->flags |= PF_META_IP_FRAG;
+			if ((h[2] << 8 | h[3]) & 0xfff8) {
+				md->flags |= PF_META_IP_NONFIRST;
+				nh = h[0];
+				break;
+			}
+		}
+		nh = h[0];
+	}
+	if (n != 0)
+		ctrs[RX_CTR_IP6_EXT_SEEN]++;
+	if ((md->flags & (PF_META_IP_FRAG | PF_META_IP_NONFIRST)) == PF_META_IP_FRAG) {
+		need = nh == IPPROTO_TCP ? 20 : nh == IPPROTO_UDP ? 8 : nh == IPPROTO_ICMPV6 ? 4 : 0;
+		if (unlikely(off + need > tot)) {
+			ctrs[RX_CTR_IP6_FRAG_INCOMPLETE]++;
+			return RX_EDGE_DROP;
+		}
+	}
+	/* Ethernet padding must not leak out (Etherleak): trim it. */
+	if (unlikely(tot < avail)) {
+		rte_pktmbuf_trim(m, (uint16_t)(avail - tot));
+		ctrs[RX_CTR_IP6_TRIMMED]++;
+	}
+	md->l3_len = (uint8_t)off;
+	md->l4_proto = nh;
+	md->cls = PF_CLASS_IPV6;
+	return RX_EDGE_IPV6;
+}
+
 /*
  * The full parser: every frame the fast path does not take. Writes the whole
  * metadata, returns the edge (class) or drops with a reason.
@@ -434,28 +539,12 @@ rx_parse_one(const struct rx_priv *rx, uint64_t *ctrs, struct rte_mbuf *m, struc
 			ctrs[RX_CTR_IP4_TRIMMED]++;
 		}
 		md->l3_len = (uint8_t)ihl;
+		md->l4_proto = ip->next_proto_id;
 		md->cls = PF_CLASS_IPV4;
 		return RX_EDGE_IPV4;
 	}
-	if (et == RTE_ETHER_TYPE_IPV6) {
-		const uint8_t *ip6 = d + l2;
-
-		if (unlikely(avail < 40)) {
-			ctrs[RX_CTR_IP6_TOO_SHORT]++;
-			return RX_EDGE_DROP;
-		}
-		if (unlikely((ip6[0] >> 4) != 6)) {
-			ctrs[RX_CTR_IP6_BAD_VERSION]++;
-			return RX_EDGE_DROP;
-		}
-		if (unlikely(40u + (uint32_t)(ip6[4] << 8 | ip6[5]) > avail)) {
-			ctrs[RX_CTR_IP6_BAD_LENGTH]++;
-			return RX_EDGE_DROP;
-		}
-		md->l3_len = 40;
-		md->cls = PF_CLASS_IPV6;
-		return RX_EDGE_IPV6;
-	}
+	if (et == RTE_ETHER_TYPE_IPV6)
+		return rx_ip6(ctrs, m, md, d + l2, avail);
 	if (et == RTE_ETHER_TYPE_ARP) {
 		if (unlikely(avail < 28)) {
 			ctrs[RX_CTR_ARP_TOO_SHORT]++;
@@ -500,27 +589,28 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
 /*
  * The fast path's metadata in three stores (no field read back, nothing left
  * stale): in_port, out_port NONE, vlan_tci 0, l2_len 14, l3_len 20 | class
- * IPv4, flags, bd 0, flood_mask 0 | nexthop 0.
+ * IPv4, flags, bd 0, flood_mask 0 | nexthop 0, l4_proto, rsvd 0.
  */
 static __rte_always_inline void
-rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags)
+rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags, uint8_t proto)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	uint64_t w0 = in_port | (uint64_t)PF_PORT_NONE << 16 |
 		      (uint64_t)RTE_ETHER_HDR_LEN << 48 | (uint64_t)20 << 56;
 	uint64_t w1 = PF_CLASS_IPV4 | (uint64_t)flags << 8;
-	uint32_t w2 = 0;
+	uint64_t w2 = (uint64_t)proto << 32;
 
-	RTE_BUILD_BUG_ON(sizeof(*md) != 20 || offsetof(struct pf_meta, l3_len) != 7 ||
+	RTE_BUILD_BUG_ON(sizeof(*md) != 24 || offsetof(struct pf_meta, l3_len) != 7 ||
 			 offsetof(struct pf_meta, cls) != 8 || offsetof(struct pf_meta, bd) != 10 ||
-			 offsetof(struct pf_meta, nexthop) != 16);
+			 offsetof(struct pf_meta, nexthop) != 16 ||
+			 offsetof(struct pf_meta, l4_proto) != 20);
 	memcpy(md, &w0, 8);
 	memcpy((uint8_t *)md + 8, &w1, 8);
-	memcpy((uint8_t *)md + 16, &w2, 4);
+	memcpy((uint8_t *)md + 16, &w2, 8);
 #else
 	*md = (struct pf_meta){ .in_port = in_port, .out_port = PF_PORT_NONE,
 				.l2_len = RTE_ETHER_HDR_LEN, .l3_len = 20,
-				.cls = PF_CLASS_IPV4, .flags = flags };
+				.cls = PF_CLASS_IPV4, .flags = flags, .l4_proto = proto };
 #endif
 }
 
@@ -560,7 +650,7 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
 		    likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
 			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
 			rx_meta_ipv4(md, in_port, (w0 & RX_MAC_MASK) == rx->port_mac[in_port] ?
-							  PF_META_L2_LOCAL : 0);
+							  PF_META_L2_LOCAL : 0, (uint8_t)(w2 >> 56));
 			return true;
 		}
 	}

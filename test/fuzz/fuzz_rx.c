@@ -18,6 +18,9 @@
  *     by exactly 1; a forwarded packet moved no drop counter;
  *   - a forwarded packet's edge is wired, and its metadata fits the frame:
  *     l2_len in {14, 18}, IPv4 l2_len + l3_len <= data_len after trimming,
+ *     IPv6 l3_len within 40 .. 40 + PF_IP6_EXT_MAX_LEN and the payload, the
+ *     frame trimmed to the payload length, l4_proto not an extension header
+ *     (but for a non-first fragment),
  *     a trimmed frame only got shorter.
  * A violation aborts (a crash for libFuzzer, a failure for the driver).
  */
@@ -189,6 +192,19 @@ run_one(struct target *t, uint8_t *buf, uint16_t len, struct outcome *out)
 		CHECK(m->data_len <= len && m->pkt_len == m->data_len);
 		if (md->cls == PF_CLASS_IPV4)
 			CHECK(md->l3_len >= 20 && md->l2_len + md->l3_len <= m->data_len);
+		if (md->cls == PF_CLASS_IPV6) {
+			const uint8_t *ip6 = rte_pktmbuf_mtod_offset(m, const uint8_t *, md->l2_len);
+
+			/* The walk stays inside the payload, which is all that is left. */
+			CHECK(md->l3_len >= 40 && md->l3_len <= 40 + PF_IP6_EXT_MAX_LEN);
+			CHECK(md->l2_len + md->l3_len <= m->data_len);
+			CHECK(m->data_len == md->l2_len + 40u + (ip6[4] << 8 | ip6[5]));
+			if (md->l3_len == 40)
+				CHECK(md->l4_proto == ip6[6]);
+			if (!(md->flags & PF_META_IP_NONFIRST))
+				CHECK(md->l4_proto != 0 && md->l4_proto != 43 && md->l4_proto != 44 &&
+				      md->l4_proto != 60);
+		}
 	}
 	rte_pktmbuf_free(m);
 }

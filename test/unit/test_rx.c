@@ -577,6 +577,129 @@ test_ip6_arp_malformed(void **state)
 	}
 }
 
+/*
+ * Append an extension header of type @p type (the Next Header that names
+ * it is already in place) with @p len bytes (8 or a multiple of 8) at
+ * offset @p off of the IPv6 header @p ip, naming @p next; returns the new offset.
+ */
+static uint16_t
+ext6(uint8_t *ip, uint16_t off, uint8_t type, uint16_t len, uint8_t next)
+{
+	ip[off] = next;
+	ip[off + 1] = type == 44 ? 0 : (uint8_t)(len / 8 - 1);
+	return (uint16_t)(off + len);
+}
+
+/* IPv6 frame with the chain @p types / @p lens, then @p l4 bytes of protocol @p proto. */
+static uint8_t *
+ipv6_chain(struct frame *f, const uint8_t *types, const uint16_t *lens, unsigned int n,
+	   uint8_t proto, uint16_t l4)
+{
+	uint16_t ext = 0, off = 40;
+	unsigned int i;
+	uint8_t *ip;
+
+	for (i = 0; i < n; i++)
+		ext = (uint16_t)(ext + lens[i]);
+	ip = ipv6(f, -1, (uint16_t)(ext + l4));
+	ip[6] = n ? types[0] : proto;
+	for (i = 0; i < n; i++)
+		off = ext6(ip, off, types[i], lens[i], i + 1 < n ? types[i + 1] : proto);
+	return ip;
+}
+
+/* The extension header walk: l3_len, l4_proto, fragment flags and every drop reason. */
+static void
+test_ip6_ext(void **state)
+{
+	static const uint8_t dst9[9] = { 60, 60, 60, 60, 60, 60, 60, 60, 60 };
+	static const uint16_t len9[9] = { 8, 8, 8, 8, 8, 8, 8, 8, 8 };
+	const struct delta *seen = D({ "ip6_ext_seen", 1 });
+	struct rte_mbuf *m;
+	struct frame f;
+	uint8_t *ip;
+	uint16_t l;
+
+	ipv6_chain(&f, (const uint8_t[]){ 0 }, (const uint16_t[]){ 8 }, 1, 17, 8);
+	m = one(rx, &f, 0, E_IPV6, seen, "hbh + udp");
+	assert_int_equal(pf_meta(m)->l3_len, 48);
+	assert_int_equal(pf_meta(m)->l4_proto, 17);
+	assert_int_equal(pf_meta(m)->flags, 0);
+	rte_pktmbuf_free(m);
+
+	ipv6_chain(&f, (const uint8_t[]){ 0, 43, 60 }, (const uint16_t[]){ 8, 24, 16 }, 3, 6, 20);
+	m = one(rx, &f, 0, E_IPV6, seen, "hbh + routing + dstopts + tcp");
+	assert_int_equal(pf_meta(m)->l3_len, 88);
+	assert_int_equal(pf_meta(m)->l4_proto, 6);
+	rte_pktmbuf_free(m);
+
+	ipv6_chain(&f, dst9, len9, 8, 58, 8);
+	m = one(rx, &f, 0, E_IPV6, seen, "8 headers (the cap)");
+	assert_int_equal(pf_meta(m)->l3_len, 104);
+	assert_int_equal(pf_meta(m)->l4_proto, 58);
+	rte_pktmbuf_free(m);
+	ipv6_chain(&f, dst9, len9, 9, 58, 8);
+	drop_case(&f, 0, D({ "ip6_ext_too_many", 1 }), "9 headers");
+
+	ipv6_chain(&f, (const uint8_t[]){ 60 }, (const uint16_t[]){ 208 }, 1, 17, 8);
+	m = one(rx, &f, 0, E_IPV6, seen, "208 bytes of headers (the cap)");
+	assert_int_equal(pf_meta(m)->l3_len, 248);
+	rte_pktmbuf_free(m);
+	ipv6_chain(&f, (const uint8_t[]){ 0, 60 }, (const uint16_t[]){ 8, 208 }, 2, 17, 8);
+	drop_case(&f, 0, D({ "ip6_ext_too_long", 1 }), "216 bytes of headers");
+
+	ipv6_chain(&f, (const uint8_t[]){ 60, 0 }, (const uint16_t[]){ 8, 8 }, 2, 17, 8);
+	drop_case(&f, 0, D({ "ip6_hbh_not_first", 1 }), "hbh second");
+
+	/* Headers running past the payload length (the frame itself may be longer). */
+	for (l = 0; l < 8; l++) {
+		ip = ipv6(&f, -1, l);
+		ip[6] = 0;
+		drop_case(&f, 0, D({ "ip6_ext_truncated", 1 }), "hbh past payload");
+	}
+	ip = ipv6_chain(&f, (const uint8_t[]){ 43 }, (const uint16_t[]){ 16 }, 1, 17, 0);
+	put16(ip + 4, 15);
+	f.len = (uint16_t)(f.len + 20);
+	drop_case(&f, 0, D({ "ip6_ext_truncated", 1 }), "routing header 1 byte past payload");
+
+	/* Fragments: first (M set), non-first, atomic (RFC 6946: not a fragment). */
+	ip = ipv6_chain(&f, (const uint8_t[]){ 44 }, (const uint16_t[]){ 8 }, 1, 17, 8);
+	ip[43] = 1;
+	m = one(rx, &f, 0, E_IPV6, seen, "first fragment");
+	assert_int_equal(pf_meta(m)->flags, PF_META_IP_FRAG);
+	assert_int_equal(pf_meta(m)->l3_len, 48);
+	assert_int_equal(pf_meta(m)->l4_proto, 17);
+	rte_pktmbuf_free(m);
+	ip = ipv6_chain(&f, (const uint8_t[]){ 44 }, (const uint16_t[]){ 8 }, 1, 17, 7);
+	ip[43] = 1;
+	drop_case(&f, 0, D({ "ip6_ext_seen", 1 }, { "ip6_frag_incomplete_chain", 1 }),
+		  "first fragment, 7 bytes of UDP");
+	ip = ipv6_chain(&f, (const uint8_t[]){ 44, 60 }, (const uint16_t[]){ 8, 8 }, 2, 6, 19);
+	ip[43] = 1;
+	drop_case(&f, 0, D({ "ip6_ext_seen", 1 }, { "ip6_frag_incomplete_chain", 1 }),
+		  "first fragment, 19 bytes of TCP");
+	ip = ipv6_chain(&f, (const uint8_t[]){ 44, 60 }, (const uint16_t[]){ 8, 8 }, 2, 6, 3);
+	put16(ip + 42, 0x00b9);           /* offset 23 * 8, M */
+	m = one(rx, &f, 0, E_IPV6, seen, "middle fragment");
+	assert_int_equal(pf_meta(m)->flags, PF_META_IP_FRAG | PF_META_IP_NONFIRST);
+	assert_int_equal(pf_meta(m)->l3_len, 48);
+	assert_int_equal(pf_meta(m)->l4_proto, 60);
+	rte_pktmbuf_free(m);
+	ipv6_chain(&f, (const uint8_t[]){ 44 }, (const uint16_t[]){ 8 }, 1, 17, 8);
+	m = one(rx, &f, 0, E_IPV6, seen, "atomic fragment");
+	assert_int_equal(pf_meta(m)->flags, 0);
+	assert_int_equal(pf_meta(m)->l3_len, 48);
+	rte_pktmbuf_free(m);
+
+	/* Padding after the payload is trimmed. */
+	ipv6(&f, -1, 8);
+	f.len = (uint16_t)(f.len + 12);
+	m = one(rx, &f, 0, E_IPV6, D({ "ip6_trailer_trimmed", 1 }), "ipv6 padding");
+	assert_int_equal(rte_pktmbuf_data_len(m), 14 + 48);
+	assert_int_equal(pf_meta(m)->l4_proto, 17);
+	rte_pktmbuf_free(m);
+}
+
 /* ---- good frames -------------------------------------------------------- */
 
 static void
@@ -593,6 +716,7 @@ test_classify_good(void **state)
 	assert_int_equal(md->cls, PF_CLASS_IPV4);
 	assert_int_equal(md->l2_len, 14);
 	assert_int_equal(md->l3_len, 20);
+	assert_int_equal(md->l4_proto, 17);
 	assert_int_equal(md->flags, 0);
 	assert_int_equal(md->vlan_tci, 0);
 	assert_int_equal(md->in_port, 1);
@@ -697,6 +821,7 @@ test_meta_reset(void **state)
 	md->bd = 2;
 	md->cls = PF_CLASS_ARP;
 	md->l3_len = 99;
+	md->l4_proto = 99;
 	uint16_t edge;
 
 	pf_test_process(rx, &m, 1, &edge);
@@ -709,6 +834,7 @@ test_meta_reset(void **state)
 	assert_int_equal(md->bd, 0);
 	assert_int_equal(md->cls, PF_CLASS_IPV4);
 	assert_int_equal(md->l3_len, 20);
+	assert_int_equal(md->l4_proto, 17);
 	rte_pktmbuf_free(m);
 }
 
@@ -1032,6 +1158,7 @@ main(void)
 		cmocka_unit_test(test_ip4_malformed),
 		cmocka_unit_test(test_ip4_checksum),
 		cmocka_unit_test(test_ip6_arp_malformed),
+		cmocka_unit_test(test_ip6_ext),
 		cmocka_unit_test(test_classify_good),
 		cmocka_unit_test(test_meta_reset),
 		cmocka_unit_test(test_padding_trimmed),
