@@ -833,17 +833,24 @@ test_update(void **state)
 	struct tpkt out = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 4000, 53);
 	struct tpkt back = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4000);
 	struct tpkt other = udp(IP(10, 0, 0, 9), IP(1, 1, 1, 1), 4000, 53);
+	struct tpkt v6 = udp6(1, 1, 2, 2, 4000, 53);
 
 	st = acl_stage("    rules: [\"permit-reflect src 10.0.0.0/8\"]\n", &topo);
 	assert_int_equal(one(st, &out), 1);
-	/* New rules: deny everything. The session survives the swap. */
-	y = acl_topo_yaml("    rules: [\"deny src 10.0.0.0/8\", \"deny\"]\n");
+	assert_int_equal(one(st, &v6), 0);
+	assert_int_equal(gauge(st, "acl6_contexts"), 0);
+	/* New rules: deny everything but one IPv6 prefix. The session survives the swap. */
+	y = acl_topo_yaml("    rules: [\"deny src 10.0.0.0/8\", \"permit src 2001:db8:1::/48\", "
+			  "\"deny\"]\n");
 	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo2, &errs), 0);
 	free(y);
 	si = pf_topo_stage_index(topo2, "acl");
 	assert_int_equal(pf_stage_update(st, &topo2->stages[si], &errs), 0);
-	assert_int_equal(gauge(st, "rules"), 2);
+	assert_int_equal(gauge(st, "rules"), 3);
 	assert_int_equal(gauge(st, "reloads"), 1);
+	assert_int_equal(gauge(st, "acl6_contexts"), 1);
+	assert_int_equal(one(st, &v6), 1);
+	assert_int_equal(gauge(st, "rule.2"), 1);
 	assert_int_equal(one(st, &back), 1);
 	assert_int_equal(one(st, &out), 1);
 	assert_int_equal(one(st, &other), 0);
