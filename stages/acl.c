@@ -1197,6 +1197,46 @@ acl_verdicts_general(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctr
 	return nout;
 }
 
+/*
+ * Stateless verdicts of a burst classified in one main context: one table
+ * load per packet. A drop verdict counts deny_rule or default_deny: their
+ * growth is the burst's drops (acl_deny), no per-packet sum needed.
+ * Returns the packets on "out".
+ */
+static __rte_always_inline uint16_t
+acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs, uint16_t n,
+		   uint16_t *edge)
+{
+	uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
+	const struct acl_verdict *v;
+	uint16_t i;
+	uint32_t r;
+
+	for (i = 0; i < n; i++) {
+		r = pv->res[i];
+		v = &t->verdict[r];
+		t->hits[r]++;
+		ctrs[v->ctr]++;
+		edge[i] = v->edge;
+	}
+	denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY] - denied;
+	ctrs[ACL_CTR_DENY] += denied;
+	return (uint16_t)(n - denied);
+}
+
+/* Stateless: is every packet of the burst IPv6 with ports (its key in keys6[])? */
+static bool
+acl6_all_plain(const struct acl_priv *pv, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if (pv->kdata[i] != (const uint8_t *)&pv->keys6[i] ||
+		    pv->pk[i].flags != (PK_V6 | PK_SESS))
+			return false;
+	return n != 0;
+}
+
 /* Both cache lines of the mbuf: the second holds the pf_meta dynfield. */
 static __rte_always_inline void
 acl_prefetch_mbuf(struct rte_mbuf *m)
@@ -1247,10 +1287,8 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 {
 	struct acl_priv *pv = st->priv;
 	uint64_t *ctrs = st->ctrs, now;
-	const struct acl_verdict *v;
 	const struct acl_tbl *t;
 	uint16_t i, nout = 0, plain = 0;
-	uint32_t r;
 
 	t = __atomic_load_n(&pv->tbl, __ATOMIC_ACQUIRE);
 
@@ -1276,22 +1314,13 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		if (pv->sess_live != 0)
 			acl_sweep(pv, pv->sweep, now, ctrs);
 	} else if (likely(plain == n)) {
-		/* Every packet has ports: one classify call, one table load each.
-		 * A drop verdict counts deny_rule or default_deny: their growth
-		 * is the burst's drops (acl_deny), no per-packet sum needed. */
-		uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
-
+		/* Every packet has ports: one classify call, one table load each. */
 		acl_classify_set(t, &t->main, pv->kdata, pv->res, n, pv->tmp2);
-		for (i = 0; i < n; i++) {
-			r = pv->res[i];
-			v = &t->verdict[r];
-			t->hits[r]++;
-			ctrs[v->ctr]++;
-			edge[i] = v->edge;
-		}
-		denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY] - denied;
-		ctrs[ACL_CTR_DENY] += denied;
-		nout = (uint16_t)(n - denied);
+		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
+	} else if (acl6_all_plain(pv, n)) {
+		/* The same for a burst of IPv6 packets with ports. */
+		acl_classify_set(t, &t->main6, pv->kdata, pv->res, n, pv->tmp2);
+		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
 	} else {
 		acl_classify_mixed(pv, t, n, false);
 		nout = acl_verdicts_general(pv, t, ctrs, n, edge, 0, false);
