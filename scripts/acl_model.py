@@ -13,9 +13,9 @@ import collections
 import ipaddress
 import os
 
-from scapy.all import IP, TCP, UDP
+from scapy.all import IP, IPv6, TCP, UDP
 
-PROTOS = {"icmp": 1, "tcp": 6, "udp": 17, "gre": 47, "esp": 50, "sctp": 132}
+PROTOS = {"icmp": 1, "tcp": 6, "udp": 17, "gre": 47, "esp": 50, "sctp": 132, "icmpv6": 58}
 PORT_PROTOS = (6, 17, 132)
 L4_MIN = {6: 20, 17: 8, 132: 12}
 TIMEOUTS = {"tcp_established": 86400, "tcp_transient": 120, "udp": 600, "other": 60}
@@ -26,15 +26,19 @@ class Rule:
         words = line.split("#")[0].split()
         self.action = words[0]
         assert self.action in ("permit", "deny", "permit-reflect"), line
-        self.src = ipaddress.ip_network("0.0.0.0/0")
-        self.dst = ipaddress.ip_network("0.0.0.0/0")
+        self.src = None             # None: any address of either family
+        self.dst = None
+        self.family = None          # 4 or 6 from the addresses; None: both
         self.proto = None
         self.sport = (0, 65535)
         self.dport = (0, 65535)
         self.priority = 0
         for key, val in zip(words[1::2], words[2::2]):
             if key in ("src", "dst"):
-                net = ipaddress.ip_network("0.0.0.0/0" if val == "any" else val)
+                net = None if val == "any" else ipaddress.ip_network(val)
+                if net is not None:
+                    assert self.family in (None, net.version), line
+                    self.family = net.version
                 setattr(self, key, net)
             elif key == "proto":
                 self.proto = None if val == "any" else PROTOS.get(val, None) or int(val)
@@ -58,16 +62,50 @@ def parse_rules(text):
     return [Rule(l) for l in text.splitlines() if l.split("#")[0].strip()]
 
 
+IP6_EXT = (0, 43, 60)          # hop-by-hop, routing, destination options
+IP6_FRAG = 44
+
+
+def ipv6_upper(ip6):
+    """(proto, upper-layer bytes or None for a non-first fragment) of an IPv6
+    packet: the extension headers walked from the raw bytes (RFC 8200)."""
+    raw = bytes(ip6)
+    end = 40 + int.from_bytes(raw[4:6], "big")
+    nh, off = raw[6], 40
+    while nh in IP6_EXT or nh == IP6_FRAG:
+        if nh == IP6_FRAG:
+            fo = int.from_bytes(raw[off + 2:off + 4], "big") >> 3
+            nh = raw[off]
+            off += 8
+            if fo != 0:
+                return nh, None
+        else:
+            nh, off = raw[off], off + (raw[off + 1] + 1) * 8
+    return nh, raw[off:end]
+
+
 def five_tuple(pkt):
-    """(src, dst, proto, sport, dport, kind): kind is 'ports', 'nonfirst',
-    'malformed' or 'none' (a protocol without ports)."""
+    """(src, dst, proto, sport, dport, kind, family): kind is 'ports',
+    'nonfirst', 'malformed' or 'none' (a protocol without ports)."""
+    if IPv6 in pkt:
+        ip6 = pkt[IPv6]
+        src, dst = int(ipaddress.ip_address(ip6.src)), int(ipaddress.ip_address(ip6.dst))
+        proto, l4 = ipv6_upper(ip6)
+        t = _ports(src, dst, proto, l4)
+        return t + (6,)
     ip = pkt[IP]
     src, dst, proto = int(ipaddress.ip_address(ip.src)), int(ipaddress.ip_address(ip.dst)), ip.proto
     if ip.frag != 0:
+        return src, dst, proto, None, None, "nonfirst", 4
+    l4 = bytes(ip.payload)[: max(0, ip.len - ip.ihl * 4)] if ip.len else bytes(ip.payload)
+    return _ports(src, dst, proto, l4) + (4,)
+
+
+def _ports(src, dst, proto, l4):
+    if l4 is None:
         return src, dst, proto, None, None, "nonfirst"
     if proto not in PORT_PROTOS:
         return src, dst, proto, None, None, "none"
-    l4 = bytes(ip.payload)[: max(0, ip.len - ip.ihl * 4)] if ip.len else bytes(ip.payload)
     if len(l4) < L4_MIN[proto]:
         return src, dst, proto, None, None, "malformed"
     if proto == 6 and not (5 <= (l4[12] >> 4) and (l4[12] >> 4) * 4 <= len(l4)):
@@ -122,12 +160,14 @@ class Acl:
         self.counters[name] = self.counters.get(name, 0) + n
 
     def match(self, t):
-        src, dst, proto, sport, dport, kind = t
+        src, dst, proto, sport, dport, kind, fam = t
         best = None
         for i, r in enumerate(self.rules):
-            if int(r.src.network_address) != src & int(r.src.netmask):
+            if r.family not in (None, fam):
                 continue
-            if int(r.dst.network_address) != dst & int(r.dst.netmask):
+            if r.src is not None and int(r.src.network_address) != src & int(r.src.netmask):
+                continue
+            if r.dst is not None and int(r.dst.network_address) != dst & int(r.dst.netmask):
                 continue
             if r.proto is not None and r.proto != proto:
                 continue
@@ -141,9 +181,9 @@ class Acl:
 
     @staticmethod
     def _key(t):
-        src, dst, proto, sport, dport, _ = t
+        src, dst, proto, sport, dport, _, fam = t
         a, b = (src, sport or 0), (dst, dport or 0)
-        return ((a, b), 0) if a <= b else ((b, a), 1)
+        return ((fam, proto, a, b), 0) if a <= b else ((fam, proto, b, a), 1)
 
     def _touch(self, s, t, pkt, direction, now):
         proto = t[2]

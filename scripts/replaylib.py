@@ -55,6 +55,21 @@ def tcp4(src_mac=MAC_A, dst_mac=MAC_B, src="10.0.0.1", dst="10.0.1.1", sport=100
     return l2 / IP(src=src, dst=dst, ttl=ttl) / TCP(sport=sport, dport=dport, flags=flags) / Raw(payload)
 
 
+def udp6(src_mac=MAC_A, dst_mac=MAC_B, src="2001:db8::1", dst="2001:db8:1::1", sport=1000,
+         dport=2000, hlim=64, payload=b"pipefwd-replay", ext=()):
+    """An Ethernet/IPv6/UDP packet; @ext: scapy extension headers before UDP."""
+    l3 = IPv6(src=src, dst=dst, hlim=hlim)
+    for h in ext:
+        l3 = l3 / h
+    return Ether(src=src_mac, dst=dst_mac) / l3 / UDP(sport=sport, dport=dport) / Raw(payload)
+
+
+def tcp6(src_mac=MAC_A, dst_mac=MAC_B, src="2001:db8::1", dst="2001:db8:1::1", sport=1000,
+         dport=80, flags="S", hlim=64, payload=b""):
+    return (Ether(src=src_mac, dst=dst_mac) / IPv6(src=src, dst=dst, hlim=hlim) /
+            TCP(sport=sport, dport=dport, flags=flags) / Raw(payload))
+
+
 def write_pcap(path, pkts, linktype=1):
     """Write a classic pcap with microsecond timestamps.
 

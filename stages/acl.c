@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * acl: IPv4 5-tuple filter on rte_acl; stateless, or stateful with permit-reflect sessions.
+ * acl: IPv4 and IPv6 5-tuple filter on rte_acl; stateless, or stateful with permit-reflect
+ * sessions.
  * Edges: drop, out (permitted packets).
  * Counters: drops acl_deny, session_full, acl_not_ipv4; info per action (permit, deny_rule, ...),
  *   session_permit/created/expired, nonfirst_fragment, l4_malformed. Gauges: rule.<n> hits.
@@ -8,12 +9,13 @@
  *
  * Per burst: (1) gather each packet's 5-tuple into a flat key, (2) look the
  * burst up in the session table (stateful), (3) classify every packet that
- * has no session with one rte_acl_classify call, (4) apply verdicts in packet
+ * has no session (IPv4 and IPv6 in their own contexts), (4) apply verdicts in packet
  * order, creating sessions for permit-reflect, (5) expire a few sessions.
  * The rule table is RCU-protected: update() builds a new one beside it, swaps
  * the pointer and frees the old one after pf_rcu_synchronize() (the runtime's
  * QSBR: every worker lcore has finished the loop pass it was in).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -38,7 +40,7 @@
 	_(ACL_CTR_DENY, acl_deny, DROP, "denied by a deny rule or by the default action")		\
 	_(ACL_CTR_SESSION_FULL, session_full, DROP,							\
 	  "matched permit-reflect but the session table is full: refused")			\
-	_(ACL_CTR_NOT_IPV4, acl_not_ipv4, DROP, "not an IPv4 packet (wire only rx's ipv4 edge here)") \
+	_(ACL_CTR_NOT_IPV4, acl_not_ipv4, DROP, "neither IPv4 nor IPv6 (wire only rx's ipv4 and ipv6 edges here)") \
 	_(ACL_CTR_PERMIT, permit, INFO, "matched a permit rule")					\
 	_(ACL_CTR_PERMIT_REFLECT, permit_reflect, INFO, "matched a permit-reflect rule")		\
 	_(ACL_CTR_DENY_RULE, deny_rule, INFO, "matched a deny rule (counted in acl_deny)")		\
@@ -107,12 +109,50 @@ static const struct rte_acl_field_def acl_field_defs[F_NUM] = {
 	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_DPORT, 3, offsetof(struct acl_key, dport) },
 };
 
-/* Session key: the 5-tuple with the lower (address, port) end first. */
-struct acl_skey {
-	uint32_t a0, a1;
-	uint16_t p0, p1;
+/*
+ * The IPv6 key: l3fwd's IPv6 layout, each 128-bit address as four 32-bit
+ * fields (rte_acl compares at most 4 bytes per field), the ports sharing
+ * the last group of four bytes. Always a copy: the upper-layer header may
+ * follow extension headers.
+ */
+struct acl6_key {
 	uint8_t proto;
 	uint8_t pad[3];
+	uint32_t src[4];
+	uint32_t dst[4];
+	uint16_t sport;
+	uint16_t dport;
+};
+
+enum { F6_PROTO, F6_SRC, F6_DST = F6_SRC + 4, F6_SPORT = F6_DST + 4, F6_DPORT, F6_NUM };
+#define F6_AUX_NUM (F6_DST + 4)
+
+RTE_ACL_RULE_DEF(acl6_rte_rule, F6_NUM);
+
+#define ACL6_ADDR_DEF(f, w, a)									\
+	{ RTE_ACL_FIELD_TYPE_MASK, 4, (f) + (w), (f) + (w),					\
+	  offsetof(struct acl6_key, a) + (w) * sizeof(uint32_t) }
+
+static const struct rte_acl_field_def acl6_field_defs[F6_NUM] = {
+	{ RTE_ACL_FIELD_TYPE_BITMASK, 1, F6_PROTO, 0, offsetof(struct acl6_key, proto) },
+	ACL6_ADDR_DEF(F6_SRC, 0, src), ACL6_ADDR_DEF(F6_SRC, 1, src),
+	ACL6_ADDR_DEF(F6_SRC, 2, src), ACL6_ADDR_DEF(F6_SRC, 3, src),
+	ACL6_ADDR_DEF(F6_DST, 0, dst), ACL6_ADDR_DEF(F6_DST, 1, dst),
+	ACL6_ADDR_DEF(F6_DST, 2, dst), ACL6_ADDR_DEF(F6_DST, 3, dst),
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_SPORT, F6_SPORT, offsetof(struct acl6_key, sport) },
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_DPORT, F6_SPORT, offsetof(struct acl6_key, dport) },
+};
+
+/*
+ * Session key: the 5-tuple with the lower (address, port) end first. An
+ * IPv4 address takes a0[0] / a1[0], the rest zero; v6 keeps the families apart.
+ */
+struct acl_skey {
+	uint32_t a0[4], a1[4];
+	uint16_t p0, p1;
+	uint8_t proto;
+	uint8_t v6;
+	uint8_t pad[2];
 };
 
 struct acl_sess {
@@ -129,6 +169,7 @@ struct acl_sess {
 #define PK_NONFIRST  0x4
 #define PK_MALFORMED 0x8
 #define PK_AUX       0x10           /* classified by the auxiliary context */
+#define PK_V6        0x20           /* IPv6: keys6[], the IPv6 contexts */
 
 struct acl_pk {
 	uint8_t flags;
@@ -159,6 +200,8 @@ struct acl_verdict {
 struct acl_tbl {
 	struct acl_set main;            /* rules as written, packets with ports */
 	struct acl_set aux;             /* proto/src/dst only, ACL_AUX_CATS categories */
+	struct acl_set main6;           /* the same two for IPv6 (rules of no family in both) */
+	struct acl_set aux6;
 	uint32_t n_rules;
 	uint8_t default_action;
 	uint8_t alg;                    /* enum rte_acl_classify_alg in use */
@@ -186,6 +229,7 @@ struct acl_priv {
 	uint64_t reloads;
 	/* burst scratch */
 	struct acl_key keys[PF_BURST_MAX];
+	struct acl6_key keys6[PF_BURST_MAX];
 	struct acl_skey skeys[PF_BURST_MAX];
 	struct acl_pk pk[PF_BURST_MAX];
 	const uint8_t *kdata[PF_BURST_MAX];   /* &keys[i] or the packet's own header */
@@ -242,6 +286,8 @@ acl_tbl_free(struct acl_tbl *t)
 		return;
 	acl_set_free(&t->main);
 	acl_set_free(&t->aux);
+	acl_set_free(&t->main6);
+	acl_set_free(&t->aux6);
 	rte_free(t->prio);
 	rte_free(t->verdict);
 	rte_free(t->hits);
@@ -297,6 +343,17 @@ rule_has_ports(const struct acl_rule *r)
 	return r->sport_lo != 0 || r->sport_hi != 65535 || r->dport_lo != 0 || r->dport_hi != 65535;
 }
 
+/* Categories, priority and result (rule number; 0 means "no match") of rule @p idx. */
+static void
+acl_rule_data(const struct acl_rule *r, int32_t prio, uint32_t idx, bool aux,
+	      struct rte_acl_rule_data *d)
+{
+	d->category_mask = !aux ? 1 : rule_has_ports(r) ? 1u << ACL_CAT_PROTO :
+			   1u << ACL_CAT_PROTO | 1u << ACL_CAT_STRICT;
+	d->priority = prio;
+	d->userdata = idx + 1;
+}
+
 /*
  * Rule @p idx as rte_acl sees it: for the main context as written; for the
  * auxiliary one (@p aux) without ports, in ACL_CAT_PROTO and, when it names
@@ -307,10 +364,7 @@ acl_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, bool aux,
 		struct acl_rte_rule *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->data.category_mask = !aux ? 1 : rule_has_ports(r) ? 1u << ACL_CAT_PROTO :
-			       1u << ACL_CAT_PROTO | 1u << ACL_CAT_STRICT;
-	o->data.priority = prio;
-	o->data.userdata = idx + 1;       /* 0 means "no match" */
+	acl_rule_data(r, prio, idx, aux, &o->data);
 	o->field[F_PROTO].value.u8 = r->proto_any ? 0 : r->proto;
 	o->field[F_PROTO].mask_range.u8 = r->proto_any ? 0 : 0xff;
 	o->field[F_SRC].value.u32 = r->src;
@@ -325,27 +379,63 @@ acl_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, bool aux,
 	o->field[F_DPORT].mask_range.u16 = r->dport_hi;
 }
 
+/* An IPv6 prefix as four 32-bit MASK fields (host-order words, /0 to /32 each). */
+static void
+acl6_addr_fields(const uint8_t *a, uint32_t len, struct rte_acl_field *f)
+{
+	uint32_t w, v;
+
+	for (w = 0; w < 4; w++) {
+		memcpy(&v, a + 4 * w, sizeof(v));
+		f[w].value.u32 = rte_be_to_cpu_32(v);
+		f[w].mask_range.u32 = len >= 32 * (w + 1) ? 32 : len <= 32 * w ? 0 : len - 32 * w;
+	}
+}
+
+/* The same for the IPv6 contexts: each address as four 32-bit words. */
+static void
+acl6_rule_to_rte(const struct acl_rule *r, int32_t prio, uint32_t idx, bool aux,
+		 struct acl6_rte_rule *o)
+{
+	memset(o, 0, sizeof(*o));
+	acl_rule_data(r, prio, idx, aux, &o->data);
+	o->field[F6_PROTO].value.u8 = r->proto_any ? 0 : r->proto;
+	o->field[F6_PROTO].mask_range.u8 = r->proto_any ? 0 : 0xff;
+	/* A rule of no family leaves the address lengths 0: matches anything. */
+	if (r->family == ACL_FAM_IPV6) {
+		acl6_addr_fields(r->src6, r->src_len, &o->field[F6_SRC]);
+		acl6_addr_fields(r->dst6, r->dst_len, &o->field[F6_DST]);
+	}
+	if (aux)
+		return;
+	o->field[F6_SPORT].value.u16 = r->sport_lo;
+	o->field[F6_SPORT].mask_range.u16 = r->sport_hi;
+	o->field[F6_DPORT].value.u16 = r->dport_lo;
+	o->field[F6_DPORT].mask_range.u16 = r->dport_hi;
+}
+
 /*
- * Build one context from rules [first, first + n), main or auxiliary.
- * Returns 0 or -errno (with rte_acl's code).
+ * Build one context from the @p n rules numbered in @p sel, main or
+ * auxiliary, IPv4 or IPv6 (@p v6). Returns 0 or -errno (with rte_acl's code).
  */
 static int
 acl_ctx_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_t *prio,
-	      uint32_t first, uint32_t n, bool aux, struct rte_acl_ctx **out)
+	      const uint32_t *sel, uint32_t n, bool aux, bool v6, struct rte_acl_ctx **out)
 {
 	static uint32_t gen;
-	uint32_t nf = aux ? F_AUX_NUM : F_NUM;
+	uint32_t nf = v6 ? (aux ? F6_AUX_NUM : F6_NUM) : (aux ? F_AUX_NUM : F_NUM);
 	struct rte_acl_config bcfg = { .num_categories = aux ? ACL_AUX_CATS : 1,
 				       .num_fields = nf };
-	struct acl_rte_rule chunk[256];
+	struct acl6_rte_rule chunk[256];
 	struct rte_acl_param param;
 	char name[RTE_ACL_NAMESIZE];
 	struct rte_acl_ctx *ctx;
 	uint32_t i, k = 0;
 	int rc = 0;
+	void *o;
 
 	/* rte_acl context names are global: make each build's unique. */
-	snprintf(name, sizeof(name), "pf_acl%u%s_%u", st->id, aux ? "x" : "",
+	snprintf(name, sizeof(name), "pf_acl%u%s%s_%u", st->id, v6 ? "v6" : "", aux ? "x" : "",
 		 __atomic_fetch_add(&gen, 1, __ATOMIC_RELAXED));
 	/* An auxiliary rule is a prefix of a main one: same struct, fewer fields. */
 	param = (struct rte_acl_param){ .name = name, .socket_id = (int)rte_socket_id(),
@@ -353,15 +443,18 @@ acl_ctx_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_
 	ctx = rte_acl_create(&param);
 	if (ctx == NULL)
 		return -rte_errno;
-	for (i = first; i < first + n && rc >= 0; i++) {
-		acl_rule_to_rte(&cfg->rules[i], prio[i], i, aux,
-				(struct acl_rte_rule *)((uint8_t *)chunk + k * param.rule_size));
-		if (++k == RTE_DIM(chunk) || i + 1 == first + n) {
+	for (i = 0; i < n && rc >= 0; i++) {
+		o = (uint8_t *)chunk + k * param.rule_size;
+		if (v6)
+			acl6_rule_to_rte(&cfg->rules[sel[i]], prio[sel[i]], sel[i], aux, o);
+		else
+			acl_rule_to_rte(&cfg->rules[sel[i]], prio[sel[i]], sel[i], aux, o);
+		if (++k == RTE_DIM(chunk) || i + 1 == n) {
 			rc = rte_acl_add_rules(ctx, (const struct rte_acl_rule *)chunk, k);
 			k = 0;
 		}
 	}
-	memcpy(bcfg.defs, acl_field_defs, sizeof(acl_field_defs[0]) * nf);
+	memcpy(bcfg.defs, v6 ? acl6_field_defs : acl_field_defs, sizeof(bcfg.defs[0]) * nf);
 	if (rc >= 0)
 		rc = rte_acl_build(ctx, &bcfg);
 	if (rc < 0) {
@@ -375,34 +468,49 @@ acl_ctx_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_
 }
 
 /*
- * Build @p set from all rules of @p cfg. rte_acl gives up when a rule set
- * needs more than 8 tries (many overlapping wildcards and ranges); then the
- * rules are split into 2, 4, ... ACL_CTX_MAX contexts and the data path
- * keeps the highest priority match over them.
+ * Build @p set from the rules of @p cfg for one family (@p v6; rules of no
+ * family go to both). rte_acl gives up when a rule set needs more than 8
+ * tries (many overlapping wildcards and ranges); then the rules are split
+ * into 2, 4, ... ACL_CTX_MAX contexts and the data path keeps the highest
+ * priority match over them. A family without rules gets no context.
  */
 static int
 acl_set_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_t *prio,
-	      bool aux, struct acl_set *set)
+	      bool aux, bool v6, struct acl_set *set)
 {
-	uint32_t k, per;
+	uint8_t other = v6 ? ACL_FAM_IPV4 : ACL_FAM_IPV6;
+	uint32_t k, per, i, n = 0, *sel;
 	int rc;
 
 	set->n_cat = aux ? ACL_AUX_CATS : 1;
-	for (set->n_ctx = 1;; set->n_ctx *= 2) {
-		per = (cfg->n_rules + set->n_ctx - 1) / set->n_ctx;
-		for (k = 0, rc = 0; k < set->n_ctx && rc == 0 && k * per < cfg->n_rules; k++)
-			rc = acl_ctx_build(st, cfg, prio, k * per,
-					   RTE_MIN(per, cfg->n_rules - k * per), aux, &set->ctx[k]);
+	set->n_ctx = 0;
+	sel = malloc(sizeof(*sel) * RTE_MAX(cfg->n_rules, 1u));
+	if (sel == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->n_rules; i++)
+		if (cfg->rules[i].family != other)
+			sel[n++] = i;
+	for (set->n_ctx = 1; n != 0; set->n_ctx *= 2) {
+		per = (n + set->n_ctx - 1) / set->n_ctx;
+		for (k = 0, rc = 0; k < set->n_ctx && rc == 0 && k * per < n; k++)
+			rc = acl_ctx_build(st, cfg, prio, sel + k * per, RTE_MIN(per, n - k * per),
+					   aux, v6, &set->ctx[k]);
 		if (rc == 0) {
 			set->n_ctx = k;
-			return 0;
+			break;
 		}
 		k = set->n_ctx;
 		acl_set_free(set);
 		set->n_ctx = k;
-		if (rc != -ENOMEM || set->n_ctx == ACL_CTX_MAX || per < 2)
+		if (rc != -ENOMEM || set->n_ctx == ACL_CTX_MAX || per < 2) {
+			free(sel);
 			return rc;
+		}
 	}
+	if (n == 0)
+		set->n_ctx = 0;
+	free(sel);
+	return 0;
 }
 
 static int
@@ -471,6 +579,23 @@ acl_alg_measure(const struct acl_cfg *cfg, struct acl_set *set, uint64_t *cycles
 	return best;
 }
 
+/*
+ * Only IPv6 rules (nothing to time the IPv4 way): the widest method the
+ * CPU and the EAL allow, AVX2 before SSE before scalar.
+ */
+static enum rte_acl_classify_alg
+acl6_alg_pick(struct acl_set *set)
+{
+	static const enum rte_acl_classify_alg pref[] = {
+		RTE_ACL_CLASSIFY_AVX2, RTE_ACL_CLASSIFY_SSE, RTE_ACL_CLASSIFY_SCALAR };
+	uint32_t i;
+
+	for (i = 0; i < RTE_DIM(pref) - 1; i++)
+		if (acl_set_alg(set, pref[i]) == 0)
+			return pref[i];
+	return RTE_ACL_CLASSIFY_SCALAR;
+}
+
 /* The verdict of every classify result, so the data path does one load per packet. */
 static void
 acl_verdicts(const struct acl_cfg *cfg, struct acl_tbl *t)
@@ -525,25 +650,36 @@ acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct 
 	acl_verdicts(cfg, t);
 	if (cfg->n_rules == 0)
 		goto done;
-	rc = acl_set_build(st, cfg, t->prio, false, &t->main);
+	rc = acl_set_build(st, cfg, t->prio, false, false, &t->main);
 	if (rc == 0)
-		rc = acl_set_build(st, cfg, t->prio, true, &t->aux);
+		rc = acl_set_build(st, cfg, t->prio, true, false, &t->aux);
+	if (rc == 0)
+		rc = acl_set_build(st, cfg, t->prio, false, true, &t->main6);
+	if (rc == 0)
+		rc = acl_set_build(st, cfg, t->prio, true, true, &t->aux6);
 	if (rc < 0) {
 		rc = pf_node_err(errs, sc->node,
 				 "stages.%s: building the ACL of %u rules failed: %s (in %u contexts; raise EAL -m, or simplify overlapping ranges)",
 				 sc->name, cfg->n_rules, strerror(-rc),
-				 RTE_MAX(t->main.n_ctx, t->aux.n_ctx));
+				 RTE_MAX(RTE_MAX(t->main.n_ctx, t->aux.n_ctx),
+					 RTE_MAX(t->main6.n_ctx, t->aux6.n_ctx)));
 		goto fail;
 	}
-	if (cfg->algorithm == ACL_ALG_DEFAULT) {
+	if (cfg->algorithm == ACL_ALG_DEFAULT && t->main.n_ctx != 0) {
 		alg = acl_alg_measure(cfg, &t->main, t->alg_cycles);
 		t->alg_measured = 1;
+	} else if (cfg->algorithm == ACL_ALG_DEFAULT) {
+		alg = acl6_alg_pick(&t->main6);
 	} else {
 		alg = alg_map[cfg->algorithm];
 	}
 	rc = acl_set_alg(&t->main, alg);
 	if (rc == 0)
 		rc = acl_set_alg(&t->aux, alg);
+	if (rc == 0)
+		rc = acl_set_alg(&t->main6, alg);
+	if (rc == 0)
+		rc = acl_set_alg(&t->aux6, alg);
 	if (rc < 0) {
 		rc = pf_node_err(errs, pf_map_get(sc->node, "algorithm") ?: sc->node,
 				 "stages.%s.algorithm: '%s' is not available here (avx512 needs EAL --force-max-simd-bitwidth=512)",
@@ -651,14 +787,31 @@ acl_skey_make(const struct acl_key *k, struct acl_skey *s)
 {
 	uint64_t x = (uint64_t)k->src << 16 | k->sport, y = (uint64_t)k->dst << 16 | k->dport;
 
+	memset(s, 0, sizeof(*s));
 	s->proto = k->proto;
-	s->pad[0] = s->pad[1] = s->pad[2] = 0;
 	if (x <= y) {
-		s->a0 = k->src, s->p0 = k->sport, s->a1 = k->dst, s->p1 = k->dport;
+		s->a0[0] = k->src, s->p0 = k->sport, s->a1[0] = k->dst, s->p1 = k->dport;
 		return 0;
 	}
-	s->a0 = k->dst, s->p0 = k->dport, s->a1 = k->src, s->p1 = k->sport;
+	s->a0[0] = k->dst, s->p0 = k->dport, s->a1[0] = k->src, s->p1 = k->sport;
 	return 1;
+}
+
+/* The same for an IPv6 packet. */
+static uint8_t
+acl6_skey_make(const struct acl6_key *k, struct acl_skey *s)
+{
+	int c = memcmp(k->src, k->dst, sizeof(k->src));
+	bool fwd = c < 0 || (c == 0 && k->sport <= k->dport);
+
+	s->proto = k->proto;
+	s->v6 = 1;
+	s->pad[0] = s->pad[1] = 0;
+	memcpy(s->a0, fwd ? k->src : k->dst, sizeof(s->a0));
+	memcpy(s->a1, fwd ? k->dst : k->src, sizeof(s->a1));
+	s->p0 = fwd ? k->sport : k->dport;
+	s->p1 = fwd ? k->dport : k->sport;
+	return !fwd;
 }
 
 /* Slot of packet i's live session, or -1. */
@@ -727,7 +880,7 @@ acl_sess_open(struct acl_priv *pv, const struct acl_tbl *t, uint16_t i, uint64_t
 		s->init_dir = pv->pk[i].dir;
 		ctrs[ACL_CTR_SESSION_CREATED]++;
 	}
-	acl_sess_touch(t, s, pv->keys[i].proto, &pv->pk[i], now);
+	acl_sess_touch(t, s, pv->skeys[i].proto, &pv->pk[i], now);
 	return 0;
 }
 
@@ -757,17 +910,81 @@ static const int32_t acl_l3l4_need[256] = {
  * PF_META_IP_NONFIRST: their payload is never read as ports. The general
  * case; acl_extract_fast takes the common one.
  */
-static uint8_t __rte_noinline
-acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k, struct acl_pk *p,
-	    uint8_t nonfirst_cat)
+/*
+ * The ports of the @p l4len bytes at @p l4 (upper-layer protocol @p proto)
+ * into @p ports (sport, dport as on the wire, zero when there are none);
+ * returns the PK_* flags both families share.
+ */
+static uint8_t
+acl_extract_l4(const uint8_t *l4, uint32_t l4len, uint8_t proto, uint16_t *ports,
+	       struct acl_pk *p)
 {
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *l4;
+	uint8_t need = acl_l4_min[proto];
+
+	if (likely(need != 0 && l4len >= need)) {
+		if (proto == IPPROTO_TCP) {
+			if (unlikely((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4u > l4len))
+				goto malformed;
+			p->tcpf = l4[13];
+		}
+		memcpy(ports, l4, 2 * sizeof(uint16_t));
+		return PK_SESS;
+	}
+	ports[0] = ports[1] = 0;
+	p->cat = ACL_CAT_STRICT;
+	/* No ports to have (ICMP, GRE, ...): sessions on the address pair. */
+	if (need == 0)
+		return PK_SESS | PK_AUX;
+malformed:
+	ports[0] = ports[1] = 0;
+	p->cat = ACL_CAT_STRICT;
+	return PK_MALFORMED | PK_AUX;
+}
+
+/*
+ * An IPv6 packet's key: rx's l3_len reaches the upper-layer header (past
+ * the extension headers it walked) and l4_proto names it; the payload
+ * length bounds what is read. Returns its PK_* flags (PK_V6 among them).
+ */
+static uint8_t
+acl6_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl6_key *k,
+	     struct acl_pk *p, uint8_t nonfirst_cat)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), l2 = md->l2_len, l3 = md->l3_len, l4len, tot;
+	const struct rte_ipv6_hdr *ip;
+
+	if (unlikely(l3 < sizeof(*ip) || len < l2 + l3))
+		return p->flags = PK_NOTIP;
+	ip = (const struct rte_ipv6_hdr *)(d + l2);
+	k->proto = md->l4_proto;
+	memcpy(k->src, ip->src_addr, sizeof(k->src));
+	memcpy(k->dst, ip->dst_addr, sizeof(k->dst));
+	if (unlikely(md->flags & PF_META_IP_NONFIRST)) {
+		k->sport = k->dport = 0;
+		p->cat = nonfirst_cat;
+		return p->flags = PK_NONFIRST | PK_AUX | PK_V6;
+	}
+	tot = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+	l4len = tot >= l3 ? RTE_MIN(len - l2 - l3, tot - l3) : 0;
+	return p->flags = PK_V6 | acl_extract_l4(d + l2 + l3, l4len, k->proto, &k->sport, p);
+}
+
+static uint8_t __rte_noinline
+acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
+	    struct acl6_key *k6, const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m), l2 = md->l2_len, l3 = md->l3_len, l4len, tot;
 	const struct rte_ipv4_hdr *ip;
-	uint8_t need;
 
 	p->pos = -1;
 	p->tcpf = 0;
+	*kd = (const uint8_t *)k;
+	if (md->cls == PF_CLASS_IPV6) {
+		*kd = (const uint8_t *)k6;
+		return acl6_extract(m, md, k6, p, nonfirst_cat);
+	}
 	if (unlikely(md->cls != PF_CLASS_IPV4 || l3 < sizeof(*ip) || len < l2 + l3))
 		return p->flags = PK_NOTIP;
 	ip = (const struct rte_ipv4_hdr *)(d + l2);
@@ -780,26 +997,7 @@ acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k, str
 	}
 	tot = rte_be_to_cpu_16(ip->total_length);
 	l4len = tot >= l3 ? RTE_MIN(len - l2 - l3, tot - l3) : 0;
-	l4 = d + l2 + l3;
-	need = acl_l4_min[k->proto];
-	if (likely(need != 0 && l4len >= need)) {
-		if (k->proto == IPPROTO_TCP) {
-			if (unlikely((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4u > l4len))
-				goto malformed;
-			p->tcpf = l4[13];
-		}
-		memcpy(&k->sport, l4, 2 * sizeof(uint16_t));
-		return p->flags = PK_SESS;
-	}
-	k->sport = k->dport = 0;
-	p->cat = ACL_CAT_STRICT;
-	/* No ports to have (ICMP, GRE, ...): sessions on the address pair. */
-	if (need == 0)
-		return p->flags = PK_SESS | PK_AUX;
-malformed:
-	k->sport = k->dport = 0;
-	p->cat = ACL_CAT_STRICT;
-	return p->flags = PK_MALFORMED | PK_AUX;
+	return p->flags = acl_extract_l4(d + l2 + l3, l4len, k->proto, &k->sport, p);
 }
 
 /* l2_len, l3_len, cls, flags as one little-endian word (layout checked in acl_init). */
@@ -814,7 +1012,8 @@ malformed:
  */
 static __rte_always_inline uint8_t
 acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
-		 const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat, const bool stateful)
+		 struct acl6_key *k6, const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat,
+		 const bool stateful)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
 	int32_t l3len;
@@ -848,8 +1047,7 @@ acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
 	*kd = (const uint8_t *)k;
 	return p->flags = PK_SESS;
 slow:
-	*kd = (const uint8_t *)k;
-	return acl_extract(m, md, k, p, nonfirst_cat);
+	return acl_extract(m, md, k, k6, kd, p, nonfirst_cat);
 }
 
 /*
@@ -875,6 +1073,34 @@ acl_classify_set(const struct acl_tbl *t, const struct acl_set *set, const uint8
 	}
 }
 
+/* The IPv6 packets of a burst in the IPv6 contexts, as acl_classify_mixed. */
+static void
+acl6_classify(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n)
+{
+	uint16_t i, j, nm = 0, na = 0;
+
+	for (i = 0; i < n; i++) {
+		if ((pv->pk[i].flags & (PK_V6 | PK_NOTIP)) != PK_V6 || pv->pk[i].pos >= 0)
+			continue;
+		if (pv->pk[i].flags & PK_AUX) {
+			pv->data[PF_BURST_MAX - 1 - na] = pv->kdata[i];
+			pv->idx[PF_BURST_MAX - 1 - na++] = i;
+		} else {
+			pv->data[nm] = pv->kdata[i];
+			pv->idx[nm++] = i;
+		}
+	}
+	acl_classify_set(t, &t->main6, pv->data, pv->tmp, nm, pv->tmp2);
+	for (j = 0; j < nm; j++)
+		pv->res[pv->idx[j]] = pv->tmp[j];
+	/* The auxiliary ones were stored from the top down: classify them in place. */
+	acl_classify_set(t, &t->aux6, pv->data + PF_BURST_MAX - na, pv->tmp, na, pv->tmp2);
+	for (j = 0; j < na; j++) {
+		i = pv->idx[PF_BURST_MAX - na + j];
+		pv->res[i] = pv->tmp[j * ACL_AUX_CATS + pv->pk[i].cat];
+	}
+}
+
 /*
  * A burst that is not all plain packets with ports (or a stateful one):
  * packets with ports go to the main context, the others to the auxiliary
@@ -884,18 +1110,20 @@ acl_classify_set(const struct acl_tbl *t, const struct acl_set *set, const uint8
 static void
 acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n, bool stateful)
 {
-	uint16_t i, j, nm = 0, na = 0;
+	uint16_t i, j, nm = 0, na = 0, n6 = 0;
 
 	/* Without sessions pk[].pos is not kept up to date (no packet has one),
 	 * nor the flags of plain packets (classified in their own header). */
 	for (i = 0; i < n && !stateful; i++) {
 		pv->pk[i].pos = -1;
-		if (pv->kdata[i] != (const uint8_t *)&pv->keys[i])
+		if (pv->kdata[i] != (const uint8_t *)&pv->keys[i] &&
+		    pv->kdata[i] != (const uint8_t *)&pv->keys6[i])
 			pv->pk[i].flags = PK_SESS;
 	}
 	for (i = 0; i < n; i++) {
 		pv->res[i] = 0;
-		if (!(pv->pk[i].flags & (PK_NOTIP | PK_AUX)) && pv->pk[i].pos < 0) {
+		n6 += !!(pv->pk[i].flags & PK_V6);
+		if (!(pv->pk[i].flags & (PK_NOTIP | PK_AUX | PK_V6)) && pv->pk[i].pos < 0) {
 			pv->data[nm] = pv->kdata[i];
 			pv->idx[nm++] = i;
 		}
@@ -904,7 +1132,7 @@ acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n, boo
 	for (j = 0; j < nm; j++)
 		pv->res[pv->idx[j]] = pv->tmp[j];
 	for (i = 0; i < n; i++) {
-		if ((pv->pk[i].flags & PK_AUX) && pv->pk[i].pos < 0) {
+		if ((pv->pk[i].flags & (PK_AUX | PK_V6)) == PK_AUX && pv->pk[i].pos < 0) {
 			pv->data[na] = pv->kdata[i];
 			pv->idx[na++] = i;
 		}
@@ -912,6 +1140,8 @@ acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n, boo
 	acl_classify_set(t, &t->aux, pv->data, pv->tmp, na, pv->tmp2);
 	for (j = 0; j < na; j++)
 		pv->res[pv->idx[j]] = pv->tmp[j * ACL_AUX_CATS + pv->pk[pv->idx[j]].cat];
+	if (n6 != 0)
+		acl6_classify(pv, t, n);
 }
 
 /*
@@ -942,7 +1172,7 @@ acl_verdicts_general(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctr
 		if (stateful && pos < 0 && opened && (p->flags & PK_SESS))
 			pos = acl_sess_find(pv, i, now);
 		if (stateful && pos >= 0) {
-			acl_sess_touch(t, &pv->sess[pos], pv->keys[i].proto, p, now);
+			acl_sess_touch(t, &pv->sess[pos], pv->skeys[i].proto, p, now);
 			ctrs[ACL_CTR_SESSION_PERMIT]++;
 			nout++;
 			continue;
@@ -965,6 +1195,46 @@ acl_verdicts_general(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctr
 		nout++;
 	}
 	return nout;
+}
+
+/*
+ * Stateless verdicts of a burst classified in one main context: one table
+ * load per packet. A drop verdict counts deny_rule or default_deny: their
+ * growth is the burst's drops (acl_deny), no per-packet sum needed.
+ * Returns the packets on "out".
+ */
+static __rte_always_inline uint16_t
+acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs, uint16_t n,
+		   uint16_t *edge)
+{
+	uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
+	const struct acl_verdict *v;
+	uint16_t i;
+	uint32_t r;
+
+	for (i = 0; i < n; i++) {
+		r = pv->res[i];
+		v = &t->verdict[r];
+		t->hits[r]++;
+		ctrs[v->ctr]++;
+		edge[i] = v->edge;
+	}
+	denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY] - denied;
+	ctrs[ACL_CTR_DENY] += denied;
+	return (uint16_t)(n - denied);
+}
+
+/* Stateless: is every packet of the burst IPv6 with ports (its key in keys6[])? */
+static bool
+acl6_all_plain(const struct acl_priv *pv, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if (pv->kdata[i] != (const uint8_t *)&pv->keys6[i] ||
+		    pv->pk[i].flags != (PK_V6 | PK_SESS))
+			return false;
+	return n != 0;
 }
 
 /* Both cache lines of the mbuf: the second holds the pf_meta dynfield. */
@@ -1001,13 +1271,14 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 		for (k = 0; k < 4; k++)
 			plain += acl_extract_fast(pkts[i + k],
 						  RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *),
-						  &pv->keys[i + k], &pv->kdata[i + k], &pv->pk[i + k],
+						  &pv->keys[i + k], &pv->keys6[i + k],
+						  &pv->kdata[i + k], &pv->pk[i + k],
 						  t->nonfirst_cat, stateful) == PK_SESS;
 	}
 	for (; i < n; i++)
 		plain += acl_extract_fast(pkts[i], RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *),
-					  &pv->keys[i], &pv->kdata[i], &pv->pk[i], t->nonfirst_cat,
-					  stateful) == PK_SESS;
+					  &pv->keys[i], &pv->keys6[i], &pv->kdata[i], &pv->pk[i],
+					  t->nonfirst_cat, stateful) == PK_SESS;
 	return plain;
 }
 
@@ -1016,10 +1287,8 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 {
 	struct acl_priv *pv = st->priv;
 	uint64_t *ctrs = st->ctrs, now;
-	const struct acl_verdict *v;
 	const struct acl_tbl *t;
 	uint16_t i, nout = 0, plain = 0;
-	uint32_t r;
 
 	t = __atomic_load_n(&pv->tbl, __ATOMIC_ACQUIRE);
 
@@ -1033,8 +1302,10 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		/* Pass 2: sessions first, then the rules for the rest. */
 		now = pf_now_ns();
 		for (i = 0; i < n; i++)
-			if (pv->pk[i].flags & PK_SESS)
+			if ((pv->pk[i].flags & (PK_SESS | PK_V6)) == PK_SESS)
 				pv->pk[i].dir = acl_skey_make(&pv->keys[i], &pv->skeys[i]);
+			else if (pv->pk[i].flags & PK_SESS)
+				pv->pk[i].dir = acl6_skey_make(&pv->keys6[i], &pv->skeys[i]);
 		if (pv->sess_live != 0)
 			acl_sess_lookup(pv, n, now, ctrs);
 		acl_classify_mixed(pv, t, n, true);
@@ -1043,22 +1314,13 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		if (pv->sess_live != 0)
 			acl_sweep(pv, pv->sweep, now, ctrs);
 	} else if (likely(plain == n)) {
-		/* Every packet has ports: one classify call, one table load each.
-		 * A drop verdict counts deny_rule or default_deny: their growth
-		 * is the burst's drops (acl_deny), no per-packet sum needed. */
-		uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
-
+		/* Every packet has ports: one classify call, one table load each. */
 		acl_classify_set(t, &t->main, pv->kdata, pv->res, n, pv->tmp2);
-		for (i = 0; i < n; i++) {
-			r = pv->res[i];
-			v = &t->verdict[r];
-			t->hits[r]++;
-			ctrs[v->ctr]++;
-			edge[i] = v->edge;
-		}
-		denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY] - denied;
-		ctrs[ACL_CTR_DENY] += denied;
-		nout = (uint16_t)(n - denied);
+		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
+	} else if (acl6_all_plain(pv, n)) {
+		/* The same for a burst of IPv6 packets with ports. */
+		acl_classify_set(t, &t->main6, pv->kdata, pv->res, n, pv->tmp2);
+		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
 	} else {
 		acl_classify_mixed(pv, t, n, false);
 		nout = acl_verdicts_general(pv, t, ctrs, n, edge, 0, false);
@@ -1094,8 +1356,9 @@ acl_log_tbl(const struct pf_stage *st, const struct acl_tbl *t, const char *what
 					      pf_acl_alg_names[a], t->alg_cycles[a]);
 	}
 	PF_LOG(INFO,
-	       "acl %s: %s %u rules (%u + %u contexts) in %.1f ms, %.2f MiB, classify %s (%s), default %s, sessions %u",
-	       st->conf->name, what, t->n_rules, t->main.n_ctx, t->aux.n_ctx,
+	       "acl %s: %s %u rules (IPv4 %u + %u, IPv6 %u + %u contexts) in %.1f ms, %.2f MiB, classify %s (%s), default %s, sessions %u",
+	       st->conf->name, what, t->n_rules, t->main.n_ctx, t->aux.n_ctx, t->main6.n_ctx,
+	       t->aux6.n_ctx,
 	       (double)t->build_ns / 1e6, (double)t->mem_bytes / (1024.0 * 1024.0),
 	       alg_name(t->alg), how, pf_acl_action_names[t->default_action],
 	       ((const struct acl_priv *)st->priv)->sess_max);
@@ -1186,6 +1449,8 @@ acl_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 		{ "rules", t->n_rules },
 		{ "acl_contexts", t->main.n_ctx },
 		{ "acl_aux_contexts", t->aux.n_ctx },
+		{ "acl6_contexts", t->main6.n_ctx },
+		{ "acl6_aux_contexts", t->aux6.n_ctx },
 		{ "classify_alg", t->alg },
 		{ "classify_measured", t->alg_measured },
 		{ "build_us", t->build_ns / 1000 },
@@ -1245,7 +1510,7 @@ acl_show_rules(const struct pf_stage *st, const struct pf_show_req *req, struct 
 	const struct acl_priv *pv = st->priv;
 	union pf_show_val v[RTE_DIM(acl_rule_cols)];
 	struct pf_show *sh;
-	char text[128];
+	char text[256];
 	uint32_t r;
 
 	sh = pf_show_start(d, req, acl_rule_cols, RTE_DIM(acl_rule_cols));
@@ -1295,11 +1560,18 @@ static const struct pf_show_col acl_sess_cols[] = {
 	{ "state", PF_SHOW_STR }, { "expires_ms", PF_SHOW_U64 },
 };
 
+/* "a.b.c.d:port" or "[x:x::x]:port". */
 static void
-acl_fmt_end(char *buf, size_t len, uint32_t be_addr, uint16_t be_port)
+acl_fmt_end(char *buf, size_t len, const uint32_t *be_addr, uint16_t be_port, bool v6)
 {
-	uint32_t a = rte_be_to_cpu_32(be_addr);
+	char a6[INET6_ADDRSTRLEN];
+	uint32_t a = rte_be_to_cpu_32(be_addr[0]);
 
+	if (v6) {
+		inet_ntop(AF_INET6, be_addr, a6, sizeof(a6));
+		snprintf(buf, len, "[%s]:%u", a6, rte_be_to_cpu_16(be_port));
+		return;
+	}
 	snprintf(buf, len, "%u.%u.%u.%u:%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff,
 		 rte_be_to_cpu_16(be_port));
 }
@@ -1312,7 +1584,7 @@ acl_show_sessions(const struct pf_stage *st, const struct pf_show_req *req,
 	const struct acl_priv *pv = st->priv;
 	union pf_show_val v[RTE_DIM(acl_sess_cols)];
 	uint64_t now = pf_now_ns(), exp;
-	char ini[24], resp[24];
+	char ini[INET6_ADDRSTRLEN + 8], resp[INET6_ADDRSTRLEN + 8];
 	struct acl_sess s;
 	struct pf_show *sh;
 	uint32_t i;
@@ -1332,11 +1604,11 @@ acl_show_sessions(const struct pf_stage *st, const struct pf_show_req *req,
 		    s.expires_ns != exp)
 			continue;
 		if (s.init_dir == 0) {
-			acl_fmt_end(ini, sizeof(ini), s.key.a0, s.key.p0);
-			acl_fmt_end(resp, sizeof(resp), s.key.a1, s.key.p1);
+			acl_fmt_end(ini, sizeof(ini), s.key.a0, s.key.p0, s.key.v6);
+			acl_fmt_end(resp, sizeof(resp), s.key.a1, s.key.p1, s.key.v6);
 		} else {
-			acl_fmt_end(ini, sizeof(ini), s.key.a1, s.key.p1);
-			acl_fmt_end(resp, sizeof(resp), s.key.a0, s.key.p0);
+			acl_fmt_end(ini, sizeof(ini), s.key.a1, s.key.p1, s.key.v6);
+			acl_fmt_end(resp, sizeof(resp), s.key.a0, s.key.p0, s.key.v6);
 		}
 		v[0].u = s.key.proto;
 		v[1].s = ini;
@@ -1368,7 +1640,7 @@ acl_show(const struct pf_stage *st, const char *what, const struct pf_show_req *
 
 const struct pf_stage_ops pf_acl_ops = {
 	.type = "acl",
-	.summary = "IPv4 5-tuple ACL on rte_acl (permit, deny, permit-reflect sessions)",
+	.summary = "IPv4 and IPv6 5-tuple ACL on rte_acl (permit, deny, permit-reflect sessions)",
 	.priv_size = sizeof(struct acl_priv),
 	.n_edges = ACL_EDGE_MAX,
 	.edge_names = acl_edges,

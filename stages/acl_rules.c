@@ -6,8 +6,11 @@
  *
  * A rule line is an action followed by optional "key value" pairs:
  *   permit-reflect src 10.0.0.0/8 dst any proto tcp sport 1024-65535 dport 80 priority 5
+ *   deny src 2001:db8::/32 proto udp dport 53
+ * Addresses make a rule IPv4 or IPv6; a rule without any matches both.
  * Missing fields match anything. '#' starts a comment.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +39,7 @@ static const struct {
 	uint8_t proto;
 } proto_names[] = {
 	{ "icmp", 1 }, { "tcp", 6 }, { "udp", 17 }, { "gre", 47 }, { "esp", 50 }, { "sctp", 132 },
+	{ "icmpv6", 58 },
 };
 
 static bool
@@ -44,9 +48,47 @@ parse_num(const char *s, uint64_t max, uint64_t *out)
 	return pf_parse_u64(s, out) && *out <= max;
 }
 
-/* "any", "a.b.c.d" (a /32) or "a.b.c.d/len" with no host bits set. */
+/* IPv6 "addr[/len]" with no host bits set; @p fam becomes ACL_FAM_IPV6. */
 static int
-parse_prefix(const char *s, uint32_t *addr, uint8_t *len, char *msg, size_t msg_len)
+parse_prefix6(const char *s, char *buf, const char *slash, uint8_t *addr, uint8_t *len,
+	      char *msg, size_t msg_len)
+{
+	char shown[INET6_ADDRSTRLEN];
+	uint8_t a[16], m[16];
+	uint64_t l = 128;
+	unsigned int i, bad = 0;
+
+	if (slash != NULL && !parse_num(slash + 1, 128, &l)) {
+		snprintf(msg, msg_len, "'%s': IPv6 prefix length must be 0 to 128", s);
+		return -1;
+	}
+	if (inet_pton(AF_INET6, buf, a) != 1) {
+		snprintf(msg, msg_len, "'%s' is not an IPv6 address or prefix (x:x::x[/len])", s);
+		return -1;
+	}
+	for (i = 0; i < 16; i++) {
+		m[i] = l >= 8 * (i + 1) ? 0xff : l <= 8 * i ? 0 : (uint8_t)(0xff << (8 * (i + 1) - l));
+		bad |= a[i] & ~m[i];
+		a[i] &= m[i];
+	}
+	if (bad != 0) {
+		inet_ntop(AF_INET6, a, shown, sizeof(shown));
+		snprintf(msg, msg_len, "'%s' has host bits set (did you mean %s/%u?)", s, shown,
+			 (unsigned int)l);
+		return -1;
+	}
+	memcpy(addr, a, 16);
+	*len = (uint8_t)l;
+	return 0;
+}
+
+/*
+ * "any", "a.b.c.d" (a /32), "a.b.c.d/len", "x:x::x" (a /128) or "x:x::x/len",
+ * with no host bits set. @p fam gets the address family (ACL_FAM_ANY for "any").
+ */
+static int
+parse_prefix(const char *s, uint32_t *addr, uint8_t *addr6, uint8_t *len, uint8_t *fam,
+	     char *msg, size_t msg_len)
 {
 	char buf[64], *slash;
 	uint64_t l = 32;
@@ -55,19 +97,25 @@ parse_prefix(const char *s, uint32_t *addr, uint8_t *len, char *msg, size_t msg_
 	if (strcmp(s, "any") == 0) {
 		*addr = 0;
 		*len = 0;
+		*fam = ACL_FAM_ANY;
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", s);
 	slash = strchr(buf, '/');
-	if (slash != NULL) {
+	if (slash != NULL)
 		*slash = '\0';
-		if (!parse_num(slash + 1, 32, &l)) {
-			snprintf(msg, msg_len, "'%s': prefix length must be 0 to 32", s);
-			return -1;
-		}
+	if (strchr(buf, ':') != NULL) {
+		*fam = ACL_FAM_IPV6;
+		return parse_prefix6(s, buf, slash, addr6, len, msg, msg_len);
+	}
+	*fam = ACL_FAM_IPV4;
+	if (slash != NULL && !parse_num(slash + 1, 32, &l)) {
+		snprintf(msg, msg_len, "'%s': prefix length must be 0 to 32", s);
+		return -1;
 	}
 	if (!pf_parse_ipv4(buf, &a)) {
-		snprintf(msg, msg_len, "'%s' is not an IPv4 address or prefix (a.b.c.d[/len] or any)",
+		snprintf(msg, msg_len,
+			 "'%s' is not an IPv4 or IPv6 address or prefix (a.b.c.d[/len], x:x::x[/len] or any)",
 			 s);
 		return -1;
 	}
@@ -134,7 +182,7 @@ parse_proto(const char *s, struct acl_rule *r, char *msg, size_t msg_len)
 		}
 	if (!parse_num(s, 255, &v)) {
 		snprintf(msg, msg_len,
-			 "'%s' is not a protocol (any, tcp, udp, icmp, sctp, gre, esp or 0-255)", s);
+			 "'%s' is not a protocol (any, tcp, udp, icmp, icmpv6, sctp, gre, esp or 0-255)", s);
 		return -1;
 	}
 	r->proto_any = false;
@@ -155,6 +203,8 @@ pf_acl_rule_parse(const char *line, struct acl_rule *r, char *msg, size_t msg_le
 	char buf[ACL_LINE_MAX], *tok[ACL_TOKENS_MAX], *p;
 	int tcol[ACL_TOKENS_MAX], ntok = 0, i, k, port_col = 0;
 	unsigned int seen = 0;
+	uint8_t fam = ACL_FAM_ANY;
+	int fam_col = 0;
 	uint64_t v;
 	int rc = 0;
 
@@ -222,10 +272,22 @@ pf_acl_rule_parse(const char *line, struct acl_rule *r, char *msg, size_t msg_le
 		*col = tcol[i + 1];
 		switch (k) {
 		case 0:
-			rc = parse_prefix(tok[i + 1], &r->src, &r->src_len, msg, msg_len);
-			break;
 		case 1:
-			rc = parse_prefix(tok[i + 1], &r->dst, &r->dst_len, msg, msg_len);
+			rc = parse_prefix(tok[i + 1], k == 0 ? &r->src : &r->dst,
+					  k == 0 ? r->src6 : r->dst6, k == 0 ? &r->src_len : &r->dst_len,
+					  &fam, msg, msg_len);
+			if (rc == 0 && fam != ACL_FAM_ANY) {
+				/* One family per rule: its addresses say which. */
+				if (r->family != ACL_FAM_ANY && r->family != fam) {
+					snprintf(msg, msg_len,
+						 "'%s' is IPv%c but the other address (column %d) is IPv%c: one family per rule",
+						 tok[i + 1], fam == ACL_FAM_IPV6 ? '6' : '4', fam_col,
+						 fam == ACL_FAM_IPV6 ? '4' : '6');
+					rc = -1;
+				}
+				r->family = fam;
+				fam_col = tcol[i + 1];
+			}
 			break;
 		case 2:
 			rc = parse_proto(tok[i + 1], r, msg, msg_len);
@@ -266,21 +328,38 @@ pf_acl_rule_parse(const char *line, struct acl_rule *r, char *msg, size_t msg_le
 	return 1;
 }
 
+static void
+format_prefix(const struct acl_rule *r, bool dst, char *buf, size_t len)
+{
+	char a6[INET6_ADDRSTRLEN];
+	uint32_t a = dst ? r->dst : r->src;
+	unsigned int l = dst ? r->dst_len : r->src_len;
+
+	if (r->family == ACL_FAM_ANY) {
+		snprintf(buf, len, "any");
+	} else if (r->family == ACL_FAM_IPV6) {
+		inet_ntop(AF_INET6, dst ? r->dst6 : r->src6, a6, sizeof(a6));
+		snprintf(buf, len, "%s/%u", a6, l);
+	} else {
+		snprintf(buf, len, "%u.%u.%u.%u/%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff,
+			 a & 0xff, l);
+	}
+}
+
 int
 pf_acl_rule_format(const struct acl_rule *r, char *buf, size_t len)
 {
-	char proto[8];
+	char proto[8], src[INET6_ADDRSTRLEN + 4], dst[INET6_ADDRSTRLEN + 4];
 
 	if (r->proto_any)
 		snprintf(proto, sizeof(proto), "any");
 	else
 		snprintf(proto, sizeof(proto), "%u", r->proto);
-	return snprintf(buf, len,
-			"%s src %u.%u.%u.%u/%u dst %u.%u.%u.%u/%u proto %s sport %u-%u dport %u-%u priority %u",
-			pf_acl_action_names[r->action], r->src >> 24, (r->src >> 16) & 0xff,
-			(r->src >> 8) & 0xff, r->src & 0xff, r->src_len, r->dst >> 24,
-			(r->dst >> 16) & 0xff, (r->dst >> 8) & 0xff, r->dst & 0xff, r->dst_len,
-			proto, r->sport_lo, r->sport_hi, r->dport_lo, r->dport_hi, r->priority);
+	format_prefix(r, false, src, sizeof(src));
+	format_prefix(r, true, dst, sizeof(dst));
+	return snprintf(buf, len, "%s src %s dst %s proto %s sport %u-%u dport %u-%u priority %u",
+			pf_acl_action_names[r->action], src, dst, proto, r->sport_lo, r->sport_hi,
+			r->dport_lo, r->dport_hi, r->priority);
 }
 
 int

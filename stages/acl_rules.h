@@ -43,10 +43,20 @@ enum acl_alg {
 	ACL_ALG_MAX,
 };
 
-/* One rule. Addresses and ports in host order; a field that matches
- * anything has len 0 or the range 0-65535. */
+/* Address family of a rule, from its addresses (docs/stages/acl.md). */
+enum acl_family {
+	ACL_FAM_ANY = 0,                /* no address given (or both "any"): IPv4 and IPv6 */
+	ACL_FAM_IPV4,
+	ACL_FAM_IPV6,
+};
+
+/* One rule. IPv4 addresses and ports in host order, IPv6 addresses in
+ * network order; a field that matches anything has len 0 or the range
+ * 0-65535. */
 struct acl_rule {
-	uint32_t src, dst;
+	uint32_t src, dst;              /* ACL_FAM_IPV4 */
+	uint8_t src6[16], dst6[16];     /* ACL_FAM_IPV6 */
+	uint8_t family;                 /* enum acl_family */
 	uint8_t src_len, dst_len;
 	uint8_t proto;
 	bool proto_any;

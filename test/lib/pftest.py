@@ -7,6 +7,8 @@ report. Import with
 """
 import json
 import os
+import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -122,6 +124,26 @@ def write_pcap(path, frames, stamp=lambda i: (1700000000, 0)):
         for i, p in enumerate(frames):
             sec, usec = stamp(i)
             f.write(struct.pack("<IIII", sec, usec, len(p), len(p)) + p)
+
+
+def dpdk_rundir(prefix):
+    """Where the EAL of --file-prefix @prefix keeps its runtime files (the telemetry socket)."""
+    return "/var/run/dpdk/" + prefix if os.geteuid() == 0 else \
+        os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk", prefix)
+
+
+def stop_pipefwd(proc, log, rundir):
+    """SIGINT (a clean stop), wait, close @log, remove @rundir; the exit status."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    try:
+        rc = proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = proc.wait()
+    log.close()
+    shutil.rmtree(rundir, ignore_errors=True)
+    return rc
 
 
 def write_atomic(path, text):

@@ -16,7 +16,6 @@ import ipaddress
 import json
 import os
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -25,7 +24,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from pftest import ipv4_udp, write_pcap  # noqa: E402
+from pftest import ipv4_udp, stop_pipefwd, write_pcap  # noqa: E402
 
 PIPEFWD, CTL = os.path.abspath(sys.argv[1]), sys.argv[2]
 PREFIX = "c2_tables_%d" % os.getpid()
@@ -199,16 +198,7 @@ def start(tmp, name, infinite):
 
 
 def stop(proc, log, rundir):
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-    try:
-        rc = proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        rc = proc.wait()
-    log.close()
-    shutil.rmtree(rundir, ignore_errors=True)
-    return rc
+    return stop_pipefwd(proc, log, rundir)
 
 
 def test_tables(tmp):

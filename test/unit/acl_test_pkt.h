@@ -25,7 +25,90 @@ struct tpkt {
 	uint8_t tcp_flags;
 	uint8_t tcp_doff;        /* 0: 5 */
 	int l4_len;              /* bytes of L4 after the IPv4 header; -1: natural size */
+	/* IPv6 (v6 set): src6/dst6 instead of src/dst; a fragment header when
+	 * frag_off or mf; ext: bytes of hop-by-hop options before it (0, 8, 16). */
+	bool v6;
+	uint8_t src6[16], dst6[16];
+	uint8_t ext;
 };
+
+/* Bytes of L4 a test packet carries. */
+static inline uint16_t
+tpkt_l4n(const struct tpkt *t)
+{
+	if (t->l4_len >= 0)
+		return (uint16_t)t->l4_len;
+	if (t->frag_off != 0)
+		return 16;
+	return t->proto == 6 ? 20 : t->proto == 17 ? 8 : t->proto == 132 ? 12 : 8;
+}
+
+/* The L4 header of a first fragment or whole packet. Ports first in TCP,
+ * UDP and SCTP; written even when l4n is short so a parser that over-reads
+ * would see plausible ports. */
+static inline void
+tpkt_l4_write(const struct tpkt *t, uint8_t *l4, uint16_t l4n)
+{
+	if (t->frag_off != 0)
+		return;
+	l4[0] = (uint8_t)(t->sport >> 8), l4[1] = (uint8_t)t->sport;
+	l4[2] = (uint8_t)(t->dport >> 8), l4[3] = (uint8_t)t->dport;
+	if (t->proto == 6) {
+		l4[12] = (uint8_t)((t->tcp_doff ? t->tcp_doff : 5) << 4);
+		l4[13] = t->tcp_flags;
+	}
+	if (t->proto == 17)
+		l4[5] = (uint8_t)l4n;
+}
+
+/* Build an Ethernet + IPv6 (+ extension headers + L4) frame with rx's metadata. */
+static inline struct rte_mbuf *
+tpkt6_mbuf(const struct tpkt *t)
+{
+	uint8_t b[192] = { 0 }, *l4, *nh;
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(b + 14);
+	bool frag = t->frag_off != 0 || t->mf;
+	uint16_t l4n, l3 = 40;
+	struct rte_mbuf *m;
+
+	l4n = tpkt_l4n(t);
+	memcpy(b, "\x02\x00\x00\x00\x00\x10\x02\x00\x00\x00\x00\x01\x86\xdd", 14);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->hop_limits = 64;
+	memcpy(ip->src_addr, t->src6, 16);
+	memcpy(ip->dst_addr, t->dst6, 16);
+	nh = &ip->proto;
+	if (t->ext != 0) {
+		*nh = 0;                        /* hop-by-hop options */
+		nh = b + 14 + l3;
+		nh[1] = (uint8_t)(t->ext / 8 - 1);
+		nh[2] = 1;                      /* PadN over the rest */
+		nh[3] = (uint8_t)(t->ext - 4);
+		l3 += t->ext;
+	}
+	if (frag) {
+		*nh = 44;
+		nh = b + 14 + l3;
+		nh[2] = (uint8_t)(t->frag_off >> 5);
+		nh[3] = (uint8_t)((t->frag_off << 3) | (t->mf ? 1 : 0));
+		nh[7] = 1;                      /* identification */
+		l3 += 8;
+	}
+	*nh = t->proto;
+	l4 = b + 14 + l3;
+	tpkt_l4_write(t, l4, l4n);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)(l3 - 40 + l4n));
+	m = pf_test_mbuf(b, (uint16_t)(14 + l3 + l4n), 0);
+	pf_meta(m)->cls = PF_CLASS_IPV6;
+	pf_meta(m)->l2_len = 14;
+	pf_meta(m)->l3_len = (uint8_t)l3;
+	pf_meta(m)->l4_proto = t->proto;
+	if (frag)
+		pf_meta(m)->flags |= PF_META_IP_FRAG;
+	if (t->frag_off != 0)
+		pf_meta(m)->flags |= PF_META_IP_NONFIRST;
+	return m;
+}
 
 /* Build an Ethernet + IPv4 (+ L4) frame with rx's metadata. */
 static inline struct rte_mbuf *
@@ -37,12 +120,9 @@ tpkt_mbuf(const struct tpkt *t)
 	uint8_t *l4 = b + 34;
 	struct rte_mbuf *m;
 
-	if (t->l4_len >= 0)
-		l4n = (uint16_t)t->l4_len;
-	else if (t->frag_off != 0)
-		l4n = 16;
-	else
-		l4n = t->proto == 6 ? 20 : t->proto == 17 ? 8 : t->proto == 132 ? 12 : 8;
+	if (t->v6)
+		return tpkt6_mbuf(t);
+	l4n = tpkt_l4n(t);
 	memcpy(b, "\x02\x00\x00\x00\x00\x10\x02\x00\x00\x00\x00\x01\x08\x00", 14);
 	tot = (uint16_t)(20 + l4n);
 	ip->version_ihl = 0x45;
@@ -56,18 +136,7 @@ tpkt_mbuf(const struct tpkt *t)
 	ip->src_addr = rte_cpu_to_be_32(t->src);
 	ip->dst_addr = rte_cpu_to_be_32(t->dst);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	if (t->frag_off == 0) {
-		/* Ports first in TCP, UDP and SCTP; written even when l4n is short
-		 * so a parser that over-reads would see plausible ports. */
-		l4[0] = (uint8_t)(t->sport >> 8), l4[1] = (uint8_t)t->sport;
-		l4[2] = (uint8_t)(t->dport >> 8), l4[3] = (uint8_t)t->dport;
-		if (t->proto == 6) {
-			l4[12] = (uint8_t)((t->tcp_doff ? t->tcp_doff : 5) << 4);
-			l4[13] = t->tcp_flags;
-		}
-		if (t->proto == 17)
-			l4[5] = (uint8_t)l4n;
-	}
+	tpkt_l4_write(t, l4, l4n);
 	m = pf_test_mbuf(b, (uint16_t)(14 + tot), 0);
 	pf_meta(m)->cls = PF_CLASS_IPV4;
 	pf_meta(m)->l2_len = 14;
@@ -91,7 +160,7 @@ acl_topo_yaml(const char *params)
 		"  p0: { device: \"net_null0\" }\n"
 		"  p1: { device: \"net_null1\" }\n"
 		"stages:\n"
-		"  rx: { type: rx, ports: [p0, p1], next: { ipv4: acl } }\n"
+		"  rx: { type: rx, ports: [p0, p1], next: { ipv4: acl, ipv6: acl } }\n"
 		"  acl:\n"
 		"    type: acl\n"
 		"    next: xc\n";

@@ -98,6 +98,44 @@ test_rule_parse_ok(void **state)
 	assert_int_equal(pf_acl_rule_parse("permit src 0.0.0.0/0 proto any sport 0-0", &r, msg, sizeof(msg),
 					   &col), 1);
 	assert_int_equal(r.sport_hi, 0);
+	assert_int_equal(r.family, ACL_FAM_IPV4);
+}
+
+static void
+test_rule_parse_ipv6(void **state)
+{
+	static const uint8_t db8[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+	static const uint8_t one[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	struct acl_rule r;
+	char msg[200], text[256];
+	int col;
+
+	assert_int_equal(pf_acl_rule_parse("permit src 2001:db8::/32 dst any proto icmpv6", &r, msg,
+					   sizeof(msg), &col), 1);
+	assert_int_equal(r.family, ACL_FAM_IPV6);
+	assert_memory_equal(r.src6, db8, 16);
+	assert_int_equal(r.src_len, 32);
+	assert_int_equal(r.dst_len, 0);
+	assert_int_equal(r.proto, 58);
+	assert_int_equal(pf_acl_rule_parse("deny dst 2001:db8::1 proto tcp dport 22", &r, msg,
+					   sizeof(msg), &col), 1);
+	assert_memory_equal(r.dst6, one, 16);
+	assert_int_equal(r.dst_len, 128);
+	pf_acl_rule_format(&r, text, sizeof(text));
+	assert_string_equal(text, "deny src ::/0 dst 2001:db8::1/128 proto 6 sport 0-65535 "
+			    "dport 22-22 priority 0");
+	/* No address (or only "any"): both families; formatted as "any". */
+	assert_int_equal(pf_acl_rule_parse("permit src any proto udp", &r, msg, sizeof(msg), &col),
+			 1);
+	assert_int_equal(r.family, ACL_FAM_ANY);
+	pf_acl_rule_format(&r, text, sizeof(text));
+	assert_string_equal(text, "permit src any dst any proto 17 sport 0-65535 dport 0-65535 "
+			    "priority 0");
+	/* ::/0 is IPv6 only, 0.0.0.0/0 IPv4 only. */
+	assert_int_equal(pf_acl_rule_parse("deny src ::/0", &r, msg, sizeof(msg), &col), 1);
+	assert_int_equal(r.family, ACL_FAM_IPV6);
+	assert_int_equal(pf_acl_rule_parse("deny dst 0.0.0.0/0", &r, msg, sizeof(msg), &col), 1);
+	assert_int_equal(r.family, ACL_FAM_IPV4);
 }
 
 static void
@@ -114,9 +152,14 @@ test_rule_parse_errors(void **state)
 		{ "permit src 1.2.3.4 src 1.2.3.5", 20, "field 'src' given twice" },
 		{ "permit src 10.1.2.3/8", 12, "'10.1.2.3/8' has host bits set (did you mean 10.0.0.0/8?)" },
 		{ "permit dst 1.2.3.4/33", 12, "'1.2.3.4/33': prefix length must be 0 to 32" },
-		{ "permit dst 1.2.3", 12, "'1.2.3' is not an IPv4 address or prefix (a.b.c.d[/len] or any)" },
-		{ "permit proto tcpp", 14, "'tcpp' is not a protocol (any, tcp, udp, icmp, sctp, gre, esp or 0-255)" },
-		{ "permit proto 256", 14, "'256' is not a protocol (any, tcp, udp, icmp, sctp, gre, esp or 0-255)" },
+		{ "permit dst 1.2.3", 12, "'1.2.3' is not an IPv4 or IPv6 address or prefix (a.b.c.d[/len], x:x::x[/len] or any)" },
+		{ "permit src 2001:db8::1/32", 12, "'2001:db8::1/32' has host bits set (did you mean 2001:db8::/32?)" },
+		{ "permit src 2001:db8::/129", 12, "'2001:db8::/129': IPv6 prefix length must be 0 to 128" },
+		{ "permit src 2001:db8:::1", 12, "'2001:db8:::1' is not an IPv6 address or prefix (x:x::x[/len])" },
+		{ "permit src 10.0.0.0/8 dst 2001:db8::/32", 27,
+		  "'2001:db8::/32' is IPv6 but the other address (column 12) is IPv4: one family per rule" },
+		{ "permit proto tcpp", 14, "'tcpp' is not a protocol (any, tcp, udp, icmp, icmpv6, sctp, gre, esp or 0-255)" },
+		{ "permit proto 256", 14, "'256' is not a protocol (any, tcp, udp, icmp, icmpv6, sctp, gre, esp or 0-255)" },
 		{ "permit dport 2000-1000", 14, "port range '2000-1000' is empty (first > last)" },
 		{ "permit dport 65536", 14, "'65536' is not a port or port range (N, N-M or any; 0-65535)" },
 		{ "permit dport 1-", 14, "'1-' is not a port or port range (N, N-M or any; 0-65535)" },
@@ -430,6 +473,157 @@ test_burst_sizes(void **state)
 	done(st, topo);
 }
 
+/* ---- IPv6 --------------------------------------------------------------- */
+
+/* 2001:db8:<a>::<b> */
+static struct tpkt
+udp6(uint16_t sa, uint16_t sb, uint16_t da, uint16_t db, uint16_t sport, uint16_t dport)
+{
+	struct tpkt t = { .v6 = true, .proto = 17, .sport = sport, .dport = dport, .l4_len = -1 };
+
+	t.src6[0] = t.dst6[0] = 0x20, t.src6[1] = t.dst6[1] = 0x01;
+	t.src6[2] = t.dst6[2] = 0x0d, t.src6[3] = t.dst6[3] = 0xb8;
+	t.src6[4] = (uint8_t)(sa >> 8), t.src6[5] = (uint8_t)sa;
+	t.src6[14] = (uint8_t)(sb >> 8), t.src6[15] = (uint8_t)sb;
+	t.dst6[4] = (uint8_t)(da >> 8), t.dst6[5] = (uint8_t)da;
+	t.dst6[14] = (uint8_t)(db >> 8), t.dst6[15] = (uint8_t)db;
+	return t;
+}
+
+static void
+test_ipv6_verdicts(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = acl_stage(
+		"    rules:\n"
+		"      - deny src 2001:db8:1::/48 proto udp dport 53\n"
+		"      - permit src 2001:db8::/32 dst 2001:db8:2::5 proto udp\n"
+		"      - permit src 10.0.0.0/8 proto udp\n"
+		"      - deny proto tcp dport 23\n"
+		"      - permit proto tcp\n", &topo);
+	struct tpkt t;
+
+	t = udp6(1, 1, 2, 5, 1000, 53);
+	assert_int_equal(one(st, &t), 0);               /* rule 1 */
+	t = udp6(1, 1, 2, 5, 1000, 54);
+	assert_int_equal(one(st, &t), 1);               /* rule 2 */
+	t = udp6(1, 1, 2, 6, 1000, 54);
+	assert_int_equal(one(st, &t), 0);               /* /128 missed: default */
+	/* The first 32 bits of 10.0.0.0/8 do not make an IPv6 match. */
+	t = udp6(0, 1, 2, 6, 1000, 54);
+	t.src6[0] = 10, t.src6[1] = t.src6[2] = t.src6[3] = 0;
+	assert_int_equal(one(st, &t), 0);
+	/* Rules of no family: both. */
+	t = udp6(7, 1, 2, 6, 1000, 23);
+	t.proto = 6;
+	assert_int_equal(one(st, &t), 0);               /* rule 4 */
+	t.dport = 24;
+	assert_int_equal(one(st, &t), 1);               /* rule 5 */
+	t = tcp(IP(1, 1, 1, 1), IP(2, 2, 2, 2), 1000, 23, 0x02);
+	assert_int_equal(one(st, &t), 0);               /* rule 4, IPv4 */
+	/* Ports behind two hop-by-hop headers' worth of options. */
+	t = udp6(1, 1, 2, 5, 1000, 53);
+	t.ext = 16;
+	assert_int_equal(one(st, &t), 0);
+	t.dport = 54;
+	assert_int_equal(one(st, &t), 1);
+	assert_int_equal(gauge(st, "rule.1"), 2);
+	assert_int_equal(gauge(st, "rule.2"), 2);
+	assert_int_equal(gauge(st, "rule.4"), 2);
+	assert_int_equal(gauge(st, "rule.5"), 1);
+	assert_int_equal(pf_test_ctr(st, "default_deny"), 2);
+	assert_int_equal(gauge(st, "acl6_contexts"), 1);
+	assert_int_equal(pf_test_ctr(st, "acl_not_ipv4"), 0);
+	done(st, topo);
+}
+
+static void
+test_ipv6_fragments(void **state)
+{
+	static const char *const nonfirst[] = { "", "    nonfirst_fragments: ports-unknown\n" };
+	char params[256];
+	struct pf_topo *topo;
+	struct pf_stage *st;
+	struct tpkt t;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(params, sizeof(params),
+			 "    rules:\n"
+			 "      - permit src 2001:db8::/32 proto udp dport 53\n"
+			 "      - permit src 2001:db8:9::/48 proto udp\n%s", nonfirst[k]);
+		st = acl_stage(params, &topo);
+		t = udp6(1, 1, 2, 2, 1000, 53);
+		t.mf = true;                            /* first fragment: has ports */
+		assert_int_equal(one(st, &t), 1);
+		t.mf = false;
+		t.frag_off = 100;                       /* non-first: ports unknown */
+		assert_int_equal(one(st, &t), k == 0 ? 1 : 0);
+		t = udp6(9, 1, 2, 2, 1000, 53);
+		t.frag_off = 100;                       /* a rule without ports matches */
+		t.ext = 8;
+		assert_int_equal(one(st, &t), 1);
+		/* Truncated UDP: malformed, only rules without ports. */
+		t = udp6(1, 1, 2, 2, 1000, 53);
+		t.l4_len = 4;
+		assert_int_equal(one(st, &t), 0);
+		t = udp6(9, 1, 2, 2, 1000, 53);
+		t.l4_len = 4;
+		assert_int_equal(one(st, &t), 1);
+		assert_int_equal(pf_test_ctr(st, "nonfirst_fragment"), 2);
+		assert_int_equal(pf_test_ctr(st, "l4_malformed"), 2);
+		done(st, topo);
+	}
+}
+
+/* IPv4 and IPv6 in one burst, stateless and stateful: verdicts in place. */
+static void
+test_ipv6_mixed_burst(void **state)
+{
+	static const char *const extra[] = { "", "    sessions: 64\n" };
+	char params[256];
+	struct pf_topo *topo;
+	struct pf_stage *st;
+	struct rte_mbuf *m[8];
+	struct tpkt t[8];
+	uint16_t e[8], i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(params, sizeof(params),
+			 "    rules:\n"
+			 "      - permit src 2001:db8:1::/48 proto udp\n"
+			 "      - permit src 10.0.0.0/8 proto udp\n%s", extra[k]);
+		st = acl_stage(params, &topo);
+		t[0] = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 1, 2);
+		t[1] = udp6(1, 1, 2, 2, 1, 2);
+		t[2] = udp(IP(11, 0, 0, 1), IP(1, 1, 1, 1), 1, 2);
+		t[3] = udp6(2, 1, 2, 2, 1, 2);
+		t[4] = udp6(1, 9, 2, 2, 1, 2);
+		t[4].frag_off = 3;
+		t[5] = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 1, 2);
+		t[6] = udp6(1, 1, 2, 2, 1, 2);
+		t[6].proto = 58;
+		t[7] = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 1, 2);
+		t[7].frag_off = 3;
+		for (i = 0; i < 8; i++)
+			m[i] = tpkt_mbuf(&t[i]);
+		pf_test_process(st, m, 8, e);
+		pf_test_free(m, 8);
+		assert_int_equal(e[0], 1);
+		assert_int_equal(e[1], 1);
+		assert_int_equal(e[2], 0);
+		assert_int_equal(e[3], 0);
+		assert_int_equal(e[4], 1);
+		assert_int_equal(e[5], 1);
+		assert_int_equal(e[6], 0);
+		assert_int_equal(e[7], 1);
+		assert_int_equal(gauge(st, "rule.1"), 2);
+		assert_int_equal(gauge(st, "rule.2"), 3);
+		done(st, topo);
+	}
+}
+
 /* ---- sessions ----------------------------------------------------------- */
 
 #define SEC 1000000000ull
@@ -492,6 +686,60 @@ test_reflect_sessions(void **state)
 		st->ops->idle(st, pf_now_ns());
 	assert_int_equal(gauge(st, "sessions"), 0);
 	assert_int_equal(pf_test_ctr(st, "session_expired"), 2);
+	done(st, topo);
+	pf_clock_set_mode(PF_CLOCK_WALL);
+}
+
+static void
+test_ipv6_reflect_sessions(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st;
+	struct rte_mbuf *m[4];
+	struct tpkt t, r4;
+	uint16_t e[4];
+
+	pf_clock_set_mode(PF_CLOCK_PCAP);
+	pf_clock_advance_ns(1000 * SEC);
+	st = acl_stage("    rules:\n"
+		       "      - permit-reflect src 2001:db8:1::/48 proto udp\n"
+		       "      - permit-reflect src 10.0.0.0/8 proto udp\n"
+		       "    session_timeouts: { udp: 5 }\n", &topo);
+	t = udp6(2, 2, 1, 1, 53, 4000);
+	assert_int_equal(one(st, &t), 0);               /* reply before the flow */
+	t = udp6(1, 1, 2, 2, 4000, 53);
+	assert_int_equal(one(st, &t), 1);               /* opens the session */
+	t = udp6(2, 2, 1, 1, 53, 4000);
+	assert_int_equal(one(st, &t), 1);
+	t.dport = 4001;
+	assert_int_equal(one(st, &t), 0);               /* another flow */
+	/* An IPv4 session with the same low 32 bits is another one. */
+	r4 = udp(0x20010db8, 0x20010db8, 53, 4000);
+	assert_int_equal(one(st, &r4), 0);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 1);
+	assert_int_equal(pf_test_ctr(st, "session_permit"), 1);
+	/* Same burst, both families. */
+	t = udp6(1, 1, 2, 3, 4000, 53);
+	m[0] = tpkt_mbuf(&t);
+	r4 = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 4000, 53);
+	m[1] = tpkt_mbuf(&r4);
+	t = udp6(2, 3, 1, 1, 53, 4000);
+	m[2] = tpkt_mbuf(&t);
+	r4 = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4000);
+	m[3] = tpkt_mbuf(&r4);
+	pf_test_process(st, m, 4, e);
+	pf_test_free(m, 4);
+	assert_int_equal(e[0], 1);
+	assert_int_equal(e[1], 1);
+	assert_int_equal(e[2], 1);
+	assert_int_equal(e[3], 1);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 3);
+	assert_int_equal(pf_test_ctr(st, "session_permit"), 3);
+	assert_int_equal(gauge(st, "sessions"), 3);
+	/* Expiry as for IPv4. */
+	pf_clock_advance_ns(1100 * SEC);
+	t = udp6(2, 2, 1, 1, 53, 4000);
+	assert_int_equal(one(st, &t), 0);
 	done(st, topo);
 	pf_clock_set_mode(PF_CLOCK_WALL);
 }
@@ -585,17 +833,24 @@ test_update(void **state)
 	struct tpkt out = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 4000, 53);
 	struct tpkt back = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4000);
 	struct tpkt other = udp(IP(10, 0, 0, 9), IP(1, 1, 1, 1), 4000, 53);
+	struct tpkt v6 = udp6(1, 1, 2, 2, 4000, 53);
 
 	st = acl_stage("    rules: [\"permit-reflect src 10.0.0.0/8\"]\n", &topo);
 	assert_int_equal(one(st, &out), 1);
-	/* New rules: deny everything. The session survives the swap. */
-	y = acl_topo_yaml("    rules: [\"deny src 10.0.0.0/8\", \"deny\"]\n");
+	assert_int_equal(one(st, &v6), 0);
+	assert_int_equal(gauge(st, "acl6_contexts"), 0);
+	/* New rules: deny everything but one IPv6 prefix. The session survives the swap. */
+	y = acl_topo_yaml("    rules: [\"deny src 10.0.0.0/8\", \"permit src 2001:db8:1::/48\", "
+			  "\"deny\"]\n");
 	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo2, &errs), 0);
 	free(y);
 	si = pf_topo_stage_index(topo2, "acl");
 	assert_int_equal(pf_stage_update(st, &topo2->stages[si], &errs), 0);
-	assert_int_equal(gauge(st, "rules"), 2);
+	assert_int_equal(gauge(st, "rules"), 3);
 	assert_int_equal(gauge(st, "reloads"), 1);
+	assert_int_equal(gauge(st, "acl6_contexts"), 1);
+	assert_int_equal(one(st, &v6), 1);
+	assert_int_equal(gauge(st, "rule.2"), 1);
 	assert_int_equal(one(st, &back), 1);
 	assert_int_equal(one(st, &out), 1);
 	assert_int_equal(one(st, &other), 0);
@@ -619,6 +874,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rule_parse_ok),
 		cmocka_unit_test(test_rule_parse_errors),
+		cmocka_unit_test(test_rule_parse_ipv6),
 		cmocka_unit_test(test_rule_file_errors),
 		cmocka_unit_test(test_param_errors),
 		cmocka_unit_test(test_verdicts_and_counters),
@@ -630,6 +886,10 @@ main(void)
 		cmocka_unit_test(test_burst_sizes),
 		cmocka_unit_test(test_reflect_sessions),
 		cmocka_unit_test(test_tcp_session_timeouts),
+		cmocka_unit_test(test_ipv6_verdicts),
+		cmocka_unit_test(test_ipv6_fragments),
+		cmocka_unit_test(test_ipv6_mixed_burst),
+		cmocka_unit_test(test_ipv6_reflect_sessions),
 		cmocka_unit_test(test_session_table_full),
 		cmocka_unit_test(test_update),
 	};

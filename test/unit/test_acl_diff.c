@@ -5,7 +5,9 @@
  * packets, classified by the stage (rte_acl, every algorithm in turn) and by
  * the plain linear matcher below, which shares no code with the stage: it
  * works from the generator's own rule structs, the stage from their text.
- * Every packet's verdict and every rule's hit count must agree.
+ * Every packet's verdict and every rule's hit count must agree. Rules and
+ * packets are IPv4 or IPv6 (a rule written without addresses is both), in
+ * the same bursts.
  *
  * Environment: ACL_DIFF_PACKETS (total, default 200000), ACL_DIFF_SEED,
  * ACL_DIFF_MAXRULES (default 10000). docs/stages/acl.md has a larger run.
@@ -18,6 +20,9 @@
 
 struct rrule {
 	uint32_t src, smask, dst, dmask;
+	uint32_t src6[4], smask6[4], dst6[4], dmask6[4];   /* host-order words */
+	int v6;                         /* generated as IPv6 */
+	int fam;                        /* as written: 0 no address (both), 4, 6 */
 	int proto;                      /* -1: any */
 	uint16_t splo, sphi, dplo, dphi;
 	int permit;
@@ -60,6 +65,31 @@ env_u64(const char *name, uint64_t def)
 
 static uint32_t bases[8];
 
+static uint32_t bases6[8][4];
+
+/* An IPv6 prefix near one of bases6 (so they nest and overlap), as words. */
+static void
+gen_prefix6(uint32_t *addr, uint32_t *mask)
+{
+	static const unsigned int lens[] = { 0, 16, 32, 48, 56, 64, 64, 96, 112, 120, 127, 128,
+					     128 };
+	unsigned int len = lens[rn(RTE_DIM(lens))], w, b = rn(8);
+
+	for (w = 0; w < 4; w++) {
+		mask[w] = len_mask(len >= 32 * (w + 1) ? 32 : len <= 32 * w ? 0 : len - 32 * w);
+		addr[w] = bases6[b][w];
+		if (rn(2))
+			addr[w] ^= (uint32_t)rnd() & (w == 3 ? ~0u : 0xffu);
+		addr[w] &= mask[w];
+	}
+}
+
+static bool
+any6(const uint32_t *mask)
+{
+	return (mask[0] | mask[1] | mask[2] | mask[3]) == 0;
+}
+
 static void
 gen_prefix(uint32_t *addr, uint32_t *mask)
 {
@@ -96,12 +126,17 @@ gen_rule(struct rrule *r, bool prios)
 	static const int protos[] = { -1, -1, -1, 6, 6, 6, 17, 17, 17, 1, 132 };
 
 	memset(r, 0, sizeof(*r));
+	r->v6 = rn(2);
 	if (rn(20) == 0)
 		r->src = r->smask = 0;
+	else if (r->v6)
+		gen_prefix6(r->src6, r->smask6);
 	else
 		gen_prefix(&r->src, &r->smask);
 	if (rn(10) == 0)
 		r->dst = r->dmask = 0;
+	else if (r->v6)
+		gen_prefix6(r->dst6, r->dmask6);
 	else
 		gen_prefix(&r->dst, &r->dmask);
 	r->proto = protos[rn(RTE_DIM(protos))];
@@ -122,17 +157,47 @@ mask_len(uint32_t m)
 	return m == 0 ? 0 : 32 - __builtin_ctz(m);
 }
 
-/* The text the stage reads; fields equal to "any" are left out or spelled out at random. */
 static void
-write_rule(FILE *f, const struct rrule *r)
+write_prefix6(FILE *f, const char *key, const uint32_t *a, const uint32_t *m)
+{
+	int w, len = 0;
+
+	for (w = 0; w < 4; w++)
+		len += mask_len(m[w]);
+	fprintf(f, " %s %x:%x:%x:%x:%x:%x:%x:%x/%d", key, a[0] >> 16, a[0] & 0xffff, a[1] >> 16,
+		a[1] & 0xffff, a[2] >> 16, a[2] & 0xffff, a[3] >> 16, a[3] & 0xffff, len);
+}
+
+/*
+ * The text the stage reads; fields equal to "any" are left out or spelled
+ * out at random (as 0.0.0.0/0 or ::/0, which makes the rule that family's;
+ * left out on both sides, it is both families'): r->fam says which.
+ */
+static void
+write_rule(FILE *f, struct rrule *r)
 {
 	fprintf(f, "%s", r->permit ? "permit" : "deny");
-	if (r->smask != 0 || rn(4) == 0)
+	r->fam = 0;
+	if (r->v6) {
+		if (!any6(r->smask6) || rn(4) == 0) {
+			write_prefix6(f, "src", r->src6, r->smask6);
+			r->fam = 6;
+		}
+		if (!any6(r->dmask6) || rn(4) == 0) {
+			write_prefix6(f, "dst", r->dst6, r->dmask6);
+			r->fam = 6;
+		}
+	}
+	if (!r->v6 && (r->smask != 0 || rn(4) == 0)) {
 		fprintf(f, " src %u.%u.%u.%u/%d", r->src >> 24, (r->src >> 16) & 255,
 			(r->src >> 8) & 255, r->src & 255, mask_len(r->smask));
-	if (r->dmask != 0 || rn(4) == 0)
+		r->fam = 4;
+	}
+	if (!r->v6 && (r->dmask != 0 || rn(4) == 0)) {
 		fprintf(f, " dst %u.%u.%u.%u/%d", r->dst >> 24, (r->dst >> 16) & 255,
 			(r->dst >> 8) & 255, r->dst & 255, mask_len(r->dmask));
+		r->fam = 4;
+	}
 	/* Ports need a protocol (rn() first: the same random stream either way). */
 	if (r->proto >= 0)
 		fprintf(f, " proto %d", r->proto);
@@ -148,6 +213,22 @@ write_rule(FILE *f, const struct rrule *r)
 	fprintf(f, "\n");
 }
 
+/* Bytes of an address in prefix @p a / @p m, the host part random. */
+static void
+gen_addr6(uint8_t *out, const uint32_t *a, const uint32_t *m)
+{
+	uint32_t w, v;
+
+	for (w = 0; w < 4; w++) {
+		v = a[w] | ((uint32_t)rnd() & ~m[w]);
+		/* Mostly the low bits only: near the rules' own addresses. */
+		if (rn(4) && m[w] != ~0u)
+			v = a[w] | ((uint32_t)rn(4) & ~m[w]);
+		out[4 * w] = (uint8_t)(v >> 24), out[4 * w + 1] = (uint8_t)(v >> 16);
+		out[4 * w + 2] = (uint8_t)(v >> 8), out[4 * w + 3] = (uint8_t)v;
+	}
+}
+
 static void
 gen_packet(struct tpkt *t, const struct rrule *rules, uint32_t n)
 {
@@ -158,8 +239,11 @@ gen_packet(struct tpkt *t, const struct rrule *rules, uint32_t n)
 	t->l4_len = -1;
 	if (rn(10) < 7) {
 		r = &rules[rn(n)];
+		t->v6 = r->fam == 6 || (r->fam == 0 && rn(2));
 		t->src = r->src | ((uint32_t)rnd() & ~r->smask);
 		t->dst = r->dst | ((uint32_t)rnd() & ~r->dmask);
+		gen_addr6(t->src6, r->src6, r->smask6);
+		gen_addr6(t->dst6, r->dst6, r->dmask6);
 		t->proto = r->proto >= 0 ? (uint8_t)r->proto : protos[rn(RTE_DIM(protos))];
 		t->sport = (uint16_t)(r->splo + rn((uint32_t)(r->sphi - r->splo) + 1));
 		t->dport = (uint16_t)(r->dplo + rn((uint32_t)(r->dphi - r->dplo) + 1));
@@ -167,9 +251,11 @@ gen_packet(struct tpkt *t, const struct rrule *rules, uint32_t n)
 		switch (rn(8)) {
 		case 0:
 			t->src ^= 1u << rn(32);
+			t->src6[rn(16)] ^= (uint8_t)(1u << rn(8));
 			break;
 		case 1:
 			t->dst ^= 1u << rn(32);
+			t->dst6[rn(16)] ^= (uint8_t)(1u << rn(8));
 			break;
 		case 2:
 			t->sport = rn(2) ? (uint16_t)(r->splo - 1) : (uint16_t)(r->sphi + 1);
@@ -181,8 +267,14 @@ gen_packet(struct tpkt *t, const struct rrule *rules, uint32_t n)
 			break;
 		}
 	} else {
+		static const uint32_t none[4];
+
+		t->v6 = rn(2);
 		t->src = bases[rn(8)] | (uint32_t)rn(1u << 16);
 		t->dst = rn(4) ? bases[rn(8)] | (uint32_t)rn(1u << 16) : (uint32_t)rnd();
+		gen_addr6(t->src6, bases6[rn(8)], none);
+		gen_addr6(t->dst6, bases6[rn(8)], none);
+		t->src6[15] = (uint8_t)rn(4);
 		t->proto = protos[rn(RTE_DIM(protos))];
 		t->sport = gen_port_edge();
 		t->dport = gen_port_edge();
@@ -212,6 +304,8 @@ gen_packet(struct tpkt *t, const struct rrule *rules, uint32_t n)
 
 struct rpkt {
 	uint32_t src, dst;
+	uint32_t src6[4], dst6[4];
+	int fam;
 	int proto;
 	int sport, dport;               /* -1: the packet has no ports */
 	bool nonfirst;
@@ -220,11 +314,18 @@ struct rpkt {
 static struct rpkt
 ref_view(const struct tpkt *t)
 {
-	struct rpkt p = { t->src, t->dst, t->proto, -1, -1, t->frag_off != 0 };
-	int need = t->proto == 6 ? 20 : t->proto == 17 ? 8 : t->proto == 132 ? 12 : -1;
+	struct rpkt p = { .src = t->src, .dst = t->dst, .proto = t->proto, .sport = -1,
+			  .dport = -1, .nonfirst = t->frag_off != 0, .fam = t->v6 ? 6 : 4 };
+	int w, need = t->proto == 6 ? 20 : t->proto == 17 ? 8 : t->proto == 132 ? 12 : -1;
 	int have = t->l4_len >= 0 ? t->l4_len : need;
 	int doff = t->tcp_doff ? t->tcp_doff : 5;
 
+	for (w = 0; w < 4; w++) {
+		p.src6[w] = (uint32_t)t->src6[4 * w] << 24 | (uint32_t)t->src6[4 * w + 1] << 16 |
+			    (uint32_t)t->src6[4 * w + 2] << 8 | t->src6[4 * w + 3];
+		p.dst6[w] = (uint32_t)t->dst6[4 * w] << 24 | (uint32_t)t->dst6[4 * w + 1] << 16 |
+			    (uint32_t)t->dst6[4 * w + 2] << 8 | t->dst6[4 * w + 3];
+	}
 	if (p.nonfirst || need < 0 || have < need)
 		return p;
 	if (t->proto == 6 && (doff < 5 || doff * 4 > have))
@@ -232,6 +333,17 @@ ref_view(const struct tpkt *t)
 	p.sport = t->sport;
 	p.dport = t->dport;
 	return p;
+}
+
+static bool
+in6(const uint32_t *a, const uint32_t *net, const uint32_t *mask)
+{
+	int w;
+
+	for (w = 0; w < 4; w++)
+		if ((a[w] & mask[w]) != net[w])
+			return false;
+	return true;
 }
 
 /* Index of the winning rule, or -1. */
@@ -245,7 +357,13 @@ ref_match(const struct rrule *rules, uint32_t n, const struct rpkt *p, bool prot
 		const struct rrule *r = &rules[i];
 		bool ports = r->splo != 0 || r->sphi != 65535 || r->dplo != 0 || r->dphi != 65535;
 
-		if ((p->src & r->smask) != r->src || (p->dst & r->dmask) != r->dst)
+		if (r->fam != 0 && r->fam != p->fam)
+			continue;
+		if (p->fam == 4 && r->fam == 4 &&
+		    ((p->src & r->smask) != r->src || (p->dst & r->dmask) != r->dst))
+			continue;
+		if (p->fam == 6 && r->fam == 6 && !(in6(p->src6, r->src6, r->smask6) &&
+						     in6(p->dst6, r->dst6, r->dmask6)))
 			continue;
 		if (r->proto >= 0 && r->proto != p->proto)
 			continue;
@@ -288,8 +406,13 @@ run_set(uint32_t n_rules, uint32_t n_pkts, int set, uint64_t *hits_checked)
 	uint32_t done, b, r;
 	FILE *f;
 
-	for (r = 0; r < 8; r++)
+	for (r = 0; r < 8; r++) {
 		bases[r] = (uint32_t)rnd() & len_mask(8 + rn(9));
+		bases6[r][0] = 0x20010db8;
+		bases6[r][1] = (uint32_t)rnd() & len_mask(rn(33));
+		bases6[r][2] = rn(2) ? 0 : (uint32_t)rnd();
+		bases6[r][3] = (uint32_t)rn(4);
+	}
 	for (r = 0; r < n_rules; r++)
 		gen_rule(&rules[r], prios);
 	fd = mkstemp(path);
@@ -325,10 +448,10 @@ run_set(uint32_t n_rules, uint32_t n_pkts, int set, uint64_t *hits_checked)
 		pf_test_process(st, m, (uint16_t)b, edge);
 		for (i = 0; i < b; i++)
 			if (edge[i] != want[i] && bad++ < 10)
-				print_message("MISMATCH set %d (%u rules, %s): src %08x dst %08x proto %u "
+				print_message("MISMATCH set %d (%u rules, %s): v6 %d src %08x dst %08x proto %u "
 					      "sport %u dport %u frag %u mf %d l4 %d doff %u: stage %u, "
 					      "reference %d (rule %d)\n", set, n_rules,
-					      algs[set % RTE_DIM(algs)], t[i].src, t[i].dst,
+					      algs[set % RTE_DIM(algs)], t[i].v6, t[i].src, t[i].dst,
 					      t[i].proto, t[i].sport, t[i].dport, t[i].frag_off,
 					      t[i].mf, t[i].l4_len, t[i].tcp_doff, edge[i], want[i],
 					      wrule[i]);
