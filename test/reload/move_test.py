@@ -143,7 +143,9 @@ def main():
         prev = layout
         write_atomic(topo, topology(paths, layout, burst, args.instances))
         proc.send_signal(signal.SIGHUP)
-        if not applied.acquire(timeout=10):
+        # Safety nets, not timing checks: a busy machine (load 20 on 2 CPUs)
+        # slows an acknowledgement to seconds and the paced replay to minutes.
+        if not applied.acquire(timeout=30):
             break
         acked_at.append(time.time())
         time.sleep(args.interval)
@@ -155,11 +157,18 @@ def main():
         write_atomic(topo, topology(paths, grown, 32, 3))
         n_log = len(log)
         proc.send_signal(signal.SIGHUP)
-        refused_ok = applied.acquire(timeout=10) and any(
+        refused_ok = applied.acquire(timeout=30) and any(
             "stages.xc.instances: changing the number of instances (2 -> 3) needs a restart"
             in line for line in log[n_log:])
         write_atomic(topo, topology(paths, prev, 32, args.instances))
-    proc.wait(timeout=60)
+    try:
+        proc.wait(timeout=240)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        print("FAIL: pipefwd did not exit 240 s after the last reload (idle exit)")
+        print("".join(log)[-3000:])
+        sys.exit(1)
     follower.join(timeout=5)
     err = "".join(log)
     errors = []
