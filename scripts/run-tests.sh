@@ -2,9 +2,9 @@
 # Run every test suite through meson and end with one "N passed, N failed" line.
 #   scripts/run-tests.sh BUILD [meson test args]
 # With ASAN_BUILD set (make test sets it to BUILD-asan), the unit, replay, reload, stats,
-# fault and fuzz suites run again on that sanitizer build: any ASan/UBSan/LSan
-# report aborts the process under test and fails it (suppressions: test/asan.supp,
-# DPDK/EAL internals only).
+# capture, fault and fuzz suites run again on that sanitizer build (but the tests also in
+# suite release_only): any ASan/UBSan/LSan report aborts the process under test and
+# fails it (suppressions: test/asan.supp, DPDK/EAL internals only).
 set -uo pipefail
 BUILD=${1:-build}
 shift || true
@@ -23,15 +23,35 @@ run() {
 	rm -f "$log"
 }
 
+# unit, replay and fuzz tests are self-contained (own prefixes, own temp dirs, lossless
+# replay): two at a time. The suites that time signals, reloads and live traffic run one
+# at a time.
+PARALLEL=(--suite unit --suite replay --suite fuzz)
+SERIAL=(--no-suite unit --no-suite replay --no-suite fuzz)
 t0=$SECONDS
-run -C "$BUILD" --print-errorlogs --num-processes 1 "$@"
+if [ $# -eq 0 ]; then
+	run -C "$BUILD" --print-errorlogs --num-processes 2 "${PARALLEL[@]}"
+	run -C "$BUILD" --print-errorlogs --num-processes 1 "${SERIAL[@]}"
+else
+	run -C "$BUILD" --print-errorlogs --num-processes 1 "$@"
+fi
 if [ -n "${ASAN_BUILD:-}" ]; then
 	echo "== sanitizer build $ASAN_BUILD: unit, replay, reload, stats, capture, fault, fuzz =="
-	ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:suppressions=$ROOT/test/asan.supp" \
-	UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1" \
-	run -C "$ASAN_BUILD" --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
-		--suite unit --suite replay --suite reload --suite stats --suite capture --suite fault \
-		--suite fuzz "$@"
+	export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:suppressions=$ROOT/test/asan.supp"
+	export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
+	if [ $# -eq 0 ]; then
+		run -C "$ASAN_BUILD" --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
+			"${PARALLEL[@]}"
+		# release_only: the move, rebalance and abusive-client tests: long runs of
+		# code the other reload/stats tests already take through the sanitizers.
+		run -C "$ASAN_BUILD" --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
+			--suite reload --suite stats --suite capture --suite fault --no-suite release_only
+	else
+		run -C "$ASAN_BUILD" --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
+			--suite unit --suite replay --suite reload --suite stats --suite capture \
+			--suite fault --suite fuzz "$@"
+	fi
+	unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
 echo "all suites took $(( SECONDS - t0 )) s"
 # The last line is the plain summary CI reads.

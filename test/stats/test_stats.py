@@ -137,12 +137,12 @@ def thread_states(pid):
 
 
 def worker_cpu(pid):
-    """CPU seconds the forwarding lcores (EAL's lcore-worker-N threads) have used."""
+    """CPU seconds the forwarding lcores (EAL names them rte-worker-N) have used."""
     ticks = 0
     for t in os.listdir("/proc/%d/task" % pid):
         try:
             with open("/proc/%d/task/%s/comm" % (pid, t)) as c:
-                if not c.read().startswith("lcore-worker"):
+                if not c.read().startswith(("rte-worker", "lcore-worker")):
                     continue
             with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
                 fields = f.read().rsplit(")", 1)[1].split()
