@@ -9,8 +9,8 @@
  * lcore -> socket map, so tests drive them with a fake one.
  */
 #include <ctype.h>
-#include <stdbool.h>
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

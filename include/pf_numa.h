@@ -25,7 +25,8 @@ typedef int (*pf_lcore_socket_fn)(unsigned int lcore, void *arg);
  * the lcore that reads them per packet. That is the stage's own lcore; for
  * a table its instances share (PF_STAGE_SHARED), instance 0's; for a table
  * the stages wired to it read (PF_STAGE_UPSTREAM_READS: neigh, through
- * their "neigh" edge), the first of those (in topology order). -1 when that lcore is unknown.
+ * their "neigh" edge), the first of those (in topology order). -1 when
+ * that lcore is unknown.
  */
 int pf_numa_table_socket(const struct pf_topo *t, uint16_t s, pf_lcore_socket_fn fn, void *arg);
 
