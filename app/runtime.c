@@ -23,6 +23,7 @@
 #include <rte_ring.h>
 
 #include "pf_log.h"
+#include "pf_numa.h"
 #include "rt_internal.h"
 
 #define MBUF_CACHE 256
@@ -59,13 +60,13 @@ pf_rt_pool_for(struct pf_runtime *rt, int socket)
 	return mp;
 }
 
-/* A ring lives on the socket of the lcore that dequeues from it. */
+/* A ring lives on the socket of the lcore that dequeues from it (pf_numa_ring_socket). */
 static int
-ring_socket(const struct pf_topo *topo, const struct pf_ring_conf *rc)
+ring_socket(const struct pf_topo *topo, uint16_t ring)
 {
-	int lc = topo->stages[rc->to].lcore;
+	int socket = pf_numa_ring_socket(topo, ring, pf_numa_eal_socket, NULL);
 
-	return lc >= 0 ? (int)rte_lcore_to_socket_id((unsigned int)lc) : (int)rte_socket_id();
+	return socket >= 0 ? socket : (int)rte_socket_id();
 }
 /* Note @p r among @p rs's distinct output rings (lossless room checks). */
 static void
@@ -185,7 +186,7 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		rt->rings[i].conf = rc_;
 		rt->rings[i].to = &rt->rts[rc_->to];
 		rt->rings[i].burst = rc_->burst;
-		rt->rings[i].ring = rte_ring_create(name, rc_->size, ring_socket(topo, rc_),
+		rt->rings[i].ring = rte_ring_create(name, rc_->size, ring_socket(topo, i),
 						    RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (rt->rings[i].ring == NULL)   /* no memory on that socket (--no-huge) */
 			rt->rings[i].ring = rte_ring_create(name, rc_->size, SOCKET_ID_ANY,

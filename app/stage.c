@@ -13,6 +13,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
 
+#include "pf_numa.h"
 #include "pf_stage.h"
 
 int pf_meta_offset = -1;
@@ -95,6 +96,38 @@ pf_now_ns(void)
 /* ---- stand-alone stages ------------------------------------------------- */
 
 int
+pf_numa_eal_socket(unsigned int lcore, void *arg)
+{
+	RTE_SET_USED(arg);
+	if (lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore))
+		return -1;
+	return (int)rte_lcore_to_socket_id(lcore);
+}
+
+/*
+ * The socket for @p sc's tables (pf_numa_table_socket), when it has memory:
+ * with --no-huge or no hugepages there, allocations on it fail, so tables
+ * go anywhere (as rings do) rather than not at all.
+ */
+static int
+stage_socket(const struct pf_stage_conf *sc, const struct pf_topo *topo)
+{
+	int socket = SOCKET_ID_ANY;
+	void *probe;
+
+	if (topo != NULL && sc >= topo->stages && sc < topo->stages + topo->n_stages)
+		socket = pf_numa_table_socket(topo, (uint16_t)(sc - topo->stages),
+					      pf_numa_eal_socket, NULL);
+	if (socket < 0)
+		return SOCKET_ID_ANY;
+	probe = rte_malloc_socket("pf_socket_probe", RTE_CACHE_LINE_SIZE, 0, socket);
+	if (probe == NULL)
+		return SOCKET_ID_ANY;
+	rte_free(probe);
+	return socket;
+}
+
+int
 pf_stage_create(struct pf_stage **out, struct pf_stage_conf *sc, const struct pf_topo *topo,
 		struct pf_errs *errs)
 {
@@ -124,13 +157,11 @@ pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
 			st->edge_connected |= 1u << e;
 	st->ctrs = rte_zmalloc("pf_stage_ctrs", sizeof(uint64_t) * RTE_MAX(sc->ops->n_ctrs, 1),
 			       RTE_CACHE_LINE_SIZE);
-	/* The stage's state on the socket of the lcore that runs it (NUMA). */
-	if (sc->ops->priv_size != 0 && sc->lcore >= 0)
+	/* The stage's state and tables on the socket of the lcore that reads them (NUMA). */
+	st->socket = stage_socket(sc, topo);
+	if (sc->ops->priv_size != 0)
 		st->priv = rte_zmalloc_socket("pf_stage_priv", sc->ops->priv_size,
-					      RTE_CACHE_LINE_SIZE,
-					      (int)rte_lcore_to_socket_id((unsigned int)sc->lcore));
-	if (sc->ops->priv_size != 0 && st->priv == NULL)
-		st->priv = rte_zmalloc("pf_stage_priv", sc->ops->priv_size, RTE_CACHE_LINE_SIZE);
+					      RTE_CACHE_LINE_SIZE, st->socket);
 	if (st->ctrs == NULL || (sc->ops->priv_size != 0 && st->priv == NULL)) {
 		pf_stage_destroy(st);
 		return -ENOMEM;

@@ -100,11 +100,11 @@ struct pf_neigh_table {
 struct pf_neigh_table *pf_neigh_table(void);
 
 /**
- * Create the table with room for @p size entries (the neigh stage's init).
- * Returns 0, -EEXIST when it exists (one neigh stage per process), or
- * -ENOMEM with errors.
+ * Create the table with room for @p size entries (the neigh stage's init)
+ * on NUMA socket @p socket (SOCKET_ID_ANY: anywhere). Returns 0, -EEXIST
+ * when it exists (one neigh stage per process), or -ENOMEM with errors.
  */
-int pf_neigh_table_create(uint32_t size, struct pf_errs *errs);
+int pf_neigh_table_create(uint32_t size, int socket, struct pf_errs *errs);
 /** Free the table and any packet still held (the neigh stage's free; no reader runs). */
 void pf_neigh_table_destroy(void);
 

@@ -92,6 +92,12 @@ struct pf_gauge {
  * writers). Without this flag every instance keeps its own tables.
  */
 #define PF_STAGE_SHARED 0x8
+/**
+ * The stage's table is read per packet by the stages wired to it through
+ * an edge named after its type (neigh: lpm's "neigh" edge, lpm reads the
+ * neighbour table), so it goes on the first one's socket (NUMA).
+ */
+#define PF_STAGE_UPSTREAM_READS 0x80
 
 struct pf_stage;
 struct rte_tel_data;
@@ -342,6 +348,12 @@ struct pf_stage {
 	const struct pf_stage_conf *conf;
 	const struct pf_topo *topo;
 	uint16_t id;
+	/**
+	 * NUMA socket to allocate the stage's tables on (init, update_prepare):
+	 * the socket of the lcore that reads them (pf_numa_table_socket), or
+	 * SOCKET_ID_ANY when unknown or without memory there.
+	 */
+	int socket;
 	void *priv;
 	uint64_t *ctrs;                   /**< ops->n_ctrs counters, single writer */
 	uint32_t edge_connected;          /**< bit e set when edge e is wired */

@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import random
+import re
 import shutil
 import signal
 import socket
@@ -59,6 +60,10 @@ TRAFFIC = {
     # The smallest IPv6/UDP frame is 62 bytes (14 + 40 + 8): 66 with the FCS.
     "64B6": dict(sizes=[62], frames=4096, ipv6=True,
                  desc="66-byte IPv6/UDP frames (62 + FCS), 4096 flows to routed prefixes"),
+    # IMIX with IPv6's smallest UDP frame in place of the 64-byte one.
+    "imix6": dict(sizes=[62] * 7 + [590] * 4 + [1514], frames=4096, ipv6=True,
+                  desc="IPv6/UDP IMIX 7:4:1 of 66/594/1518-byte frames, 4096 flows to routed "
+                  "prefixes"),
 }
 
 
@@ -237,6 +242,54 @@ def write_acl(d, n):
     return pf, peer
 
 
+def acl_rules6(n):
+    """The IPv6 twin of acl_rules(): n-1 deny rules the traffic (from
+    2001:db8::9, see gen_traffic6) never matches, their sources under
+    2001:db8:X::/48 with X > 0, mixed prefix lengths and port ranges, and a last
+    rule permitting all IPv6."""
+    rnd = random.Random(n + 6)
+    out = []
+    for _ in range(n - 1):
+        src_len = rnd.choice([48, 56, 64, 80, 96, 128])
+        src = (0x20010db8 << 96 | rnd.randrange(1, 1 << 16) << 80 | rnd.getrandbits(80)) & \
+            ~((1 << (128 - src_len)) - 1)
+        dst_len = rnd.choice([0, 16, 32, 48, 64])
+        dst = (1 << 125 | rnd.getrandbits(125)) & ~((1 << (128 - dst_len)) - 1) if dst_len else 0
+        lo = rnd.randrange(0, 60000)
+        out.append(dict(src=src, src_len=src_len, dst=dst, dst_len=dst_len,
+                        dport=(lo, lo + rnd.choice([0, 10, 1000])), proto=rnd.choice([6, 17])))
+    return out
+
+
+def ip6_full(a):
+    """All eight groups, no "::": l3fwd's ACL parser reads nothing else."""
+    return ":".join("%x" % (a >> (112 - 16 * i) & 0xFFFF) for i in range(8))
+
+
+def write_acl6(d, n):
+    """acl_rules6(n) in pipefwd's rule syntax and as l3fwd's --rule_ipv6 file
+    (its --rule_ipv4 file then only routes IPv4 to port 1)."""
+    pf, peer = os.path.join(d, "acl6-%d.rules" % n), os.path.join(d, "acl6-%d.l3fwd" % n)
+    if not os.path.exists(pf):
+        rs = acl_rules6(n)
+        with open(pf + ".tmp", "w") as f:
+            for r in rs:
+                f.write("deny src %s/%d dst %s proto %s dport %d-%d\n" % (
+                    gen_routes.ip6_str(r["src"]), r["src_len"],
+                    "%s/%d" % (gen_routes.ip6_str(r["dst"]), r["dst_len"]) if r["dst_len"]
+                    else "::/0", "tcp" if r["proto"] == 6 else "udp", r["dport"][0],
+                    r["dport"][1]))
+            f.write("permit src ::/0\n")
+        with open(peer, "w") as f:
+            for r in rs:
+                f.write("@%s/%d %s/%d 0 : 65535 %d : %d %d/0xff\n" % (
+                    ip6_full(r["src"]), r["src_len"], ip6_full(r["dst"]), r["dst_len"],
+                    r["dport"][0], r["dport"][1], r["proto"]))
+            f.write("R0:0:0:0:0:0:0:0/0 0:0:0:0:0:0:0:0/0 0 : 65535 0 : 65535 0x0/0x0 1\n")
+        os.replace(pf + ".tmp", pf)
+    return pf, peer
+
+
 def write_macs(d, n):
     pf = os.path.join(d, "macs-%d.txt" % n)
     if not os.path.exists(pf):
@@ -280,6 +333,13 @@ L3V6 = dict(kind="l3v6", stages="""\
   tx:   { type: tx, ports: [p1] }
 """ % GW_MAC, split=[["rx"], ["lpm6", "tx"]])
 
+ACL6 = dict(kind="acl6", stages="""\
+  rx:  { type: rx, ports: [p0], next: { ipv6: acl } }
+  acl: { type: acl, rules_file: "@ACL6@", next: xc }
+  xc:  { type: xconnect, pairs: { p0: p1 }, next: tx }
+  tx:  { type: tx, ports: [p1] }
+""", split=[["rx"], ["acl", "xc", "tx"]])
+
 FULL = dict(kind="full", stages="""\
   rx:  { type: rx, ports: [p0], next: { ipv4: acl } }
   acl: { type: acl, rules_file: "@ACL@", next: lpm }
@@ -311,6 +371,10 @@ CASES = [
     # about 455k, which its -m 512 copy for the other cases could not allocate).
     case("l3v6-1M", "IPv6 routing, 1M routes", L3V6, traffic="64B6",
          layouts=["fused"], rounds=3, routes6=1 << 20),
+    case("l3v6-1k-imix", "IPv6 routing, 1k routes, IMIX", L3V6, ["l3fwd-lpm"],
+         traffic="imix6", routes6=1 << 10),
+    case("acl6-100", "IPv6 ACL, 100 rules", ACL6, ["l3fwd-acl"], traffic="64B6", acl6=100),
+    case("acl6-1000", "IPv6 ACL, 1000 rules", ACL6, ["l3fwd-acl"], traffic="64B6", acl6=1000),
     case("acl-1", "ACL, 1 rule", ACL, ["l3fwd-acl"], acl=1),
     case("acl-100", "ACL, 100 rules", ACL, ["l3fwd-acl"], quick=True, acl=100),
     case("acl-1000", "ACL, 1000 rules", ACL, ["l3fwd-acl"], acl=1000),
@@ -482,7 +546,12 @@ class Bench:
             t["acl"], t["acl_peer"] = write_acl(d, tables["acl"])
         if "macs" in tables:
             t["macs"], _ = write_macs(d, tables["macs"])
-        if "routes6" in tables:
+        if "acl6" in tables:
+            t["acl6pf"], t["acl6"] = write_acl6(d, tables["acl6"])
+            t["acl_peer"] = os.path.join(d, "empty4-acl.l3fwd")
+            with open(t["acl_peer"], "w") as f:
+                f.write("R0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 0x0/0x0 1\n")
+        elif "routes6" in tables:
             t["routes6pf"], t["routes6"] = write_routes6(d, tables["routes6"])
             t["routes_peer"] = os.path.join(d, "empty4.l3fwd")
             with open(t["routes_peer"], "w") as f:
@@ -508,7 +577,7 @@ class Bench:
         pcap = self.pcap(c["traffic"], tables.get("macs", 0))
         stages = c["topo"]["stages"]
         for tok, key in (("@ROUTES@", "routes"), ("@ACL@", "acl"), ("@MACS@", "macs"),
-                         ("@ROUTES6@", "routes6pf")):
+                         ("@ROUTES6@", "routes6pf"), ("@ACL6@", "acl6pf")):
             if key in t:
                 stages = stages.replace(tok, t[key])
         stages = stages.replace("@MACSIZE@", str(tables.get("macs", 0) + 4096))
@@ -632,6 +701,7 @@ class Bench:
         with open(logf, "w") as lf:
             lf.write(" ".join(cmd) + "\n")
             lf.flush()
+            t_start = time.monotonic()
             p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=lf, stderr=subprocess.STDOUT)
             try:
                 deadline = time.monotonic() + 180
@@ -642,6 +712,8 @@ class Bench:
                         return res
                     try:
                         if sink_opackets(prefix, sink_port) > 0:
+                            # Start to forwarding: EAL, ports, table load (1M routes).
+                            res["start_s"] = round(time.monotonic() - t_start, 2)
                             break
                     except (OSError, ValueError, KeyError, TypeError):
                         pass
@@ -665,6 +737,12 @@ class Bench:
                         p.kill()
                         p.wait()
                         res.setdefault("warning", "killed after SIGINT timeout")
+        # The route tables' own build time (lpm, lpm6 log "built in X s"): the part
+        # of start_s that is the table, beside parsing and EAL.
+        with open(logf, errors="replace") as lf:
+            built = [float(x) for x in re.findall(r" built in ([\d.]+) s", lf.read())]
+        if built:
+            res["table_build_s"] = sum(built)
         if json_path:
             if p.returncode not in (0, -signal.SIGINT):
                 res["warning"] = "pipefwd exit %d (see %s)" % (p.returncode, rel(logf))
@@ -720,6 +798,9 @@ class Bench:
             s["error"] = runs[0].get("error", "failed") if runs else "not run"
             return s
         s["mpps"] = round(median([r["mpps"] for r in ok]), 3)
+        s["start_s"] = [r["start_s"] for r in ok if "start_s" in r]
+        if any("table_build_s" in r for r in ok):
+            s["table_build_s"] = [r["table_build_s"] for r in ok if "table_build_s" in r]
         s["spread_pct"] = round(spread([r["mpps"] for r in ok]), 1)
         if any("json_mpps" in r for r in ok):
             s["json_mpps"] = round(median([r["json_mpps"] for r in ok if "json_mpps" in r]), 3)
@@ -930,6 +1011,13 @@ def print_table(res):
                 r["case"], layout, fmt(p.get("mpps")), fmt(p.get("spread_pct"), "%.0f"),
                 r.get("peer") or "none", fmt(r.get("peer_mpps")),
                 fmt(r.get("ratio_" + layout), "%.2fx")))
+    for r in res["cases"]:
+        for who, p in list(r["pipefwd"].items()) + list(r["peers"].items()):
+            if p.get("start_s"):
+                log("%-12s %-12s start to forwarding: %s s%s" % (
+                    r["case"], who, " ".join("%.1f" % x for x in p["start_s"]),
+                    " (table built in %s s)" % " ".join("%.1f" % x for x in p["table_build_s"])
+                    if p.get("table_build_s") else ""))
     for sw in res["sweeps"]:
         log("sweep %s: %s" % (sw["name"], ", ".join(
             "%s=%s" % (p["value"], fmt(p.get("mpps"))) for p in sw["points"])))

@@ -58,6 +58,7 @@ CASES = [
     ("l3-1k", ["l3fwd-lpm", "l3fwd-graph"]),
     ("acl-100", ["l3fwd-acl"]),
     ("l3v6-1k", ["l3fwd-lpm"]),
+    ("acl6-100", ["l3fwd-acl"]),
     ("l2-1k", []),
     ("l2-1M", []),
 ]

@@ -438,7 +438,7 @@ acl_ctx_build(const struct pf_stage *st, const struct acl_cfg *cfg, const int32_
 	snprintf(name, sizeof(name), "pf_acl%u%s%s_%u", st->id, v6 ? "v6" : "", aux ? "x" : "",
 		 __atomic_fetch_add(&gen, 1, __ATOMIC_RELAXED));
 	/* An auxiliary rule is a prefix of a main one: same struct, fewer fields. */
-	param = (struct rte_acl_param){ .name = name, .socket_id = (int)rte_socket_id(),
+	param = (struct rte_acl_param){ .name = name, .socket_id = st->socket,
 					.rule_size = RTE_ACL_RULE_SZ(nf), .max_rule_num = n };
 	ctx = rte_acl_create(&param);
 	if (ctx == NULL)
@@ -622,7 +622,7 @@ acl_tbl_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct 
 	uint64_t t0 = rte_rdtsc(), mem0 = pf_heap_used();
 	enum rte_acl_classify_alg alg;
 	struct acl_tbl *t;
-	int rc, socket = rte_socket_id();
+	int rc, socket = st->socket;
 	uint32_t k;
 
 	*out = NULL;
@@ -709,7 +709,7 @@ acl_sess_create_table(struct acl_priv *pv, const struct pf_stage *st, uint32_t e
 		.entries = entries,
 		.key_len = sizeof(struct acl_skey),
 		.hash_func = rte_hash_crc,
-		.socket_id = (int)rte_socket_id(),
+		.socket_id = st->socket,
 		/* Extendable buckets: full means "entries" sessions, not a cuckoo miss. */
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 	};

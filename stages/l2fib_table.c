@@ -29,7 +29,7 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 {
 	const struct l2_cfg *cfg = st->conf->cfg;
 	struct l2_priv *l2 = st->priv;
-	int socket = SOCKET_ID_ANY, lcore = st->conf->lcore;
+	int socket = st->socket;
 	struct l2_table *tb;
 	uint64_t mem0;
 	uint32_t i;
@@ -74,8 +74,6 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 		l2_tbl_view(l2, tb);
 		return 0;
 	}
-	if (lcore >= 0 && lcore < RTE_MAX_LCORE && rte_lcore_is_enabled((unsigned int)lcore))
-		socket = (int)rte_lcore_to_socket_id((unsigned int)lcore);
 	tb = rte_zmalloc_socket("l2fib_table", sizeof(*tb), RTE_CACHE_LINE_SIZE, socket);
 	if (tb == NULL)
 		return pf_node_err(errs, st->conf->node, "stages.%s: out of memory", st->conf->name);

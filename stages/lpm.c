@@ -317,8 +317,8 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	if (rc < 0)
 		return rc;
 	n_nh = cfg->n_nh + 3 * nports;
-	fib = rte_zmalloc("pf_lpm_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
-			  RTE_CACHE_LINE_SIZE);
+	fib = rte_zmalloc_socket("pf_lpm_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
+				 RTE_CACHE_LINE_SIZE, st->socket);
 	if (fib == NULL)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
 	fib->mode = cfg->mode;
@@ -368,7 +368,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	lc.max_rules = 1;
 	lc.number_tbl8s = need + 1;
 	snprintf(name, sizeof(name), "pf_lpm%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	fib->lpm = rte_lpm_create(name, (int)rte_socket_id(), &lc);
+	fib->lpm = rte_lpm_create(name, st->socket, &lc);
 	order = routes_by_len(cfg);
 	if (fib->lpm == NULL || order == NULL) {
 		free(order);

@@ -217,8 +217,8 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	for (i = 0; i < topo->n_ports; i++)
 		n_addr += topo->ports[i].n_ipv6;
 	n_nh = nc->n_nh + 2 * n_addr;
-	fib = rte_zmalloc("pf_lpm6_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
-			  RTE_CACHE_LINE_SIZE);
+	fib = rte_zmalloc_socket("pf_lpm6_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
+				 RTE_CACHE_LINE_SIZE, st->socket);
 	if (fib == NULL)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
 	fib->n_user_nh = nc->n_nh;
@@ -244,7 +244,7 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	/* Each own address or connected prefix needs at most 13 more groups. */
 	lc.number_tbl8s = count_tbl8_6(cfg) + 26 * n_addr + 1;
 	snprintf(name, sizeof(name), "pf_lpm6_%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	fib->lpm = rte_lpm6_create(name, (int)rte_socket_id(), &lc);
+	fib->lpm = rte_lpm6_create(name, st->socket, &lc);
 	if (fib->lpm == NULL) {
 		fib6_free(fib);
 		return pf_err_add(errs, NULL, 0, 0,

@@ -221,7 +221,7 @@ neigh_init(struct pf_stage *st, struct pf_errs *errs)
 	np->rel = rte_zmalloc("pf_neigh_rel", sizeof(np->rel[0]) * (cfg->size + 1), 0);
 	if (np->rel == NULL)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", st->conf->name);
-	rc = pf_neigh_table_create(cfg->size, errs);
+	rc = pf_neigh_table_create(cfg->size, st->socket, errs);
 	if (rc == -EEXIST)
 		return pf_err_add(errs, NULL, 0, 0,
 				  "stage %s: a neighbour table exists already (one neigh stage per process)",
@@ -817,6 +817,7 @@ static const char *const neigh_show_tables[] = { "neighbors", NULL };
 const struct pf_stage_ops pf_neigh_ops = {
 	.type = "neigh",
 	.summary = "slow path: ARP neighbour resolution, holds packets until resolved",
+	.flags = PF_STAGE_UPSTREAM_READS,
 	.priv_size = sizeof(struct neigh_priv),
 	.n_edges = NEIGH_EDGE_MAX,
 	.edge_names = neigh_edges,

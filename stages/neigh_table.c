@@ -28,7 +28,7 @@ pf_neigh_table(void)
 }
 
 int
-pf_neigh_table_create(uint32_t size, struct pf_errs *errs)
+pf_neigh_table_create(uint32_t size, int socket, struct pf_errs *errs)
 {
 	static uint32_t seq;
 	struct rte_hash_parameters hp = { 0 };
@@ -42,14 +42,16 @@ pf_neigh_table_create(uint32_t size, struct pf_errs *errs)
 	hp.entries = size;
 	hp.key_len = sizeof(struct pf_neigh_key);
 	hp.hash_func = rte_hash_crc;
-	hp.socket_id = (int)rte_socket_id();
+	hp.socket_id = socket;
 	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
 			RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL;
 	h = rte_hash_create(&hp);
-	table.ents = rte_zmalloc("pf_neigh_ents", sizeof(struct pf_neigh) * (size + 1),
-				 RTE_CACHE_LINE_SIZE);
-	table.dead_pos = rte_zmalloc("pf_neigh_dead", sizeof(int32_t) * (size + 1), 0);
-	table.dead_token = rte_zmalloc("pf_neigh_dead", sizeof(uint64_t) * (size + 1), 0);
+	table.ents = rte_zmalloc_socket("pf_neigh_ents", sizeof(struct pf_neigh) * (size + 1),
+					RTE_CACHE_LINE_SIZE, socket);
+	table.dead_pos = rte_zmalloc_socket("pf_neigh_dead", sizeof(int32_t) * (size + 1), 0,
+					    socket);
+	table.dead_token = rte_zmalloc_socket("pf_neigh_dead", sizeof(uint64_t) * (size + 1), 0,
+					      socket);
 	if (h == NULL || table.ents == NULL || table.dead_pos == NULL ||
 	    table.dead_token == NULL) {
 		rte_hash_free(h);

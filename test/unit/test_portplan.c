@@ -4,8 +4,9 @@
  * with and without RSS, with and without checksum offload, fast free only
  * where it is safe; the symmetric key really is symmetric; the redirection
  * table is even. And runtime.hugepages (include/pf_hugepages.h) on fake
- * /proc files, and --check's NUMA warnings on a fake sysfs. No EAL: all
- * are pure functions.
+ * /proc files, --check's NUMA warnings on a fake sysfs, and the socket of
+ * each table and ring on a fake lcore -> socket map. No EAL: all are pure
+ * functions.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,6 +345,28 @@ mkdirs(const char *root, const char *rel)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * A fake sysfs in @p root (a mkdtemp template): CPUs 0-1 on node 0, 2-3 on
+ * node 1, PCI 03:00.0 on node 0, 81:00.0 on node 1.
+ */
+static void
+fake_sysfs(char *root)
+{
+	char path[256];
+
+	assert_non_null(mkdtemp(root));
+	mkdirs(root, "devices/system/cpu/cpu0/node0");
+	mkdirs(root, "devices/system/cpu/cpu1/node0");
+	mkdirs(root, "devices/system/cpu/cpu2/node1");
+	mkdirs(root, "devices/system/cpu/cpu3/node1");
+	mkdirs(root, "bus/pci/devices/0000:03:00.0");
+	mkdirs(root, "bus/pci/devices/0000:81:00.0");
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:03:00.0/numa_node", root);
+	write_file(path, "0\n");
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:81:00.0/numa_node", root);
+	write_file(path, "1\n");
+}
+
 static void
 test_numa_check(void **state)
 {
@@ -359,24 +382,14 @@ test_numa_check(void **state)
 		"lcores:\n"
 		"  2: [rx]\n"
 		"  3: [tx]\n";
-	char root[] = "/tmp/pf_sys_XXXXXX", path[256], cmd[300], *buf = NULL;
+	char root[] = "/tmp/pf_sys_XXXXXX", cmd[300], *buf = NULL;
 	struct pf_errs errs = { 0 };
 	struct pf_topo *topo = NULL;
 	size_t len = 0;
 	FILE *out;
 
 	(void)state;
-	assert_non_null(mkdtemp(root));
-	mkdirs(root, "devices/system/cpu/cpu0/node0");
-	mkdirs(root, "devices/system/cpu/cpu1/node0");
-	mkdirs(root, "devices/system/cpu/cpu2/node1");
-	mkdirs(root, "devices/system/cpu/cpu3/node1");
-	mkdirs(root, "bus/pci/devices/0000:03:00.0");
-	mkdirs(root, "bus/pci/devices/0000:81:00.0");
-	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:03:00.0/numa_node", root);
-	write_file(path, "0\n");
-	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:81:00.0/numa_node", root);
-	write_file(path, "1\n");
+	fake_sysfs(root);
 	assert_int_equal(pf_topo_load_string("numa.yaml", topo_text, &topo, &errs), 0);
 	/* rx (lcore 2, socket 1) polls p0 on socket 0; p1 is local; p2 a vdev. */
 	out = open_memstream(&buf, &len);
@@ -413,6 +426,169 @@ test_numa_check(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- where tables and rings go: a fake lcore -> socket map -------------- */
+
+/* Lcores 0-1 on socket 0, 2-3 on socket 1, 4 unknown (not enabled). */
+static int
+fake_socket(unsigned int lcore, void *arg)
+{
+	static const int map[] = { 0, 0, 1, 1, -1 };
+
+	(void)arg;
+	return lcore < RTE_DIM(map) ? map[lcore] : -1;
+}
+
+/* A router: two lpm instances on both sockets, their neighbour table, a shared l2fib. */
+static const char router_text[] =
+	"eal: [-l, 0-4, --no-huge]\n"
+	"ports:\n"
+	"  p0: { device: \"0000:03:00.0\", mac: \"02:00:00:00:00:10\", ipv4: 192.168.0.1/24 }\n"
+	"  p1: { device: \"0000:81:00.0\", mac: \"02:00:00:00:00:11\", ipv4: 10.20.0.1/16 }\n"
+	"  p2: { device: net_null0 }\n"
+	"  p3: { device: net_null1 }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0, p1], next: { ipv4: lpm, arp: neigh } }\n"
+	"  lpm:\n"
+	"    type: lpm\n"
+	"    instances: 2\n"
+	"    nexthops: { gw: { via: 192.168.0.9 } }\n"
+	"    routes: [ { prefix: 0.0.0.0/0, via: gw } ]\n"
+	"    next: { out: tx, neigh: neigh }\n"
+	"  neigh: { type: neigh, next: tx }\n"
+	"  tx: { type: tx, ports: [p0, p1] }\n"
+	"  rx2: { type: rx, ports: [p2, p3], next: l2 }\n"
+	"  l2: { type: l2fib, instances: 2, ports: [p2, p3], next: tx2 }\n"
+	"  tx2: { type: tx, ports: [p2, p3] }\n"
+	"lcores:\n"
+	"  2: [rx, lpm.0, rx2, l2.0]\n"
+	"  1: [lpm.1, neigh, tx, l2.1]\n"
+	"  4: [tx2]\n";
+
+static uint16_t
+stage_index(const struct pf_topo *topo, const char *name)
+{
+	uint16_t s;
+
+	for (s = 0; s < topo->n_stages; s++)
+		if (strcmp(topo->stages[s].name, name) == 0)
+			return s;
+	fail_msg("no stage %s", name);
+	return 0;
+}
+
+static int
+ring_index(const struct pf_topo *topo, const char *name)
+{
+	uint16_t r;
+
+	for (r = 0; r < topo->n_rings; r++)
+		if (strcmp(topo->rings[r].name, name) == 0)
+			return r;
+	return -1;
+}
+
+static void
+test_numa_sockets(void **state)
+{
+	struct pf_errs errs = { 0 };
+	struct pf_topo *topo = NULL;
+	int r;
+
+	(void)state;
+	assert_int_equal(pf_topo_load_string("numa.yaml", router_text, &topo, &errs), 0);
+	/* Each instance's own tables: its lcore's socket. */
+	assert_int_equal(pf_numa_table_socket(topo, stage_index(topo, "lpm.0"), fake_socket, NULL),
+			 1);
+	assert_int_equal(pf_numa_table_socket(topo, stage_index(topo, "lpm.1"), fake_socket, NULL),
+			 0);
+	/* The neighbour table: the first lpm instance's socket (it reads it), not neigh's own. */
+	assert_int_equal(pf_numa_table_socket(topo, stage_index(topo, "neigh"), fake_socket, NULL),
+			 1);
+	/* One l2fib table for both instances: instance 0's socket. */
+	assert_int_equal(pf_numa_table_socket(topo, stage_index(topo, "l2.0"), fake_socket, NULL),
+			 1);
+	assert_int_equal(pf_numa_table_socket(topo, stage_index(topo, "l2.1"), fake_socket, NULL),
+			 1);
+	/* An lcore of unknown socket: unknown. */
+	assert_int_equal(pf_numa_table_socket(topo, stage_index(topo, "tx2"), fake_socket, NULL),
+			 -1);
+	/* A ring: its consumer's socket. */
+	r = ring_index(topo, "lpm.1->neigh");
+	assert_true(r >= 0);
+	assert_int_equal(pf_numa_ring_socket(topo, (uint16_t)r, fake_socket, NULL), 0);
+	r = ring_index(topo, "lpm.0->tx");
+	assert_true(r >= 0);
+	assert_int_equal(pf_numa_ring_socket(topo, (uint16_t)r, fake_socket, NULL), 0);
+	r = ring_index(topo, "l2.1->tx2");
+	assert_true(r >= 0);
+	assert_int_equal(pf_numa_ring_socket(topo, (uint16_t)r, fake_socket, NULL), -1);
+	pf_topo_free(topo);
+}
+
+/* --check on the router: the readers of a table on the other socket warn. */
+static unsigned int
+count(const char *text, const char *what)
+{
+	unsigned int n = 0;
+
+	while ((text = strstr(text, what)) != NULL) {
+		n++;
+		text++;
+	}
+	return n;
+}
+
+/* pf_numa_check's warnings on topology @p text with sysfs @p root (free them). */
+static char *
+numa_warnings(const char *text, const char *root)
+{
+	struct pf_errs errs = { 0 };
+	struct pf_topo *topo = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	assert_int_equal(pf_topo_load_string("numa.yaml", text, &topo, &errs), 0);
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	pf_numa_check(topo, root, out);
+	fclose(out);
+	pf_topo_free(topo);
+	return buf;
+}
+
+static void
+test_numa_check_tables(void **state)
+{
+	char root[] = "/tmp/pf_sys_XXXXXX", cmd[300], *buf;
+
+	(void)state;
+	fake_sysfs(root);
+	buf = numa_warnings(router_text, root);
+	assert_non_null(strstr(buf, "warning: stage lpm.1 on lcore 1 (socket 0) reads the table of "
+				    "stage neigh on socket 1: every lookup crosses sockets\n"));
+	assert_non_null(strstr(buf, "warning: stage l2.1 on lcore 1 (socket 0) reads the table of "
+				    "stage l2.0 on socket 1: every lookup crosses sockets\n"));
+	/* Own tables, a reader on the table's socket, rx (feeds neigh, reads nothing): silent. */
+	assert_null(strstr(buf, "stage lpm.0 on lcore 2 (socket 1) reads"));
+	assert_null(strstr(buf, "stage rx on lcore 2 (socket 1) reads"));
+	assert_null(strstr(buf, "stage neigh on lcore"));
+	assert_int_equal(count(buf, "reads the table"), 2);
+	free(buf);
+	/* Everything on socket 1 (lcores 2 and 3): no table warning. */
+	{
+		char moved[sizeof(router_text)];
+
+		memcpy(moved, router_text, sizeof(moved));
+		*strstr(moved, "1: [lpm.1") = '3';
+		buf = numa_warnings(moved, root);
+		assert_int_equal(count(buf, "reads the table"), 0);
+		free(buf);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int
 main(void)
 {
@@ -427,6 +603,8 @@ main(void)
 		cmocka_unit_test(test_reta_even),
 		cmocka_unit_test(test_hugepages),
 		cmocka_unit_test(test_numa_check),
+		cmocka_unit_test(test_numa_sockets),
+		cmocka_unit_test(test_numa_check_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
