@@ -9,7 +9,7 @@
   a rules file another writer keeps appending to ("changed while it was read");
   a routes file that is not a table and not world-readable: the error gives
   the position, never the content (a secret token must not be echoed);
-  -d nan and -i junk are refused (exit 2).
+  -d nan and -i junk are refused (exit 64, EX_USAGE).
 Live: pipefwd forwards rx -> acl (rules_file) -> xc -> tx; the rules file is
 replaced by a FIFO and SIGHUP sent: the reload is refused, the telemetry
 socket keeps answering; a second instance on the same --file-prefix exits 78
@@ -125,7 +125,7 @@ def main():
     for opt, val in (("-d", "nan"), ("-d", "inf"), ("-i", "12abc"), ("-d", "-3")):
         p = subprocess.run([args.pipefwd, opt, val, topo], capture_output=True, text=True,
                            timeout=10)
-        if p.returncode != 2 or "not a number" not in p.stderr:
+        if p.returncode != 64 or "not a number" not in p.stderr:
             errors.append(f"{opt} {val}: exit {p.returncode}: {p.stderr[-300:]}")
 
     # Live: a reload that would read a FIFO is refused; nothing hangs.
