@@ -1143,6 +1143,12 @@ lpm_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *
 	return 0;
 }
 
+bool
+lpm_edit_neigh_wired(const struct pf_stage_conf *sc)
+{
+	return sc->next[LPM_EDGE_NEIGH] != PF_NONE;
+}
+
 /* ---- table contents for the stats socket -------------------------------- */
 
 /*

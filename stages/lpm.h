@@ -63,6 +63,9 @@ struct lpm_cfg {
 int lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
 void lpm_cfg_free(void *cfg);
 
+/** The stage's neigh edge is wired (stages/lpm.c): next hops by address resolve. */
+bool lpm_edit_neigh_wired(const struct pf_stage_conf *sc);
+
 /** Live change to the parsed routes (the stage's edit op, include/pf_changes.h). */
 int lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
 		 struct pf_errs *errs);

@@ -538,6 +538,49 @@ route_item(const struct pf_stage_conf *sc, const struct lpm_route *r)
 }
 
 /*
+ * A live route's next hop given by address (as a topology route's `via:`): the
+ * implicit next hop of that name, made if new. Only the neigh stage can find
+ * its MAC, so the stage must have its neigh edge wired.
+ */
+static int
+edit_nh_by_address(struct pf_stage_conf *sc, const struct pf_topo *topo, const char *addr,
+		   uint32_t *k, struct pf_errs *errs)
+{
+	struct lpm_cfg *cfg = sc->cfg;
+	struct lpm_nh_conf *nh;
+	uint32_t gw;
+	int port;
+
+	if (!pf_parse_ipv4(addr, &gw) || gw == 0)
+		return pf_err_add(errs, "", 0, 0,
+				  "stages.%s: unknown next hop '%s' (a name under nexthops: or an IPv4 address)",
+				  sc->group, addr);
+	if (!lpm_edit_neigh_wired(sc))
+		return pf_err_add(errs, "", 0, 0,
+				  "stages.%s: next hop %s is an address: the stage has no neigh edge to resolve it (next: { out: ..., neigh: ... })",
+				  sc->group, addr);
+	port = gw_port(topo, gw);
+	if (port < 0)
+		return pf_err_add(errs, "", 0, 0,
+				  "stages.%s: next hop %s is on no port's subnet (name a next hop with 'port')",
+				  sc->group, addr);
+	for (*k = 0; *k < cfg->n_nh; (*k)++)
+		if (cfg->nh[*k].gw == gw && cfg->nh[*k].port == port)
+			return 0;
+	if (cfg->n_nh == LPM_MAX_NEXTHOPS)
+		return pf_err_add(errs, "", 0, 0, "stages.%s: more than %d next hops", sc->group,
+				  LPM_MAX_NEXTHOPS);
+	nh = &cfg->nh[cfg->n_nh];
+	memset(nh, 0, sizeof(*nh));
+	snprintf(nh->name, sizeof(nh->name), "%u.%u.%u.%u", gw >> 24, (gw >> 16) & 0xff,
+		 (gw >> 8) & 0xff, gw & 0xff);
+	nh->gw = gw;
+	nh->port = (uint16_t)port;
+	*k = cfg->n_nh++;
+	return 0;
+}
+
+/*
  * "PREFIX/LEN NEXTHOP" (add) or "PREFIX/LEN" (del) on the parsed routes.
  * Routes stay sorted (lpm_routes_check_dups sorted them).
  */
@@ -557,9 +600,12 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save))
 		if (n < 3)
 			tok[n++] = p;
+	/* add: "PREFIX NEXTHOP" or "PREFIX [via] ADDRESS", as `ip route add ... via`. */
+	if (!ch->del && n == 3 && strcmp(tok[1], "via") == 0)
+		n = 2, tok[1] = tok[2];
 	if (n != (ch->del ? 1 : 2))
 		return pf_err_add(errs, "", 0, 0, "stages.%s.routes: expected '%s'", sc->group,
-				  ch->del ? "PREFIX/LEN" : "PREFIX/LEN NEXTHOP");
+				  ch->del ? "PREFIX/LEN" : "PREFIX/LEN NEXTHOP|ADDRESS");
 	why = prefix_parse(tok[0], &nr.prefix, &nr.len);
 	if (why != NULL)
 		return pf_err_add(errs, "", 0, 0, "bad prefix: '%s' %s", tok[0], why);
@@ -589,9 +635,8 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	for (k = 0; k < cfg->n_nh; k++)
 		if (strcmp(cfg->nh[k].name, tok[1]) == 0)
 			break;
-	if (k == cfg->n_nh)
-		return pf_err_add(errs, "", 0, 0, "stages.%s: unknown next hop '%s'", sc->group,
-				  tok[1]);
+	if (k == cfg->n_nh && edit_nh_by_address(sc, topo, tok[1], &k, errs) < 0)
+		return -EINVAL;
 	nr.nh = k;
 	if (route_push(cfg, &nr) < 0) {
 		pf_err_add(errs, "", 0, 0, "stages.%s: route table full (%u routes)", sc->group,
@@ -601,7 +646,9 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	qsort(cfg->routes, cfg->n_routes, sizeof(cfg->routes[0]), route_cmp);
 	snprintf(ch->entry, sizeof(ch->entry), "%s %s", ch->key, cfg->nh[k].name);
 	snprintf(item, sizeof(item), "{ prefix: %s, via: %s }", ch->key, cfg->nh[k].name);
-	pf_change_add_at(ch, sc, "routes", cfg->routes_file, item);
-	RTE_SET_USED(topo);
+	/* A route file names next hops from nexthops: only; one by address goes inline. */
+	pf_change_add_at(ch, sc, "routes", pf_map_get(pf_map_get(sc->node, "nexthops"),
+						     cfg->nh[k].name) == NULL ? "" : cfg->routes_file,
+			 item);
 	return 0;
 }
