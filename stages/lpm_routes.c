@@ -597,9 +597,9 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	int n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", ch->entry);
-	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save))
+	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save), n++)
 		if (n < 3)
-			tok[n++] = p;
+			tok[n] = p;
 	/* add: "PREFIX NEXTHOP" or "PREFIX [via] ADDRESS", as `ip route add ... via`. */
 	if (!ch->del && n == 3 && strcmp(tok[1], "via") == 0)
 		n = 2, tok[1] = tok[2];
