@@ -30,7 +30,7 @@ import time
 from scapy.all import ARP, IP, UDP, Ether, Raw, raw, rdpcap
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from pftest import finish, write_pcap  # noqa: E402
+from pftest import Ctl, finish, write_pcap  # noqa: E402
 
 PIPEFWD, CTL = os.path.abspath(sys.argv[1]), sys.argv[2]
 PREFIX = "clivevia_%d" % os.getpid()
@@ -76,26 +76,9 @@ def check(cond, msg):
     return cond
 
 
-def ctl(*args, ok=True):
-    r = subprocess.run([CTL, "--file-prefix", PREFIX, "--timeout", "20"] + list(args),
-                       capture_output=True, text=True, timeout=90)
-    if ok:
-        check(r.returncode == 0, "pipefwd-ctl %s: rc %d %s" % (" ".join(args), r.returncode,
-                                                               r.stderr))
-    check("Traceback" not in r.stderr, "pipefwd-ctl %s: traceback %s" % (args, r.stderr))
-    return r
-
-
-def ctl_json(*args):
-    r = ctl("--json", *args)
-    return json.loads(r.stdout) if r.returncode == 0 else {}
-
-
-def refused(args, words):
-    r = ctl(*args, ok=False)
-    print(r.stderr, end="")
-    check(r.returncode == 1 and words in r.stderr,
-          "%s: rc %d, want a refusal with %r: %r" % (args, r.returncode, words, r.stderr))
+ctl = Ctl(CTL, PREFIX, check)
+ctl_json = ctl.json
+refused = ctl.refused
 
 
 def rates(secs=1.0):
