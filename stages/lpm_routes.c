@@ -522,19 +522,54 @@ route_find(struct lpm_cfg *cfg, uint32_t addr, uint8_t len)
 	return NULL;
 }
 
-/* The inline "routes" item whose prefix sits at @p r's position. */
+/* The inline "routes" item whose prefix was at @p line:@p col, or NULL. */
 static const struct pf_node *
-route_item(const struct pf_stage_conf *sc, const struct lpm_route *r)
+lpm_route_item(const struct pf_stage_conf *sc, uint32_t line, uint16_t col)
 {
 	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *v;
 	uint32_t i;
 
 	for (i = 0; routes != NULL && routes->kind == PF_NODE_SEQ && i < routes->n; i++) {
 		v = pf_map_get(routes->items[i], "prefix");
-		if (v != NULL && (uint32_t)v->line == r->line && v->col == r->col)
+		if (v != NULL && (uint32_t)v->line == line && v->col == col)
 			return routes->items[i];
 	}
 	return NULL;
+}
+
+void
+lpm_edit_del_at(const struct pf_stage_conf *sc, struct pf_change *ch, const char *routes_file,
+		bool from_file, uint32_t line, uint16_t col)
+{
+	const struct pf_node *it = from_file ? NULL : lpm_route_item(sc, line, col);
+
+	snprintf(ch->entry, sizeof(ch->entry), "%s", ch->key);
+	if (from_file)
+		pf_change_del_line(ch, routes_file, (int)line);
+	else if (it != NULL)
+		pf_change_del_item(ch, it);
+}
+
+int
+lpm_edit_split(const struct pf_stage_conf *sc, const struct pf_change *ch,
+	       char buf[PF_CHANGE_TEXT_MAX], char *tok[2], struct pf_errs *errs)
+{
+	char *t[3], *p, *save = NULL;
+	int n = 0;
+
+	snprintf(buf, PF_CHANGE_TEXT_MAX, "%s", ch->entry);
+	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save), n++)
+		if (n < 3)
+			t[n] = p;
+	/* add: "PREFIX NEXTHOP" or "PREFIX [via] ADDRESS", as `ip route add ... via`. */
+	if (!ch->del && n == 3 && strcmp(t[1], "via") == 0)
+		n = 2, t[1] = t[2];
+	if (n != (ch->del ? 1 : 2))
+		return pf_err_add(errs, "", 0, 0, "stages.%s.routes: expected '%s'", sc->group,
+				  ch->del ? "PREFIX/LEN" : "PREFIX/LEN NEXTHOP|ADDRESS");
+	tok[0] = t[0];
+	tok[1] = n == 2 ? t[1] : NULL;
+	return 0;
 }
 
 /*
@@ -589,23 +624,13 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	     struct pf_errs *errs)
 {
 	struct lpm_cfg *cfg = sc->cfg;
-	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], *tok[3], *p, *save = NULL;
-	const struct pf_node *it;
+	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], *tok[2];
 	struct lpm_route nr = { 0 }, *r;
 	const char *why;
 	uint32_t k;
-	int n = 0;
 
-	snprintf(buf, sizeof(buf), "%s", ch->entry);
-	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save), n++)
-		if (n < 3)
-			tok[n] = p;
-	/* add: "PREFIX NEXTHOP" or "PREFIX [via] ADDRESS", as `ip route add ... via`. */
-	if (!ch->del && n == 3 && strcmp(tok[1], "via") == 0)
-		n = 2, tok[1] = tok[2];
-	if (n != (ch->del ? 1 : 2))
-		return pf_err_add(errs, "", 0, 0, "stages.%s.routes: expected '%s'", sc->group,
-				  ch->del ? "PREFIX/LEN" : "PREFIX/LEN NEXTHOP|ADDRESS");
+	if (lpm_edit_split(sc, ch, buf, tok, errs) < 0)
+		return -EINVAL;
 	why = prefix_parse(tok[0], &nr.prefix, &nr.len);
 	if (why != NULL)
 		return pf_err_add(errs, "", 0, 0, "bad prefix: '%s' %s", tok[0], why);
@@ -617,12 +642,7 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 			pf_err_add(errs, "", 0, 0, "stages.%s: no route %s", sc->group, ch->key);
 			return -ENOENT;
 		}
-		snprintf(ch->entry, sizeof(ch->entry), "%s", ch->key);
-		it = r->from_file ? NULL : route_item(sc, r);
-		if (r->from_file)
-			pf_change_del_line(ch, cfg->routes_file, (int)r->line);
-		else if (it != NULL)
-			pf_change_del_item(ch, it);
+		lpm_edit_del_at(sc, ch, cfg->routes_file, r->from_file, r->line, r->col);
 		memmove(r, r + 1, (size_t)(cfg->routes + cfg->n_routes - r - 1) * sizeof(*r));
 		cfg->n_routes--;
 		return 0;

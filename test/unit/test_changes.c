@@ -16,9 +16,30 @@
 #include "../../stages/acl_rules.h"
 #include "../../stages/l2fib.h"
 #include "../../stages/lpm.h"
+#include "../../stages/lpm6.h"
 
-static char dir[64], topo_path[128], routes_path[128], via_path[128];
+static char dir[64], topo_path[128], routes_path[128], via_path[128], v6_path[128], r6_path[128];
 static const char *load_from = topo_path;   /* the topology load() reads */
+
+/* An lpm6 with an inline route and a route file. */
+static const char v6_text[] =
+	"eal: [--no-huge, -m, \"512\", --no-pci]\n"                          /* 1 */
+	"ports:\n"
+	"  p0: { device: net_null0, mac: \"02:00:00:00:00:10\", ipv6: \"2001:db8::1/64\" }\n"
+	"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", ipv6: \"2001:db8:1::1/64\" }\n"
+	"stages:\n"                                                            /* 5 */
+	"  rx: { type: rx, ports: [p0, p1], next: { ipv6: lpm6 } }\n"
+	"  lpm6:\n"
+	"    type: lpm6\n"
+	"    nexthops:\n"
+	"      n1: { port: p1, mac: \"02:00:00:00:01:01\" }\n"                  /* 10 */
+	"    routes:\n"
+	"      - { prefix: \"2001:db8:9::/48\", via: n1 }\n"
+	"    routes_file: routes6.txt\n"
+	"    next: tx\n"
+	"  tx: { type: tx, ports: [p0, p1] }\n"                                /* 15 */
+	"lcores:\n"
+	"  1: [rx, lpm6, tx]\n";
 
 /* An lpm with its neigh edge wired: next hops by address resolve. */
 static const char via_text[] =
@@ -88,6 +109,14 @@ setup(void **state)
 	snprintf(topo_path, sizeof(topo_path), "%s/t.yaml", dir);
 	snprintf(routes_path, sizeof(routes_path), "%s/routes.txt", dir);
 	snprintf(via_path, sizeof(via_path), "%s/v.yaml", dir);
+	snprintf(v6_path, sizeof(v6_path), "%s/v6.yaml", dir);
+	snprintf(r6_path, sizeof(r6_path), "%s/routes6.txt", dir);
+	f = fopen(v6_path, "w");
+	fputs(v6_text, f);
+	fclose(f);
+	f = fopen(r6_path, "w");
+	fputs("# routes\n2001:db8:20::/48 n1\n2001:db8:30::/48 n1\n", f);
+	fclose(f);
 	f = fopen(topo_path, "w");
 	fputs(topo_text, f);
 	fclose(f);
@@ -106,6 +135,8 @@ teardown(void **state)
 	(void)state;
 	unlink(topo_path);
 	unlink(via_path);
+	unlink(v6_path);
+	unlink(r6_path);
 	unlink(routes_path);
 	rmdir(dir);
 	return 0;
@@ -353,6 +384,79 @@ test_routes_via(void **state)
 	load_from = topo_path;
 }
 
+static bool
+has_route6(const struct lpm6_cfg *cfg, uint8_t b4, uint8_t b5, uint8_t len)
+{
+	uint8_t want[16] = { 0x20, 0x01, 0x0d, 0xb8, b4, b5 };
+	uint32_t i;
+
+	for (i = 0; i < cfg->n_routes; i++)
+		if (memcmp(cfg->routes[i].prefix, want, 16) == 0 && cfg->routes[i].len == len)
+			return true;
+	return false;
+}
+
+/* lpm6 routes live: the same entries, refusals and save locations as lpm's. */
+static void
+test_routes6(void **state)
+{
+	static const struct {
+		const char *entry;
+		bool del;
+		const char *want;
+	} bad[] = {
+		{ "2001:db8:50::1/48 n1", false, "host bits" },
+		{ "2001:db8:50::/129 n1", false, "bad prefix" },
+		{ "10.0.0.0/8 n1", false, "bad prefix" },
+		{ "2001:db8:50::/48 n9", false, "unknown next hop 'n9'" },
+		{ "2001:db8:20::/48 n1", false, "route 2001:db8:20::/48 exists (via n1)" },
+		{ "2001:db8:60::/48", true, "no route 2001:db8:60::/48" },
+		{ "2001:db8:60::/48", false, "expected 'PREFIX/LEN NEXTHOP" },
+	};
+	const struct lpm6_cfg *cfg;
+	struct pf_change ch[4];
+	struct pf_topo *t;
+	char msg[PF_ERR_MSG_MAX];
+	uint32_t i;
+
+	(void)state;
+	load_from = v6_path;
+	ch[0] = change("lpm6", "routes", false, "2001:DB8:50:0::/48   via n1");
+	ch[1] = change("lpm6", "routes", true, "2001:db8:30::/48");      /* line 3 of the file */
+	ch[2] = change("lpm6", "routes", true, "2001:db8:9::/48");       /* inline, line 12 */
+	ch[3] = change("lpm6", "routes", false, "2001:db8:9::/48 n1");   /* back, inline */
+	t = load(ch, 4, msg, sizeof(msg));
+	if (t == NULL)
+		fail_msg("%s", msg);
+	cfg = stage(t, "lpm6")->cfg;
+	assert_int_equal(cfg->n_routes, 3);
+	assert_true(has_route6(cfg, 0, 0x50, 48));
+	assert_true(has_route6(cfg, 0, 0x20, 48));
+	assert_true(has_route6(cfg, 0, 0x09, 48));
+	assert_false(has_route6(cfg, 0, 0x30, 48));
+	for (i = 1; i < cfg->n_routes; i++)
+		assert_true(memcmp(cfg->routes[i - 1].prefix, cfg->routes[i].prefix, 16) < 0);
+	assert_string_equal(ch[0].entry, "2001:db8:50::/48 n1");
+	assert_string_equal(ch[0].file, r6_path);
+	assert_int_equal(ch[0].col, 0);
+	assert_string_equal(ch[1].file, r6_path);
+	assert_int_equal(ch[1].line, 3);
+	assert_string_equal(ch[2].file, v6_path);
+	assert_int_equal(ch[2].line, 12);
+	assert_int_equal(ch[2].col, 9);
+	assert_true(stage(t, "lpm6")->edits != 0);
+	pf_topo_free(t);
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		ch[0] = change("lpm6", "routes", bad[i].del, bad[i].entry);
+		if (load(ch, 1, msg, sizeof(msg)) != NULL)
+			fail_msg("'%s' was accepted", bad[i].entry);
+		if (strstr(msg, bad[i].want) == NULL)
+			fail_msg("'%s': got '%s', want '%s'", bad[i].entry, msg, bad[i].want);
+	}
+	load_from = topo_path;
+}
+
 int
 main(void)
 {
@@ -361,6 +465,7 @@ main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_rules_and_macs),
 		cmocka_unit_test(test_routes_via),
+		cmocka_unit_test(test_routes6),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
