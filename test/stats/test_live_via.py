@@ -14,7 +14,8 @@ it teaches nothing until lpm needs H, then resolves it. Checked:
  - route-del: back to ip4_no_route, b3 quiet;
  - refusals: a stage without a neigh edge, an address on no port's subnet;
  - changes --save writes a kept route inline ({ prefix, via: ADDRESS }), not into
-   the route file, and the saved file passes --check and runs;
+   the route file, an lpm6 route as a new inline list (quoted prefix), and the
+   saved file passes --check and runs;
  - exit 0, nothing unaccounted.
 
 usage: test_live_via.py PIPEFWD PIPEFWD_CTL
@@ -37,18 +38,20 @@ PREFIX = "clivevia_%d" % os.getpid()
 FAILS = []
 B0, B3, H = "02:00:00:00:00:10", "02:00:00:00:00:13", "02:00:00:00:0b:03"
 
+# Memory: a save reloads lpm and lpm6 at once, each with a new table beside the old one
+# (64 MiB of tbl24 each), beside lpm2's.
 TOPO = """\
-eal: [--no-huge, -m, "512", --no-pci]
+eal: [--no-huge, -m, "1024", --no-pci]
 ports:
   b0: {{ device: "net_pcap0,rx_pcap={tmp}/l3.pcap,infinite_rx=1", mac: "{b0}",
         ipv4: 192.168.0.1/24 }}
   b1: {{ device: "net_null0", mac: "02:00:00:00:00:11", ipv4: 172.17.0.1/24 }}
   b3: {{ device: "net_pcap1,rx_pcap={tmp}/arp.pcap,infinite_rx=1", mac: "{b3}",
-        ipv4: 172.19.0.1/24 }}
+        ipv4: 172.19.0.1/24, ipv6: "2001:db8:3::1/64" }}
   c0: {{ device: "net_pcap2,rx_pcap={tmp}/c.pcap" }}
   c1: {{ device: "net_null1", mac: "02:00:00:00:00:21" }}
 stages:
-  rx: {{ type: rx, ports: [b0, b3], next: {{ ipv4: lpm, arp: nb }} }}
+  rx: {{ type: rx, ports: [b0, b3], next: {{ ipv4: lpm, arp: nb, ipv6: lpm6 }} }}
   lpm:
     type: lpm
     nexthops:
@@ -56,6 +59,11 @@ stages:
     routes_file: routes.txt
     next: {{ out: tx, neigh: nb }}
   nb: {{ type: neigh, next: tx }}
+  lpm6:
+    type: lpm6
+    nexthops:
+      m6: {{ port: b3, mac: "{h}" }}
+    next: tx
   tx: {{ type: tx, ports: [b0, b1, b3] }}
   rx2: {{ type: rx, ports: [c0], next: {{ ipv4: lpm2 }} }}
   lpm2:
@@ -65,7 +73,7 @@ stages:
     next: tx2
   tx2: {{ type: tx, ports: [c0, c1] }}
 lcores:
-  1: [rx, lpm, nb, tx, rx2, lpm2, tx2]
+  1: [rx, lpm, nb, lpm6, tx, rx2, lpm2, tx2]
 """
 
 
@@ -163,10 +171,14 @@ def run(tmp, model):
     # a kept route by address is saved inline, the route file untouched
     ctl("route-add", "lpm", "10.91.0.0/16", "172.19.0.2")
     ctl("route-add", "lpm", "10.92.0.0/16", "n1")
+    ctl("route-add", "lpm6", "2001:DB8:77::/48", "m6")      # lpm6, no route file: inline
+    refused(("route-add", "lpm6", "2001:db8:77::/48", "m6"), "exists (via m6)")
     out = ctl("changes", "--save").stdout
     topo = os.path.join(tmp, "topo.yaml")
     saved = open(topo).read()
-    check("{ prefix: 10.91.0.0/16, via: 172.19.0.2 }" in saved, "saved topology:\n%s" % saved)
+    check("{ prefix: 10.91.0.0/16, via: 172.19.0.2 }" in saved and
+          '    routes:\n      - { prefix: "2001:db8:77::/48", via: m6 }\n    type: lpm6\n' in saved,
+          "saved topology:\n%s" % saved)
     check(open(os.path.join(tmp, "routes.txt")).read() == "# routes\n10.60.0.0/16 n1\n10.92.0.0/16 n1\n",
           "routes file: %r" % open(os.path.join(tmp, "routes.txt")).read())
     check("applied" in out, "reload after save: %r" % out)
@@ -187,7 +199,7 @@ def main():
         f.write("# routes\n10.60.0.0/16 n1\n")
     topo = os.path.join(tmp, "topo.yaml")
     with open(topo, "w") as f:
-        f.write(TOPO.format(tmp=tmp, b0=B0, b3=B3))
+        f.write(TOPO.format(tmp=tmp, b0=B0, b3=B3, h=H))
     log = open(os.path.join(tmp, "pipefwd.log"), "w")
     stats = os.path.join(tmp, "stats.json")
     proc = subprocess.Popen([PIPEFWD, "-q", "-d", "400", "-j", stats, "--capture-dir", tmp, topo,
