@@ -93,7 +93,8 @@ usage(FILE *out)
 		"  -h, --help             this text\n"
 		"\n"
 		"EAL options after '--' are appended to the topology's eal list (last wins).\n"
-		"Exit: 0 ok, 78 configuration error, 3 accounting mismatch, 1 runtime error.\n");
+		"Exit: 0 ok, 64 bad command line, 78 configuration error, 3 accounting mismatch,\n"
+		"1 runtime error.\n");
 }
 
 /* The counter reference (docs/counters.md is generated from this). */
@@ -189,7 +190,16 @@ parse_args(int argc, char **argv, struct options *o)
 		return -EINVAL;
 	}
 	o->topology = argv[optind++];
-	if (optind < argc && strcmp(argv[optind], "--") == 0)
+	/* getopt stops at the topology: anything after it that is not behind '--'
+	 * (`pipefwd topo.yaml -d 6`) would silently become an EAL argument. */
+	if (optind < argc && strcmp(argv[optind], "--") != 0) {
+		fprintf(stderr, "pipefwd: '%s' after the topology file: pipefwd options go "
+			"before %s, EAL options after '--'\n"
+			"usage: pipefwd [options] TOPOLOGY.yaml [-- EAL options]\n",
+			argv[optind], o->topology);
+		return -EINVAL;
+	}
+	if (optind < argc)
 		optind++;
 	o->eal_extra_argc = argc - optind;
 	o->eal_extra_argv = argv + optind;
@@ -379,7 +389,7 @@ main(int argc, char **argv)
 	pid_t busy;
 
 	if (parse_args(argc, argv, &o) < 0)
-		return 2;
+		return PF_EXIT_USAGE;
 	if (pf_topo_load(o.topology, &topo, &errs) < 0) {
 		pf_errs_print(&errs, stderr);
 		fprintf(stderr, "%s: %u error%s\n", o.topology, errs.n, errs.n == 1 ? "" : "s");

@@ -84,10 +84,23 @@ pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to)
 	return -1;
 }
 
+/* @p s quoted for an error; a name too long to exist is cut and says why. */
+static const char *
+quoted_name(const char *s, char *buf, size_t len)
+{
+	if (strlen(s) < PF_NAME_MAX)
+		snprintf(buf, len, "'%s'", s);
+	else
+		snprintf(buf, len, "'%.20s...' (a name is at most %d characters)", s,
+			 PF_NAME_MAX - 1);
+	return buf;
+}
+
 int
 pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, const char *path,
 		  uint16_t *idx, uint16_t max, uint16_t *n, struct pf_errs *errs)
 {
+	char qn[PF_NAME_MAX + 48];
 	uint32_t i, j;
 	int p, rc = 0;
 
@@ -105,7 +118,8 @@ pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, const c
 		}
 		p = pf_topo_port_index(topo, it->value);
 		if (p < 0) {
-			rc = pf_node_err(errs, it, "%s[%u]: unknown port '%s'", path, i, it->value);
+			rc = pf_node_err(errs, it, "%s[%u]: unknown port %s", path, i,
+					 quoted_name(it->value, qn, sizeof(qn)));
 			continue;
 		}
 		for (j = 0; j < *n; j++)
@@ -579,6 +593,7 @@ static void
 wire_edge(struct pf_topo *t, struct pf_stage_conf *sc, uint16_t edge, const struct pf_node *target,
 	  const char *path, struct pf_errs *errs)
 {
+	char qn[PF_NAME_MAX + 48];
 	int to;
 
 	if (target->kind != PF_NODE_SCALAR) {
@@ -593,7 +608,8 @@ wire_edge(struct pf_topo *t, struct pf_stage_conf *sc, uint16_t edge, const stru
 		return;
 	}
 	if (to < 0) {
-		pf_node_err(errs, target, "%s: edge to unknown stage '%s'", path, target->value);
+		pf_node_err(errs, target, "%s: edge to unknown stage %s", path,
+			    quoted_name(target->value, qn, sizeof(qn)));
 		return;
 	}
 	if (t->stages[to].ops != NULL && (t->stages[to].ops->flags & PF_STAGE_SOURCE)) {
@@ -1053,7 +1069,7 @@ static void
 load_lcores(struct pf_topo *t, const struct pf_node *lc, struct pf_errs *errs)
 {
 	bool listed[PF_MAX_STAGES] = { false };
-	char path[PF_CONF_PATH_MAX];
+	char path[PF_CONF_PATH_MAX], qn[PF_NAME_MAX + 48];
 	uint32_t i, j;
 	uint16_t s;
 
@@ -1116,8 +1132,8 @@ load_lcores(struct pf_topo *t, const struct pf_node *lc, struct pf_errs *errs)
 				continue;
 			}
 			if (si < 0) {
-				pf_node_err(errs, it, "lcores.%s: unknown stage '%s'", k->value,
-					    it->value);
+				pf_node_err(errs, it, "lcores.%s: unknown stage %s", k->value,
+					    quoted_name(it->value, qn, sizeof(qn)));
 				continue;
 			}
 			if (t->stages[si].lcore >= 0) {

@@ -16,6 +16,8 @@
 #define PF_ERR_MSG_MAX 320
 #define PF_ERRS_MAX 64
 
+/** Exit status for a bad command line (sysexits.h EX_USAGE). */
+#define PF_EXIT_USAGE 64
 /** Exit status for configuration errors (sysexits.h EX_CONFIG). */
 #define PF_EXIT_CONFIG 78
 /** Exit status when the accounting invariant does not hold at exit. */

@@ -9,8 +9,9 @@
  *    min(src, dst), max(src, dst), proto, min(sport, dport), max(sport, dport);
  *  - other IPv4 (other protocols, non-first fragments, truncated L4):
  *    min/max of the addresses and proto;
- *  - IPv6: the same with each address folded to 64 bits (ports when the
- *    next header is TCP or UDP);
+ *  - IPv6: the same with each address folded to 64 bits; the protocol and
+ *    the ports are those after the extension headers rx walked (l4_proto,
+ *    l3_len), none for a non-first fragment;
  *  - anything else (ARP, other EtherTypes): min/max of the two MACs.
  * That is a function of what acl's session key holds (it keys non-first
  * fragments and portless protocols on the address pair too), so every packet
@@ -92,12 +93,18 @@ pf_flow_hash(struct rte_mbuf *m)
 			ip[9] : pf_flow_l4(ip + l3, avail, ip[9]);
 		return (uint32_t)(pf_flow_pair(a, b, x) >> 32);
 	}
-	if (md->cls == PF_CLASS_IPV6 && len >= l2 + 40u) {
+	if (md->cls == PF_CLASS_IPV6 && l3 >= 40 && len >= l2 + l3) {
 		const uint8_t *ip = d + l2;
+		uint32_t tot = 40u + (uint32_t)(ip[4] << 8 | ip[5]), avail = len - l2 - l3;
 		uint64_t w[4];
 
+		if (tot >= l3 && tot - l3 < avail)
+			avail = tot - l3;
 		memcpy(w, ip + 8, 32);
-		x = pf_flow_l4(ip + 40, len - l2 - 40, ip[6]);
+		/* The ports follow the extension headers rx walked (l3_len, l4_proto),
+		 * as in acl's session key; non-first fragments have none. */
+		x = md->flags & PF_META_IP_NONFIRST ? md->l4_proto :
+			pf_flow_l4(ip + l3, avail, md->l4_proto);
 		return (uint32_t)(pf_flow_pair(w[0] ^ w[1], w[2] ^ w[3], x) >> 32);
 	}
 	if (len < 12)

@@ -1143,6 +1143,12 @@ lpm_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *
 	return 0;
 }
 
+bool
+lpm_edit_neigh_wired(const struct pf_stage_conf *sc)
+{
+	return sc->next[LPM_EDGE_NEIGH] != PF_NONE;
+}
+
 /* ---- table contents for the stats socket -------------------------------- */
 
 /*
@@ -1238,9 +1244,10 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 	rte_tel_data_add_dict_string(d, "result", lpm_kinds[fib->nh[nh].kind]);
 	rte_tel_data_add_dict_string(d, "prefix", pfx);
 	rte_tel_data_add_dict_string(d, "port", st->topo->ports[fib->nh[nh].port].name);
+	if ((fib->nh[nh].kind == LPM_NH_FWD || fib->nh[nh].kind == LPM_NH_GW) && nh < cfg->n_nh)
+		rte_tel_data_add_dict_string(d, "nexthop", cfg->nh[nh].name);
 	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh && cfg->nh[nh].gw == 0) {
 		pf_show_mac(mac, fib->nh[nh].macs);
-		rte_tel_data_add_dict_string(d, "nexthop", cfg->nh[nh].name);
 		rte_tel_data_add_dict_string(d, "mac", mac);
 	}
 	return 0;

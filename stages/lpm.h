@@ -63,6 +63,25 @@ struct lpm_cfg {
 int lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
 void lpm_cfg_free(void *cfg);
 
+/** The stage's neigh edge is wired (stages/lpm.c): next hops by address resolve. */
+bool lpm_edit_neigh_wired(const struct pf_stage_conf *sc);
+
+/**
+ * A live route change's entry (ch->entry, copied into @p buf) split into the
+ * prefix @p tok[0] and, for an add, the next hop @p tok[1] ("PREFIX NEXTHOP" or
+ * "PREFIX via NEXTHOP"; NULL for a delete). Returns 0 or -EINVAL with an error.
+ */
+int lpm_edit_split(const struct pf_stage_conf *sc, const struct pf_change *ch,
+		   char buf[PF_CHANGE_TEXT_MAX], char *tok[2], struct pf_errs *errs);
+
+/**
+ * A live delete of the route defined at @p line:@p col (of @p routes_file when
+ * @p from_file, else an inline "routes" item): ch->entry becomes its key and
+ * the save location is set (lpm and lpm6).
+ */
+void lpm_edit_del_at(const struct pf_stage_conf *sc, struct pf_change *ch, const char *routes_file,
+		    bool from_file, uint32_t line, uint16_t col);
+
 /** Live change to the parsed routes (the stage's edit op, include/pf_changes.h). */
 int lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
 		 struct pf_errs *errs);

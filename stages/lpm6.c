@@ -802,4 +802,6 @@ const struct pf_stage_ops pf_lpm6_ops = {
 	.update_commit = lpm6_update_commit,
 	.update_abort = lpm6_update_abort,
 	.free = lpm6_free,
+	.edit = lpm6_cfg_edit,
+	.edit_tables = lpm6_edit_tables,
 };

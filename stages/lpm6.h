@@ -34,4 +34,10 @@ struct lpm6_cfg {
 int lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
 void lpm6_cfg_free(void *cfg);
 
+/** Live change to the parsed routes (the stage's edit op, include/pf_changes.h). */
+int lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+		  struct pf_errs *errs);
+/** Tables lpm6_cfg_edit knows. */
+extern const char *const lpm6_edit_tables[];
+
 #endif /* PF_LPM6_H */

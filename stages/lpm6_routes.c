@@ -189,3 +189,88 @@ lpm6_cfg_free(void *p)
 	free(cfg->routes);
 	free(cfg);
 }
+
+/* ---- live changes (app/changes.c) --------------------------------------- */
+
+const char *const lpm6_edit_tables[] = { "routes", NULL };
+
+/* The route @p addr/@p len in sorted @p cfg, or NULL. */
+static struct lpm6_route *
+route6_find(struct lpm6_cfg *cfg, const uint8_t *addr, uint8_t len)
+{
+	uint32_t lo = 0, hi = cfg->n_routes, mid;
+	struct lpm6_route *r;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		r = &cfg->routes[mid];
+		c = memcmp(r->prefix, addr, 16);
+		if (c == 0 && r->len == len)
+			return r;
+		if (c < 0 || (c == 0 && r->len < len))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * "PREFIX/LEN NEXTHOP" (add) or "PREFIX/LEN" (del) on the parsed IPv6 routes,
+ * as lpm's edit does for IPv4; routes stay sorted (routes6_check_dups sorted
+ * them). The next hop is a name from nexthops:.
+ */
+int
+lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+	      struct pf_errs *errs)
+{
+	struct lpm6_cfg *cfg = sc->cfg;
+	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], s[INET6_ADDRSTRLEN], *tok[2];
+	struct lpm6_route nr = { 0 }, *r;
+	const char *why;
+	uint32_t k;
+
+	RTE_SET_USED(topo);
+	if (lpm_edit_split(sc, ch, buf, tok, errs) < 0)
+		return -EINVAL;
+	why = pf_parse_ipv6_prefix(tok[0], true, nr.prefix, &nr.len);
+	if (why != NULL)
+		return pf_err_add(errs, "", 0, 0, "bad prefix: '%s' %s", tok[0], why);
+	inet_ntop(AF_INET6, nr.prefix, s, sizeof(s));
+	snprintf(ch->key, sizeof(ch->key), "%s/%u", s, nr.len);
+	r = route6_find(cfg, nr.prefix, nr.len);
+	if (ch->del) {
+		if (r == NULL) {
+			pf_err_add(errs, "", 0, 0, "stages.%s: no route %s", sc->group, ch->key);
+			return -ENOENT;
+		}
+		lpm_edit_del_at(sc, ch, cfg->base.routes_file, r->from_file, r->line, r->col);
+		memmove(r, r + 1, (size_t)(cfg->routes + cfg->n_routes - r - 1) * sizeof(*r));
+		cfg->n_routes--;
+		return 0;
+	}
+	if (r != NULL) {
+		pf_err_add(errs, "", 0, 0, "stages.%s: route %s exists (via %s): delete it first",
+			   sc->group, ch->key, cfg->base.nh[r->nh].name);
+		return -EEXIST;
+	}
+	for (k = 0; k < cfg->base.n_nh; k++)
+		if (strcmp(cfg->base.nh[k].name, tok[1]) == 0)
+			break;
+	if (k == cfg->base.n_nh)
+		return pf_err_add(errs, "", 0, 0, "stages.%s: unknown next hop '%s'", sc->group,
+				  tok[1]);
+	nr.nh = k;
+	if (route6_push(cfg, &nr) < 0) {
+		pf_err_add(errs, "", 0, 0, "stages.%s: route table full (%u routes)", sc->group,
+			   cfg->n_routes);
+		return -ENOSPC;
+	}
+	qsort(cfg->routes, cfg->n_routes, sizeof(cfg->routes[0]), route6_cmp);
+	snprintf(ch->entry, sizeof(ch->entry), "%s %s", ch->key, cfg->base.nh[k].name);
+	/* Quoted: a plain IPv6 scalar in a flow mapping is not portable YAML. */
+	snprintf(item, sizeof(item), "{ prefix: \"%s\", via: %s }", ch->key, cfg->base.nh[k].name);
+	pf_change_add_at(ch, sc, "routes", cfg->base.routes_file, item);
+	return 0;
+}

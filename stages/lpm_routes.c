@@ -522,19 +522,97 @@ route_find(struct lpm_cfg *cfg, uint32_t addr, uint8_t len)
 	return NULL;
 }
 
-/* The inline "routes" item whose prefix sits at @p r's position. */
+/* The inline "routes" item whose prefix was at @p line:@p col, or NULL. */
 static const struct pf_node *
-route_item(const struct pf_stage_conf *sc, const struct lpm_route *r)
+lpm_route_item(const struct pf_stage_conf *sc, uint32_t line, uint16_t col)
 {
 	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *v;
 	uint32_t i;
 
 	for (i = 0; routes != NULL && routes->kind == PF_NODE_SEQ && i < routes->n; i++) {
 		v = pf_map_get(routes->items[i], "prefix");
-		if (v != NULL && (uint32_t)v->line == r->line && v->col == r->col)
+		if (v != NULL && (uint32_t)v->line == line && v->col == col)
 			return routes->items[i];
 	}
 	return NULL;
+}
+
+void
+lpm_edit_del_at(const struct pf_stage_conf *sc, struct pf_change *ch, const char *routes_file,
+		bool from_file, uint32_t line, uint16_t col)
+{
+	const struct pf_node *it = from_file ? NULL : lpm_route_item(sc, line, col);
+
+	snprintf(ch->entry, sizeof(ch->entry), "%s", ch->key);
+	if (from_file)
+		pf_change_del_line(ch, routes_file, (int)line);
+	else if (it != NULL)
+		pf_change_del_item(ch, it);
+}
+
+int
+lpm_edit_split(const struct pf_stage_conf *sc, const struct pf_change *ch,
+	       char buf[PF_CHANGE_TEXT_MAX], char *tok[2], struct pf_errs *errs)
+{
+	char *t[3], *p, *save = NULL;
+	int n = 0;
+
+	snprintf(buf, PF_CHANGE_TEXT_MAX, "%s", ch->entry);
+	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save), n++)
+		if (n < 3)
+			t[n] = p;
+	/* add: "PREFIX NEXTHOP" or "PREFIX [via] ADDRESS", as `ip route add ... via`. */
+	if (!ch->del && n == 3 && strcmp(t[1], "via") == 0)
+		n = 2, t[1] = t[2];
+	if (n != (ch->del ? 1 : 2))
+		return pf_err_add(errs, "", 0, 0, "stages.%s.routes: expected '%s'", sc->group,
+				  ch->del ? "PREFIX/LEN" : "PREFIX/LEN NEXTHOP|ADDRESS");
+	tok[0] = t[0];
+	tok[1] = n == 2 ? t[1] : NULL;
+	return 0;
+}
+
+/*
+ * A live route's next hop given by address (as a topology route's `via:`): the
+ * implicit next hop of that name, made if new. Only the neigh stage can find
+ * its MAC, so the stage must have its neigh edge wired.
+ */
+static int
+edit_nh_by_address(struct pf_stage_conf *sc, const struct pf_topo *topo, const char *addr,
+		   uint32_t *k, struct pf_errs *errs)
+{
+	struct lpm_cfg *cfg = sc->cfg;
+	struct lpm_nh_conf *nh;
+	uint32_t gw;
+	int port;
+
+	if (!pf_parse_ipv4(addr, &gw) || gw == 0)
+		return pf_err_add(errs, "", 0, 0,
+				  "stages.%s: unknown next hop '%s' (a name under nexthops: or an IPv4 address)",
+				  sc->group, addr);
+	if (!lpm_edit_neigh_wired(sc))
+		return pf_err_add(errs, "", 0, 0,
+				  "stages.%s: next hop %s is an address: the stage has no neigh edge to resolve it (next: { out: ..., neigh: ... })",
+				  sc->group, addr);
+	port = gw_port(topo, gw);
+	if (port < 0)
+		return pf_err_add(errs, "", 0, 0,
+				  "stages.%s: next hop %s is on no port's subnet (name a next hop with 'port')",
+				  sc->group, addr);
+	for (*k = 0; *k < cfg->n_nh; (*k)++)
+		if (cfg->nh[*k].gw == gw && cfg->nh[*k].port == port)
+			return 0;
+	if (cfg->n_nh == LPM_MAX_NEXTHOPS)
+		return pf_err_add(errs, "", 0, 0, "stages.%s: more than %d next hops", sc->group,
+				  LPM_MAX_NEXTHOPS);
+	nh = &cfg->nh[cfg->n_nh];
+	memset(nh, 0, sizeof(*nh));
+	snprintf(nh->name, sizeof(nh->name), "%u.%u.%u.%u", gw >> 24, (gw >> 16) & 0xff,
+		 (gw >> 8) & 0xff, gw & 0xff);
+	nh->gw = gw;
+	nh->port = (uint16_t)port;
+	*k = cfg->n_nh++;
+	return 0;
 }
 
 /*
@@ -546,20 +624,13 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	     struct pf_errs *errs)
 {
 	struct lpm_cfg *cfg = sc->cfg;
-	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], *tok[3], *p, *save = NULL;
-	const struct pf_node *it;
+	char buf[PF_CHANGE_TEXT_MAX], item[PF_CHANGE_TEXT_MAX + 40], *tok[2];
 	struct lpm_route nr = { 0 }, *r;
 	const char *why;
 	uint32_t k;
-	int n = 0;
 
-	snprintf(buf, sizeof(buf), "%s", ch->entry);
-	for (p = strtok_r(buf, " \t", &save); p != NULL; p = strtok_r(NULL, " \t", &save))
-		if (n < 3)
-			tok[n++] = p;
-	if (n != (ch->del ? 1 : 2))
-		return pf_err_add(errs, "", 0, 0, "stages.%s.routes: expected '%s'", sc->group,
-				  ch->del ? "PREFIX/LEN" : "PREFIX/LEN NEXTHOP");
+	if (lpm_edit_split(sc, ch, buf, tok, errs) < 0)
+		return -EINVAL;
 	why = prefix_parse(tok[0], &nr.prefix, &nr.len);
 	if (why != NULL)
 		return pf_err_add(errs, "", 0, 0, "bad prefix: '%s' %s", tok[0], why);
@@ -571,12 +642,7 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 			pf_err_add(errs, "", 0, 0, "stages.%s: no route %s", sc->group, ch->key);
 			return -ENOENT;
 		}
-		snprintf(ch->entry, sizeof(ch->entry), "%s", ch->key);
-		it = r->from_file ? NULL : route_item(sc, r);
-		if (r->from_file)
-			pf_change_del_line(ch, cfg->routes_file, (int)r->line);
-		else if (it != NULL)
-			pf_change_del_item(ch, it);
+		lpm_edit_del_at(sc, ch, cfg->routes_file, r->from_file, r->line, r->col);
 		memmove(r, r + 1, (size_t)(cfg->routes + cfg->n_routes - r - 1) * sizeof(*r));
 		cfg->n_routes--;
 		return 0;
@@ -589,9 +655,8 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	for (k = 0; k < cfg->n_nh; k++)
 		if (strcmp(cfg->nh[k].name, tok[1]) == 0)
 			break;
-	if (k == cfg->n_nh)
-		return pf_err_add(errs, "", 0, 0, "stages.%s: unknown next hop '%s'", sc->group,
-				  tok[1]);
+	if (k == cfg->n_nh && edit_nh_by_address(sc, topo, tok[1], &k, errs) < 0)
+		return -EINVAL;
 	nr.nh = k;
 	if (route_push(cfg, &nr) < 0) {
 		pf_err_add(errs, "", 0, 0, "stages.%s: route table full (%u routes)", sc->group,
@@ -601,7 +666,9 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	qsort(cfg->routes, cfg->n_routes, sizeof(cfg->routes[0]), route_cmp);
 	snprintf(ch->entry, sizeof(ch->entry), "%s %s", ch->key, cfg->nh[k].name);
 	snprintf(item, sizeof(item), "{ prefix: %s, via: %s }", ch->key, cfg->nh[k].name);
-	pf_change_add_at(ch, sc, "routes", cfg->routes_file, item);
-	RTE_SET_USED(topo);
+	/* A route file names next hops from nexthops: only; one by address goes inline. */
+	pf_change_add_at(ch, sc, "routes", pf_map_get(pf_map_get(sc->node, "nexthops"),
+						     cfg->nh[k].name) == NULL ? "" : cfg->routes_file,
+			 item);
 	return 0;
 }

@@ -8,8 +8,9 @@
   a FIFO as rules_file (a plain open would block forever);
   a rules file another writer keeps appending to ("changed while it was read");
   a routes file that is not a table and not world-readable: the error gives
-  the position, never the content (a secret token must not be echoed);
-  -d nan and -i junk are refused (exit 2).
+  the position, never the content (a secret token must not be echoed); the
+  same for an acl rules file, an lpm6 routes file and an l2fib static file;
+  -d nan and -i junk are refused (exit 64, EX_USAGE).
 Live: pipefwd forwards rx -> acl (rules_file) -> xc -> tx; the rules file is
 replaced by a FIFO and SIGHUP sent: the reload is refused, the telemetry
 socket keeps answering; a second instance on the same --file-prefix exits 78
@@ -51,6 +52,20 @@ stages:
   tx: {{ type: tx, ports: [p0] }}
 lcores:
   1: [rx, lpm, tx]
+"""
+# The same secret file as each other kind of table file.
+TABLES = """ports:
+  p0: {{ device: net_null0, mac: "02:00:00:00:00:01", ipv4: 10.0.0.1/24, ipv6: "2001:db8::1/64" }}
+  p1: {{ device: net_null1 }}
+stages:
+  rx: {{ type: rx, ports: [p0, p1], next: {{ ipv4: acl, ipv6: lpm6, other: l2 }} }}
+  acl: {{ type: acl, rules_file: {f}, next: tx }}
+  lpm6: {{ type: lpm6, nexthops: {{ h: {{ port: p0, mac: "02:00:00:00:00:02" }} }},
+          routes_file: {f}, next: tx }}
+  l2: {{ type: l2fib, ports: [p0, p1], static: {f}, next: tx }}
+  tx: {{ type: tx, ports: [p0, p1] }}
+lcores:
+  1: [rx, acl, lpm6, l2, tx]
 """
 
 
@@ -120,12 +135,20 @@ def main():
         errors.append(f"secret routes file: content echoed: {err[-500:]}")
     if not re.search(re.escape(secret) + r":1:\d+: error: ", err):
         errors.append(f"secret routes file: no position for line 1: {err[-500:]}")
+    topo = sc.path("secret-tables.yaml")
+    with open(topo, "w") as f:
+        f.write(TABLES.format(f=secret))
+    err = check_run(args.pipefwd, topo, errors, "secret rules, lpm6 routes and static files")
+    if "SECRETTOKEN" in err:
+        errors.append(f"secret table files: content echoed: {err[-500:]}")
+    if len(re.findall(re.escape(secret) + r":1:\d+: error: ", err)) != 3:
+        errors.append(f"secret table files: want 3 errors at line 1 of {secret}: {err[-800:]}")
 
     # Numeric options: numbers only.
     for opt, val in (("-d", "nan"), ("-d", "inf"), ("-i", "12abc"), ("-d", "-3")):
         p = subprocess.run([args.pipefwd, opt, val, topo], capture_output=True, text=True,
                            timeout=10)
-        if p.returncode != 2 or "not a number" not in p.stderr:
+        if p.returncode != 64 or "not a number" not in p.stderr:
             errors.append(f"{opt} {val}: exit {p.returncode}: {p.stderr[-300:]}")
 
     # Live: a reload that would read a FIFO is refused; nothing hangs.

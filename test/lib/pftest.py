@@ -76,10 +76,10 @@ class LogFollower:
         return "".join(self.lines)
 
 
-def check_run(returncode, log, stats_path, total, starved_ok=False):
+def check_run(returncode, log, stats_path, total, starved_ok=False, min_reloads=3):
     """The end-of-run checks every reload test shares: a clean exit, exact
     totals, no mbuf leaked, every input frame received and none dropped,
-    and at least 3 reloads applied with none refused. Returns (stats, errors).
+    and at least @min_reloads reloads applied with none refused. Returns (stats, errors).
 
     With @starved_ok, a run that read fewer frames than @total but dropped
     none was starved (the machine withheld the CPU until the idle exit), not
@@ -100,8 +100,8 @@ def check_run(returncode, log, stats_path, total, starved_ok=False):
     elif tot["rx"] != total or tot["dropped"] != 0:
         errors.append(f"rx {tot['rx']} of {total} frames, {tot['dropped']} dropped")
     # SIGHUPs sent while a reload runs coalesce on a busy machine: ask for a few.
-    if st["reload"]["failures"] != 0 or st["reload"]["generation"] < 3:
-        errors.append(f"reloads: {st['reload']} (want >= 3 applied): {log[-1000:]}")
+    if st["reload"]["failures"] != 0 or st["reload"]["generation"] < min_reloads:
+        errors.append(f"reloads: {st['reload']} (want >= {min_reloads} applied): {log[-1000:]}")
     return st, errors
 
 def ipv4_udp(eth, src, dst, ip_id, sport, dport, payload):
@@ -195,3 +195,32 @@ def numbered_udp(i, payload=bytes(18)):
     10.0.1.(i % 250 + 1): IP id i, source port 1000 + i % 100, port 2000."""
     return ipv4_udp(bytes.fromhex("020000000002020000000001") + b"\x08\x00", [10, 0, 0, 1],
                     [10, 0, 1, i % 250 + 1], i, 1000 + i % 100, 2000, payload)
+
+
+class Ctl:
+    """pipefwd-ctl against the pipefwd of --file-prefix @prefix; failures go to @check
+    (check(cond, msg)). ctl(*args) runs it, .json(*args) parses --json, .refused()
+    expects a refusal (exit 1) whose message holds given words."""
+
+    def __init__(self, ctl, prefix, check):
+        self.ctl, self.prefix, self.check = ctl, prefix, check
+
+    def __call__(self, *args, ok=True):
+        r = subprocess.run([self.ctl, "--file-prefix", self.prefix, "--timeout", "20"] +
+                           list(args), capture_output=True, text=True, timeout=90)
+        if ok:
+            self.check(r.returncode == 0, "pipefwd-ctl %s: rc %d %s" % (
+                " ".join(args), r.returncode, r.stderr))
+        self.check("Traceback" not in r.stderr, "pipefwd-ctl %s: traceback %s" % (args, r.stderr))
+        return r
+
+    def json(self, *args):
+        r = self("--json", *args)
+        return json.loads(r.stdout) if r.returncode == 0 else {}
+
+    def refused(self, args, words):
+        r = self(*args, ok=False)
+        print(r.stderr, end="")
+        self.check(r.returncode == 1 and words in r.stderr,
+                   "%s: rc %d, want a refusal with %r: %r" % (args, r.returncode, words,
+                                                             r.stderr))

@@ -22,8 +22,16 @@ the routes file, and reload must notice it from the file's stamp.
 With --ipv6 the same runs through rx -> lpm6 -> tx: IPv6 flows to
 2001:db8:9::/48, 20,000 IPv6 routes (gen_routes.py --ipv6), the flipping
 route 2001:db8:9::/48.
+
+With --live no file changes and no SIGHUP: `pipefwd-ctl route-add` puts a more
+specific route (10.9.0.0/17, 2001:db8:9::/49) via b over the flows and
+`route-del` takes it away again, each applied by RCU like a reload. At the end,
+still under traffic, one route is added and one route-file line deleted live,
+and `pipefwd-ctl changes --save` must write both into the route file (the
+added line appended, the deleted one gone) and the saved topology pass --check.
 """
 import argparse
+import ipaddress
 import os
 import signal
 import struct
@@ -107,6 +115,52 @@ def write_routes(paths, base, via, in_file, v6=False):
         write_atomic(paths["routes"], base + f"{pfx} {via}   # flipped by the test\n")
 
 
+CTL = os.path.join(ROOT, "scripts", "pipefwd-ctl")
+
+
+def ctl(prefix, errors, *args):
+    r = subprocess.run([sys.executable, CTL, "--file-prefix", prefix, "--timeout", "30"] +
+                       list(args), capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        errors.append(f"pipefwd-ctl {' '.join(args)}: rc {r.returncode} {r.stderr[-500:]}")
+    return r.stdout
+
+
+def live_flips(args, prefix, stage, v6, errors):
+    """Flip the flows' route by live changes, one every --interval seconds."""
+    pfx = "2001:db8:9::/49" if v6 else "10.9.0.0/17"
+    t0 = time.monotonic()
+    for i in range(args.updates):
+        if i % 2 == 0:
+            ctl(prefix, errors, "route-add", stage, pfx, "b")
+        else:
+            ctl(prefix, errors, "route-del", stage, pfx)
+        time.sleep(max(0.0, t0 + (i + 1) * args.interval - time.monotonic()))
+
+
+def live_save(paths, topo, prefix, stage, v6, base, errors, pipefwd):
+    """A live add and a live delete of a route-file line, saved into the file."""
+    flows = [ipaddress.ip_address("2001:db8:9::%x01" % f if v6 else "10.9.%d.1" % f)
+             for f in range(FLOWS)]
+    gone = next(line.split()[0] for line in base.splitlines()
+                if line and not line.startswith("#") and
+                not any(a in ipaddress.ip_network(line.split()[0]) for a in flows))
+    add = "2001:db8:77::/48" if v6 else "10.77.0.0/16"
+    ctl(prefix, errors, "route-add", stage, add, "b")
+    ctl(prefix, errors, "route-del", stage, gone)
+    out = ctl(prefix, errors, "changes", "--save")
+    if "wrote " + paths["routes"] not in out or "applied" not in out:
+        errors.append(f"changes --save: {out[-800:]}")
+    with open(paths["routes"]) as f:
+        lines = f.read().splitlines()
+    if lines[-1] != f"{add} b" or any(line.split()[:1] == [gone] for line in lines):
+        errors.append(f"saved routes file: ends {lines[-2:]}, {gone} still there: "
+                      f"{any(line.split()[:1] == [gone] for line in lines)}")
+    c = subprocess.run([pipefwd, "--check", topo], capture_output=True, text=True)
+    if c.returncode != 0:
+        errors.append(f"--check of the saved files: {c.stdout} {c.stderr[-500:]}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pipefwd", default=os.path.join(ROOT, "build", "app", "pipefwd"))
@@ -115,11 +169,14 @@ def main():
     ap.add_argument("--in-file", action="store_true",
                     help="flip the route in the routes file; the topology file never changes")
     ap.add_argument("--ipv6", action="store_true", help="IPv6 through lpm6")
+    ap.add_argument("--live", action="store_true",
+                    help="flip by live route changes (pipefwd-ctl), then save them")
     args = ap.parse_args()
     v6 = args.ipv6
     stage = "lpm6" if v6 else "lpm"
 
-    total = int(PACE_PPS * (args.updates * args.interval + 1.2))
+    # Live: every change is a pipefwd-ctl run; traffic outlasts them and the save.
+    total = int(PACE_PPS * (args.updates * args.interval + (5 if args.live else 1.2)))
     total -= total % FLOWS
     d = tempfile.mkdtemp(prefix="lpm-update-")
     paths = {k: f"{d}/{k}.pcap" for k in ("inp", "empty", "out0", "out1", "out2")}
@@ -134,17 +191,23 @@ def main():
     write_pcap(paths["inp"], (mk(i % FLOWS, i // FLOWS) for i in range(total)))
     replaylib.write_pcap(paths["empty"], [])
     topo = f"{d}/topology.yaml"
-    write_atomic(topo, topology(paths, "a", args.in_file, v6))
+    text = topology(paths, "a", args.in_file, v6)
+    write_atomic(topo, text.replace(", --no-telemetry]", "]") if args.live else text)
     stats = f"{d}/stats.json"
+    prefix = f"lpmupd_{os.getpid()}"
     proc = subprocess.Popen([args.pipefwd, "-q", "-i", "3000", "-j", stats, topo, "--",
-                             f"--file-prefix=lpmupd_{os.getpid()}"],
+                             f"--file-prefix={prefix}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     # Flip only once pipefwd runs, and each flip only after the last was
     # applied: on a busy machine SIGHUPs sent blind coalesce.
     log = LogFollower(proc)
     if log.wait_for(": running ") is None:
         print("pipefwd did not start:", log.text()[-2000:])
-    for i in range(args.updates):
+    errors = []
+    if args.live:
+        live_flips(args, prefix, stage, v6, errors)
+        live_save(paths, topo, prefix, stage, v6, base, errors, args.pipefwd)
+    for i in range(0 if args.live else args.updates):
         via = "b" if i % 2 == 0 else "a"
         if args.in_file:
             write_routes(paths, base, via, True, v6)
@@ -154,10 +217,14 @@ def main():
         time.sleep(args.interval)
     proc.wait(timeout=60)
     err = log.text()
-    st, errors = check_run(proc.returncode, err, stats, total, starved_ok=True)
+    # Live changes are no reloads of the file: only the save's reload counts there.
+    st, run_errors = check_run(proc.returncode, err, stats, total, starved_ok=True,
+                               min_reloads=1 if args.live else 3)
+    errors += run_errors
     updates = st["stages"][stage]["gauges"].get("route_updates", 0)
-    if updates < 2:
-        errors.append(f"{stage} route_updates gauge {updates}, want >= 2")
+    if updates < (args.updates + 1 if args.live else 2):
+        errors.append(f"{stage} route_updates gauge {updates}, want >= "
+                      f"{args.updates + 1 if args.live else 2}")
 
     got = 0
     for port in ("out1", "out2"):
@@ -175,7 +242,8 @@ def main():
         got += n
     if got != st["totals"]["rx"]:
         errors.append(f"outputs hold {got} of {st['totals']['rx']} frames received")
-    print(f"{stage} update test{' (routes file only)' if args.in_file else ''}: {total} frames, "
+    print(f"{stage} update test{' (routes file only)' if args.in_file else ''}"
+          f"{' (live changes)' if args.live else ''}: {total} frames, "
           f"{updates} table swaps with "
           f"20000 routes, reload max {st['reload']['max_ms']:.1f} ms")
     finish(errors, d)

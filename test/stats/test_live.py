@@ -20,7 +20,6 @@ says it discarded it. The run must exit cleanly (accounting exact).
 usage: test_live.py PIPEFWD PIPEFWD_CTL
 """
 import ipaddress
-import json
 import os
 import shutil
 import signal
@@ -30,7 +29,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from pftest import ipv4_udp, write_pcap  # noqa: E402
+from pftest import Ctl, ipv4_udp, write_pcap  # noqa: E402
 
 PIPEFWD, CTL = os.path.abspath(sys.argv[1]), sys.argv[2]
 PREFIX = "clive_%d" % os.getpid()
@@ -108,26 +107,9 @@ def ip(s):
     return ipaddress.IPv4Address(s).packed
 
 
-def ctl(*args, ok=True):
-    r = subprocess.run([CTL, "--file-prefix", PREFIX, "--timeout", "20"] + list(args),
-                       capture_output=True, text=True, timeout=90)
-    if ok:
-        check(r.returncode == 0, "pipefwd-ctl %s: rc %d %s" % (" ".join(args), r.returncode,
-                                                               r.stderr))
-    check("Traceback" not in r.stderr, "pipefwd-ctl %s: traceback %s" % (args, r.stderr))
-    return r
-
-
-def ctl_json(*args):
-    r = ctl("--json", *args)
-    return json.loads(r.stdout) if r.returncode == 0 else {}
-
-
-def refused(args, words):
-    """A change pipefwd must refuse, with a message naming the problem."""
-    r = ctl(*args, ok=False)
-    check(r.returncode == 1 and words in r.stderr,
-          "%s: rc %d, want a refusal with %r: %r" % (args, r.returncode, words, r.stderr))
+ctl = Ctl(CTL, PREFIX, check)
+ctl_json = ctl.json
+refused = ctl.refused
 
 
 def sample():

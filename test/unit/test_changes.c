@@ -16,8 +16,52 @@
 #include "../../stages/acl_rules.h"
 #include "../../stages/l2fib.h"
 #include "../../stages/lpm.h"
+#include "../../stages/lpm6.h"
 
-static char dir[64], topo_path[128], routes_path[128];
+static char dir[64], topo_path[128], routes_path[128], via_path[128], v6_path[128], r6_path[128];
+static const char *load_from = topo_path;   /* the topology load() reads */
+
+/* An lpm6 with an inline route and a route file. */
+static const char v6_text[] =
+	"eal: [--no-huge, -m, \"512\", --no-pci]\n"                          /* 1 */
+	"ports:\n"
+	"  p0: { device: net_null0, mac: \"02:00:00:00:00:10\", ipv6: \"2001:db8::1/64\" }\n"
+	"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", ipv6: \"2001:db8:1::1/64\" }\n"
+	"stages:\n"                                                            /* 5 */
+	"  rx: { type: rx, ports: [p0, p1], next: { ipv6: lpm6 } }\n"
+	"  lpm6:\n"
+	"    type: lpm6\n"
+	"    nexthops:\n"
+	"      n1: { port: p1, mac: \"02:00:00:00:01:01\" }\n"                  /* 10 */
+	"    routes:\n"
+	"      - { prefix: \"2001:db8:9::/48\", via: n1 }\n"
+	"    routes_file: routes6.txt\n"
+	"    next: tx\n"
+	"  tx: { type: tx, ports: [p0, p1] }\n"                                /* 15 */
+	"lcores:\n"
+	"  1: [rx, lpm6, tx]\n";
+
+/* An lpm with its neigh edge wired: next hops by address resolve. */
+static const char via_text[] =
+	"eal: [--no-huge, -m, \"512\", --no-pci]\n"                          /* 1 */
+	"ports:\n"
+	"  p0: { device: net_null0, mac: \"02:00:00:00:00:10\", ipv4: 10.0.0.1/24 }\n"
+	"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", ipv4: 10.1.0.1/24 }\n"
+	"stages:\n"                                                            /* 5 */
+	"  rx: { type: rx, ports: [p0, p1], next: { ipv4: lpm, arp: nb } }\n"
+	"  lpm:\n"
+	"    type: lpm\n"
+	"    nexthops:\n"
+	"      n1: { port: p1, mac: \"02:00:00:00:01:01\" }\n"                  /* 10 */
+	"      gw: { via: 10.1.0.7 }\n"
+	"    routes:\n"
+	"      - { prefix: 10.9.0.0/16, via: 10.0.0.9 }\n"
+	"    routes_file: routes.txt\n"
+	"    next: { out: tx, neigh: nb }\n"                                   /* 15 */
+	"  nb: { type: neigh, next: tx }\n"
+	"  tx: { type: tx, ports: [p0, p1] }\n"
+	"lcores:\n"
+	"  1: [rx, lpm, nb, tx]\n";
 
 /* Line numbers below refer to this text. */
 static const char topo_text[] =
@@ -64,8 +108,20 @@ setup(void **state)
 		return -1;
 	snprintf(topo_path, sizeof(topo_path), "%s/t.yaml", dir);
 	snprintf(routes_path, sizeof(routes_path), "%s/routes.txt", dir);
+	snprintf(via_path, sizeof(via_path), "%s/v.yaml", dir);
+	snprintf(v6_path, sizeof(v6_path), "%s/v6.yaml", dir);
+	snprintf(r6_path, sizeof(r6_path), "%s/routes6.txt", dir);
+	f = fopen(v6_path, "w");
+	fputs(v6_text, f);
+	fclose(f);
+	f = fopen(r6_path, "w");
+	fputs("# routes\n2001:db8:20::/48 n1\n2001:db8:30::/48 n1\n", f);
+	fclose(f);
 	f = fopen(topo_path, "w");
 	fputs(topo_text, f);
+	fclose(f);
+	f = fopen(via_path, "w");
+	fputs(via_text, f);
 	fclose(f);
 	f = fopen(routes_path, "w");
 	fputs("# routes\n10.20.0.0/16 n1\n10.30.0.0/16 n1\n", f);
@@ -78,6 +134,9 @@ teardown(void **state)
 {
 	(void)state;
 	unlink(topo_path);
+	unlink(via_path);
+	unlink(v6_path);
+	unlink(r6_path);
 	unlink(routes_path);
 	rmdir(dir);
 	return 0;
@@ -104,7 +163,7 @@ load(struct pf_change *ch, unsigned int n, char *msg, size_t len)
 	struct pf_topo *t = NULL;
 
 	msg[0] = '\0';
-	if (pf_topo_load_edited(topo_path, ch, n, &t, &errs) < 0) {
+	if (pf_topo_load_edited(load_from, ch, n, &t, &errs) < 0) {
 		assert_true(errs.n > 0);
 		snprintf(msg, len, "%s", errs.e[0].msg);
 		return NULL;
@@ -180,7 +239,9 @@ test_refusals(void **state)
 		{ "lpm", "routes", "10.50.0.0/16 n9", false, "unknown next hop 'n9'" },
 		{ "lpm", "routes", "10.20.0.0/16 n1", false, "exists (via n1)" },
 		{ "lpm", "routes", "10.60.0.0/16", true, "no route 10.60.0.0/16" },
-		{ "lpm", "routes", "10.60.0.0/16", false, "expected 'PREFIX/LEN NEXTHOP'" },
+		{ "lpm", "routes", "10.60.0.0/16", false, "expected 'PREFIX/LEN NEXTHOP|ADDRESS'" },
+		{ "lpm", "routes", "10.60.0.0/16 10.1.0.9", false, "has no neigh edge" },
+		{ "lpm", "routes", "10.60.0.0/16 via 10.1.0.9", false, "has no neigh edge" },
 		{ "acl", "rules", "deny dst 10.0.0.0/33", false, "bad rule" },
 		{ "acl", "rules", "permit proto udp", false, "rule 1 is the same rule" },
 		{ "acl", "rules", "permit proto icmp", true, "no rule" },
@@ -250,6 +311,152 @@ test_rules_and_macs(void **state)
 	pf_topo_free(t);
 }
 
+/* Next hops by address (`via: ADDRESS` in the topology) on a stage with a neigh edge. */
+static void
+test_routes_via(void **state)
+{
+	static const struct {
+		const char *entry, *want;
+	} bad[] = {
+		{ "10.70.0.0/16 10.5.0.9", "10.5.0.9 is on no port's subnet" },
+		{ "10.70.0.0/16 10.1.0.300", "unknown next hop '10.1.0.300'" },
+		{ "10.70.0.0/16 via", "unknown next hop 'via' (a name under nexthops: or an IPv4" },
+		{ "10.9.0.0/16 10.1.0.9", "exists (via 10.0.0.9)" },
+	};
+	const struct lpm_cfg *cfg;
+	struct pf_change ch[5];
+	struct pf_topo *t;
+	char msg[PF_ERR_MSG_MAX];
+	uint32_t i, k;
+
+	(void)state;
+	load_from = via_path;
+	ch[0] = change("lpm", "routes", false, "10.50.0.0/16 10.1.0.9");
+	ch[1] = change("lpm", "routes", false, "10.51.0.0/16 via 10.1.0.9");  /* same next hop */
+	ch[2] = change("lpm", "routes", false, "10.52.0.0/16 10.0.0.9");      /* the inline one's */
+	ch[3] = change("lpm", "routes", false, "10.53.0.0/16 gw");            /* named, by address */
+	ch[4] = change("lpm", "routes", true, "10.9.0.0/16");
+	t = load(ch, 5, msg, sizeof(msg));
+	if (t == NULL)
+		fail_msg("%s", msg);
+	cfg = stage(t, "lpm")->cfg;
+	assert_int_equal(cfg->n_routes, 6);            /* 2 from the file, 4 added, 1 deleted */
+	assert_int_equal(cfg->n_nh, 4);                /* n1, gw, 10.0.0.9, 10.1.0.9 */
+	for (i = 0; i < cfg->n_routes; i++) {
+		const struct lpm_nh_conf *nh = &cfg->nh[cfg->routes[i].nh];
+
+		switch (cfg->routes[i].prefix) {
+		case 0x0a320000: case 0x0a330000:
+			assert_string_equal(nh->name, "10.1.0.9");
+			assert_int_equal(nh->gw, 0x0a010009);
+			assert_int_equal(nh->port, 1);
+			break;
+		case 0x0a340000:
+			assert_int_equal(nh->gw, 0x0a000009);
+			assert_int_equal(nh->port, 0);
+			break;
+		case 0x0a350000:
+			assert_string_equal(nh->name, "gw");
+			break;
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		/* by address: normalised, saved inline (a route file names next hops only) */
+		assert_string_equal(ch[k].entry, k == 0 ? "10.50.0.0/16 10.1.0.9" :
+				    "10.51.0.0/16 10.1.0.9");
+		assert_string_equal(ch[k].file, via_path);
+		assert_int_equal(ch[k].line, 13);
+		assert_int_equal(ch[k].col, 9);
+	}
+	assert_string_equal(ch[0].item, "{ prefix: 10.50.0.0/16, via: 10.1.0.9 }");
+	assert_string_equal(ch[2].file, via_path);
+	assert_string_equal(ch[3].file, routes_path);   /* a named next hop: the file */
+	assert_string_equal(ch[3].entry, "10.53.0.0/16 gw");
+	pf_topo_free(t);
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		ch[0] = change("lpm", "routes", false, bad[i].entry);
+		if (load(ch, 1, msg, sizeof(msg)) != NULL)
+			fail_msg("'%s' was accepted", bad[i].entry);
+		if (strstr(msg, bad[i].want) == NULL)
+			fail_msg("'%s': got '%s', want '%s'", bad[i].entry, msg, bad[i].want);
+	}
+	load_from = topo_path;
+}
+
+static bool
+has_route6(const struct lpm6_cfg *cfg, uint8_t b4, uint8_t b5, uint8_t len)
+{
+	uint8_t want[16] = { 0x20, 0x01, 0x0d, 0xb8, b4, b5 };
+	uint32_t i;
+
+	for (i = 0; i < cfg->n_routes; i++)
+		if (memcmp(cfg->routes[i].prefix, want, 16) == 0 && cfg->routes[i].len == len)
+			return true;
+	return false;
+}
+
+/* lpm6 routes live: the same entries, refusals and save locations as lpm's. */
+static void
+test_routes6(void **state)
+{
+	static const struct {
+		const char *entry;
+		bool del;
+		const char *want;
+	} bad[] = {
+		{ "2001:db8:50::1/48 n1", false, "host bits" },
+		{ "2001:db8:50::/129 n1", false, "bad prefix" },
+		{ "10.0.0.0/8 n1", false, "bad prefix" },
+		{ "2001:db8:50::/48 n9", false, "unknown next hop 'n9'" },
+		{ "2001:db8:20::/48 n1", false, "route 2001:db8:20::/48 exists (via n1)" },
+		{ "2001:db8:60::/48", true, "no route 2001:db8:60::/48" },
+		{ "2001:db8:60::/48", false, "expected 'PREFIX/LEN NEXTHOP" },
+	};
+	const struct lpm6_cfg *cfg;
+	struct pf_change ch[4];
+	struct pf_topo *t;
+	char msg[PF_ERR_MSG_MAX];
+	uint32_t i;
+
+	(void)state;
+	load_from = v6_path;
+	ch[0] = change("lpm6", "routes", false, "2001:DB8:50:0::/48   via n1");
+	ch[1] = change("lpm6", "routes", true, "2001:db8:30::/48");      /* line 3 of the file */
+	ch[2] = change("lpm6", "routes", true, "2001:db8:9::/48");       /* inline, line 12 */
+	ch[3] = change("lpm6", "routes", false, "2001:db8:9::/48 n1");   /* back, inline */
+	t = load(ch, 4, msg, sizeof(msg));
+	if (t == NULL)
+		fail_msg("%s", msg);
+	cfg = stage(t, "lpm6")->cfg;
+	assert_int_equal(cfg->n_routes, 3);
+	assert_true(has_route6(cfg, 0, 0x50, 48));
+	assert_true(has_route6(cfg, 0, 0x20, 48));
+	assert_true(has_route6(cfg, 0, 0x09, 48));
+	assert_false(has_route6(cfg, 0, 0x30, 48));
+	for (i = 1; i < cfg->n_routes; i++)
+		assert_true(memcmp(cfg->routes[i - 1].prefix, cfg->routes[i].prefix, 16) < 0);
+	assert_string_equal(ch[0].entry, "2001:db8:50::/48 n1");
+	assert_string_equal(ch[0].file, r6_path);
+	assert_int_equal(ch[0].col, 0);
+	assert_string_equal(ch[1].file, r6_path);
+	assert_int_equal(ch[1].line, 3);
+	assert_string_equal(ch[2].file, v6_path);
+	assert_int_equal(ch[2].line, 12);
+	assert_int_equal(ch[2].col, 9);
+	assert_true(stage(t, "lpm6")->edits != 0);
+	pf_topo_free(t);
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		ch[0] = change("lpm6", "routes", bad[i].del, bad[i].entry);
+		if (load(ch, 1, msg, sizeof(msg)) != NULL)
+			fail_msg("'%s' was accepted", bad[i].entry);
+		if (strstr(msg, bad[i].want) == NULL)
+			fail_msg("'%s': got '%s', want '%s'", bad[i].entry, msg, bad[i].want);
+	}
+	load_from = topo_path;
+}
+
 int
 main(void)
 {
@@ -257,6 +464,8 @@ main(void)
 		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_rules_and_macs),
+		cmocka_unit_test(test_routes_via),
+		cmocka_unit_test(test_routes6),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

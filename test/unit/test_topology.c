@@ -47,6 +47,7 @@ static const char *const bad_fixtures[] = {
 	"bad_lpm_neigh_unwired.yaml",
 	"bad_lpm_via_route.yaml",
 	"bad_long_strings.yaml",
+	"bad_long_names.yaml",
 	"bad_many.yaml",
 	"bad_mapped_twice.yaml",
 	"bad_mempool.yaml",
