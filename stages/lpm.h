@@ -163,7 +163,7 @@ lpm_ttl_dec_fwd(void *ip)
 	uint16_t ck;
 
 	memcpy(&ck, h + 10, 2);
-	ck = (uint16_t)(ck + 1u + (ck >= 0xfffe));
+	ck = (uint16_t)(ck + 1u + ((ck + 2u) >> 16));
 	h[8]--;
 	memcpy(h + 10, &ck, 2);
 }
