@@ -1015,7 +1015,7 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	     uint32_t *hop, uint32_t *dst)
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
-	const struct lpm_nh *nh;
+	const struct lpm_nh *nhs = fib->nh, *nh;
 	__m128i sd01, sd23, dv;
 	uint32_t bad = 0;
 	int32_t neg = 0;
@@ -1038,7 +1038,7 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 
 		bad |= (lpm_meta_word(pf_meta_at(pkts[k], off)) & LPM_META_MASK) ^ LPM_META_FAST;
 		neg |= (int32_t)ip[offsetof(struct rte_ipv4_hdr, time_to_live)] - 2;
-		neg |= (int32_t)fib->nh[hop[k]].max_len -
+		neg |= (int32_t)nhs[hop[k]].max_len -
 		       (int32_t)lpm_ld_be16(ip + offsetof(struct rte_ipv4_hdr, total_length));
 	}
 	if (unlikely((bad | (uint32_t)lpm_martian_x4(sd01, sd23)) != 0 || neg < 0)) {
@@ -1049,7 +1049,7 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	for (k = 0; k < 4; k++) {
 		struct pf_meta *md = pf_meta_at(pkts[k], off);
 
-		nh = &fib->nh[hop[k]];
+		nh = &nhs[hop[k]];
 		lpm_ttl_dec_fwd(eth[k] + RTE_ETHER_HDR_LEN);
 		memcpy(eth[k], nh->macs, sizeof(nh->macs));
 		md->out_port = nh->port;
