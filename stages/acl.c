@@ -1199,7 +1199,8 @@ acl_verdicts_general(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctr
 
 /*
  * Stateless verdicts of a burst classified in one main context: one table
- * load per packet. A drop verdict counts deny_rule or default_deny: their
+ * load per packet, or one for the burst when every packet matched the same
+ * rule. A drop verdict counts deny_rule or default_deny: their
  * growth is the burst's drops (acl_deny), no per-packet sum needed.
  * Returns the packets on "out".
  */
@@ -1209,15 +1210,28 @@ acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs,
 {
 	uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
 	const struct acl_verdict *v;
+	uint32_t r, diff = 0;
 	uint16_t i;
-	uint32_t r;
 
-	for (i = 0; i < n; i++) {
-		r = pv->res[i];
+	/* One rule for the whole burst (one flow, a catch-all rule): count it
+	 * once. The OR of the differences vectorises. */
+	for (i = 1; i < n; i++)
+		diff |= pv->res[i] ^ pv->res[0];
+	if (likely(diff == 0 && n != 0)) {
+		r = pv->res[0];
 		v = &t->verdict[r];
-		t->hits[r]++;
-		ctrs[v->ctr]++;
-		edge[i] = v->edge;
+		t->hits[r] += n;
+		ctrs[v->ctr] += n;
+		for (i = 0; i < n; i++)
+			edge[i] = v->edge;
+	} else {
+		for (i = 0; i < n; i++) {
+			r = pv->res[i];
+			v = &t->verdict[r];
+			t->hits[r]++;
+			ctrs[v->ctr]++;
+			edge[i] = v->edge;
+		}
 	}
 	denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY] - denied;
 	ctrs[ACL_CTR_DENY] += denied;
