@@ -897,7 +897,7 @@ lpm_plain(const struct lpm_fib *fib, const struct pf_meta *md, const uint8_t *et
 	return (lpm_meta_word(md) & LPM_META_MASK) == LPM_META_FAST &&
 	       (lpm_martian[eth[RTE_ETHER_HDR_LEN + 12]] | lpm_martian[dst >> 24]) == 0 &&
 	       ip->time_to_live > 1 &&
-	       rte_be_to_cpu_16(ip->total_length) <= fib->nh[hop].max_len;
+	       __builtin_bswap16(ip->total_length) <= fib->nh[hop].max_len;
 }
 
 /* Forward a packet lpm_plain accepted. */
@@ -941,86 +941,189 @@ lpm_dst_raw(const uint8_t *eth, const struct pf_meta *md)
 	return a;
 }
 
-/* Both cache lines of the mbuf: the second holds the pf_meta dynfield. */
-static __rte_always_inline void
-lpm_prefetch_mbuf(struct rte_mbuf *m)
+/* Where an untagged IPv4 frame holds its source and destination address. */
+#define LPM_SD_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, src_addr))
+
+static __rte_always_inline uint64_t
+lpm_ld64(const uint8_t *p)
 {
-	rte_prefetch0(m);
-	rte_mbuf_prefetch_part2(m);
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* A big-endian 16-bit field (a plain byte swap: rte_be_to_cpu_16 is an asm barrier). */
+static __rte_always_inline uint32_t
+lpm_ld_be16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return __builtin_bswap16(v);
 }
 
 /*
- * The default loop, after DPDK's ip4_lookup_sse.h: four packets at a time,
- * one rte_lpm_lookupx4 per four, mbufs prefetched 8 ahead and packet data
- * 4 ahead; the 0-3 left over take rte_lpm_lookup. Returns how many packets
- * took edge out (see LPM_COUNT_OUT). @p one_hop: the next hop of every
- * packet when all took the fast path to the same one (for the burst-port
- * hint: the AND and the OR of the hops agree), else LPM_HOP_MIXED.
+ * lpm_martian for the eight addresses of four packets at once, @p a and
+ * @p b holding (source, destination) pairs as loaded (first octet in each
+ * lane's low byte): non-zero when any first octet is 0, 127 or 224-255.
+ * With t = octet - 1 in 16 bits, 0 and 224-255 are exactly t >= 223.
+ */
+static __rte_always_inline int
+lpm_martian_x4(__m128i a, __m128i b)
+{
+	const __m128i low = _mm_set1_epi32(0xff);
+	__m128i v = _mm_packs_epi32(_mm_and_si128(a, low), _mm_and_si128(b, low));
+	__m128i t = _mm_sub_epi16(v, _mm_set1_epi16(1));
+	__m128i hi = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_set1_epi16(223), t), _mm_setzero_si128());
+
+	return _mm_movemask_epi8(_mm_or_si128(hi, _mm_cmpeq_epi16(v, _mm_set1_epi16(127))));
+}
+
+/*
+ * A packet of a group of four that failed the group test. Its destination
+ * and next hop were taken where an untagged IPv4 frame holds them: another
+ * frame (a tag, ARP) gets its own here before the decision.
+ */
+static uint16_t __rte_noinline
+lpm_x4_other(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
+	     struct rte_mbuf *m, struct pf_meta *md, uint8_t *eth, uint32_t dst, uint32_t hop)
+{
+	uint32_t d = rte_be_to_cpu_32(lpm_dst_raw(eth, md));
+
+	if (lpm_plain(fib, md, eth, dst, hop)) {
+		lpm_fwd(fib, md, eth, hop);
+		return LPM_EDGE_OUT;
+	}
+	if (md->cls == PF_CLASS_IPV4 && d != dst && rte_lpm_lookup(fib->lpm, d, &hop) != 0)
+		hop = fib->dflt;
+	return lpm_ip4(lp, fib, ctrs, m, d, hop);
+}
+
+/*
+ * Four packets whose frames start at @p eth: look them up (one
+ * rte_lpm_lookupx4) and test them as a whole, without a branch per packet:
+ * the metadata words, TTLs and lengths folded into two accumulators, the
+ * eight addresses' martian test in SSE. When all four pass lpm_plain,
+ * forward them and return true; else return false with the destinations
+ * (host order, where an untagged IPv4 frame holds them) in @p dst. @p hop
+ * gets the four next hops either way. Out of line: a function of its own
+ * keeps the registers for this work.
+ */
+static __rte_noinline bool
+lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *eth, int off,
+	     uint32_t *hop, uint32_t *dst)
+{
+	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+	const struct lpm_nh *nhs = fib->nh, *nh;
+	__m128i sd01, sd23, dv;
+	uint32_t bad = 0;
+	int32_t neg = 0;
+	uint16_t k;
+
+	/* Source and destination in one load per packet, the destinations
+	 * gathered and swapped for the lookup. */
+	sd01 = _mm_set_epi64x((long long)lpm_ld64(eth[1] + LPM_SD_OFF),
+			      (long long)lpm_ld64(eth[0] + LPM_SD_OFF));
+	sd23 = _mm_set_epi64x((long long)lpm_ld64(eth[3] + LPM_SD_OFF),
+			      (long long)lpm_ld64(eth[2] + LPM_SD_OFF));
+	dv = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(sd01), _mm_castsi128_ps(sd23),
+					     _MM_SHUFFLE(3, 1, 3, 1)));
+	dv = _mm_shuffle_epi8(dv, bswap);
+	rte_lpm_lookupx4(fib->lpm, dv, hop, fib->dflt);
+	/* lpm_plain for the four: bad != 0 or neg < 0 fails the group. */
+#pragma GCC unroll 4
+	for (k = 0; k < 4; k++) {
+		const uint8_t *ip = eth[k] + RTE_ETHER_HDR_LEN;
+
+		bad |= (lpm_meta_word(pf_meta_at(pkts[k], off)) & LPM_META_MASK) ^ LPM_META_FAST;
+		neg |= (int32_t)ip[offsetof(struct rte_ipv4_hdr, time_to_live)] - 2;
+		neg |= (int32_t)nhs[hop[k]].max_len -
+		       (int32_t)lpm_ld_be16(ip + offsetof(struct rte_ipv4_hdr, total_length));
+	}
+	if (unlikely((bad | (uint32_t)lpm_martian_x4(sd01, sd23)) != 0 || neg < 0)) {
+		_mm_storeu_si128((__m128i *)dst, dv);
+		return false;
+	}
+#pragma GCC unroll 4
+	for (k = 0; k < 4; k++) {
+		struct pf_meta *md = pf_meta_at(pkts[k], off);
+
+		nh = &nhs[hop[k]];
+		lpm_ttl_dec_fwd(eth[k] + RTE_ETHER_HDR_LEN);
+		memcpy(eth[k], nh->macs, sizeof(nh->macs));
+		md->out_port = nh->port;
+		md->nexthop = hop[k];
+	}
+	return true;
+}
+
+/*
+ * The default loop, after DPDK's ip4_lookup_sse.h: four packets at a time
+ * (lpm_x4_group), frames and the mbufs' metadata lines prefetched 4 ahead
+ * (the frame addresses kept for the group that uses them; reading them
+ * brings the mbufs' first lines, which 8-ahead prefetches of both lines
+ * cost 4 instructions a packet more for); a group that fails the
+ * group test goes packet by packet, the 0-3 left over take rte_lpm_lookup.
+ * Returns how many packets took edge out (see LPM_COUNT_OUT). @p one_hop:
+ * the next hop of every packet when all took the fast path to the same one
+ * (for the burst-port hint: the AND and the OR of the hops agree), else
+ * LPM_HOP_MIXED.
  */
 static __rte_always_inline uint16_t
 lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, uint32_t *one_hop,
 	     const bool icmp)
 {
-	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
 	const uint64_t out4 = LPM_EDGE_OUT * 0x0001000100010001ull;
 	const int off = pf_meta_offset;
-	struct pf_meta *md[4];
-	uint8_t *eth[4];
-	uint32_t hop[4] __rte_aligned(16), dst[4] __rte_aligned(16);
-	__m128i h_or = _mm_setzero_si128(), h_and = _mm_set1_epi32(-1);
+	uint32_t hop[4] __rte_aligned(16), dst[4];
+	__m128i h_or = _mm_setzero_si128(), h_and = _mm_set1_epi32(-1), hv;
 	uint32_t s_or = 0, s_and = UINT32_MAX;
 	uint16_t i, k, nout = 0, e;
+	uint8_t *eth[4], *next[4];
+	struct pf_meta *md;
 	bool slow = false;
 
-	for (i = 0; i < n && i < 8; i++)
-		lpm_prefetch_mbuf(pkts[i]);
-	for (i = 0; i < n && i < 4; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (k = 0; k < 4 && k < n; k++) {
+		next[k] = rte_pktmbuf_mtod(pkts[k], uint8_t *);
+		rte_prefetch0(next[k]);
+		rte_mbuf_prefetch_part2(pkts[k]);
+	}
 	for (i = 0; i + 4 <= n; i += 4) {
-		if (likely(i + 12 <= n))
-			for (k = 8; k < 12; k++)
-				lpm_prefetch_mbuf(pkts[i + k]);
-		if (likely(i + 8 <= n))
-			for (k = 4; k < 8; k++)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + k], void *));
-		for (k = 0; k < 4; k++) {
-			md[k] = RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *);
-			eth[k] = rte_pktmbuf_mtod(pkts[i + k], uint8_t *);
-			dst[k] = lpm_dst_raw(eth[k], md[k]);
+		memcpy(eth, next, sizeof(eth));
+		if (likely(i + 8 <= n)) {
+			for (k = 0; k < 4; k++) {
+				next[k] = rte_pktmbuf_mtod(pkts[i + 4 + k], uint8_t *);
+				rte_prefetch0(next[k]);
+				rte_mbuf_prefetch_part2(pkts[i + 4 + k]);
+			}
 		}
-		_mm_store_si128((__m128i *)dst,
-				_mm_shuffle_epi8(_mm_load_si128((const __m128i *)dst), bswap));
-		rte_lpm_lookupx4(fib->lpm, _mm_load_si128((const __m128i *)dst), hop, fib->dflt);
-		h_or = _mm_or_si128(h_or, _mm_load_si128((const __m128i *)hop));
-		h_and = _mm_and_si128(h_and, _mm_load_si128((const __m128i *)hop));
-		/* All four plain (the usual case): one test, one store of the edges. */
-		if (likely(lpm_plain(fib, md[0], eth[0], dst[0], hop[0]) &
-			   lpm_plain(fib, md[1], eth[1], dst[1], hop[1]) &
-			   lpm_plain(fib, md[2], eth[2], dst[2], hop[2]) &
-			   lpm_plain(fib, md[3], eth[3], dst[3], hop[3]))) {
-			for (k = 0; k < 4; k++)
-				lpm_fwd(fib, md[k], eth[k], hop[k]);
+		if (likely(lpm_x4_group(fib, pkts + i, eth, off, hop, dst))) {
+			hv = _mm_load_si128((const __m128i *)hop);
+			h_or = _mm_or_si128(h_or, hv);
+			h_and = _mm_and_si128(h_and, hv);
 			memcpy(&edge[i], &out4, sizeof(out4));
 			nout += 4;
 			continue;
 		}
+		slow = true;
 		for (k = 0; k < 4; k++) {
-			e = lpm_decide(lp, fib, ctrs, pkts[i + k], md[k], eth[k], dst[k], hop[k],
-				       &slow);
+			md = pf_meta_at(pkts[i + k], off);
+			e = lpm_x4_other(lp, fib, ctrs, pkts[i + k], md, eth[k], dst[k], hop[k]);
 			edge[i + k] = e;
 			nout += LPM_COUNT_OUT(e, icmp);
 		}
 	}
 	for (; i < n; i++) {
-		md[0] = RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *);
+		md = pf_meta_at(pkts[i], off);
 		eth[0] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
-		dst[0] = rte_be_to_cpu_32(lpm_dst_raw(eth[0], md[0]));
+		dst[0] = rte_be_to_cpu_32(lpm_dst_raw(eth[0], md));
 		if (rte_lpm_lookup(fib->lpm, dst[0], &hop[0]) != 0)
 			hop[0] = fib->dflt;
 		s_or |= hop[0];
 		s_and &= hop[0];
-		e = lpm_decide(lp, fib, ctrs, pkts[i], md[0], eth[0], dst[0], hop[0], &slow);
+		e = lpm_decide(lp, fib, ctrs, pkts[i], md, eth[0], dst[0], hop[0], &slow);
 		edge[i] = e;
 		nout += LPM_COUNT_OUT(e, icmp);
 	}

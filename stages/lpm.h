@@ -171,19 +171,18 @@ lpm_ttl_dec(void *ip)
 
 /**
  * lpm_ttl_dec for a TTL of at least 1 (a packet being forwarded has 2 or
- * more): the word change is always -1, one constant to add.
+ * more): the word change is always -1, so eqn. 3 reduces to HC' = HC + 1,
+ * plus one more where the end-around carry of ~HC + 0xfffe does not come
+ * (HC 0xfffe and 0xffff): no complements, no fold.
  */
 static inline void
 lpm_ttl_dec_fwd(void *ip)
 {
 	uint8_t *h = ip;
-	uint32_t sum;
 	uint16_t ck;
 
 	memcpy(&ck, h + 10, 2);
-	sum = (uint32_t)(uint16_t)~ck + 0xfffe;
-	sum = (sum & 0xffff) + (sum >> 16);
-	ck = (uint16_t)~sum;
+	ck = (uint16_t)(ck + 1u + ((ck + 2u) >> 16));
 	h[8]--;
 	memcpy(h + 10, &ck, 2);
 }

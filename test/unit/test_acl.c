@@ -470,6 +470,26 @@ test_burst_sizes(void **state)
 			assert_int_equal(e[i], i % 200 < 100 ? 1 : 0);
 		pf_test_free(m, sizes[k]);
 	}
+	assert_int_equal(pf_test_ctr(st, "permit"), 492);
+	assert_int_equal(pf_test_ctr(st, "default_deny"), 200);
+	assert_int_equal(pf_test_ctr(st, "acl_deny"), 200);
+	assert_int_equal(gauge(st, "rule.1"), 492);
+	/* Bursts whose packets all match one rule (counted once per burst). */
+	for (k = 0; k < RTE_DIM(sizes); k++) {
+		for (i = 0; i < sizes[k]; i++) {
+			t = udp(i, 7, 1, k & 1 ? 99 : 100);
+			m[i] = tpkt_mbuf(&t);
+		}
+		pf_test_process(st, m, sizes[k], e);
+		for (i = 0; i < sizes[k]; i++)
+			assert_int_equal(e[i], k & 1 ? 1 : 0);
+		pf_test_free(m, sizes[k]);
+	}
+	/* odd k: 1 + 4 + 8 + 32 + 64 + 256 permitted; even k: 0 + 3 + 5 + 31 + 33 + 255 denied */
+	assert_int_equal(pf_test_ctr(st, "permit"), 492 + 365);
+	assert_int_equal(pf_test_ctr(st, "default_deny"), 200 + 327);
+	assert_int_equal(pf_test_ctr(st, "acl_deny"), 200 + 327);
+	assert_int_equal(gauge(st, "rule.1"), 492 + 365);
 	done(st, topo);
 }
 

@@ -3,8 +3,10 @@
  * lpm stage: RFC 1624 checksum update (exhaustive), route parsing errors,
  * every RFC 1812 verdict on hand-built frames, ARP and ICMP echo answers,
  * x4 / bulk / scalar agreement with a naive model on 10k random routes,
+ * x4 groups holding every kind of packet the group test must reject,
  * and a live route update.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -914,6 +916,185 @@ test_modes_agree(void **state)
 	free(got);
 }
 
+/* ---- x4 groups ---------------------------------------------------------- */
+
+static const char *topo_x4_fmt =
+	"ports:\n"
+	"  p0: { device: net_null0, mac: \"" MAC_P0 "\", ipv4: 192.168.0.1/24 }\n"
+	"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", max_frame: 100 }\n"
+	"  p2: { device: net_null2, mac: \"02:00:00:00:00:12\" }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0, p1, p2], next: { ipv4: lpm, arp: lpm } }\n"
+	"  tx: { type: tx, ports: [p0, p1, p2] }\n"
+	"  lpm:\n"
+	"      type: lpm\n"
+	"      next: tx\n"
+	"      lookup: %s\n"
+	NEXTHOPS
+	"      routes:\n"
+	"        - { prefix: 10.0.0.0/8, via: nh1 }\n"
+	"        - { prefix: 20.0.0.0/8, via: nh2 }\n"
+	"        - { prefix: 30.0.0.0/8, via: nh3 }\n"
+	TOPO_TAIL;
+
+/* One frame of kind @p k (x4_kinds[k]) from port 0. */
+static struct rte_mbuf *
+mk_kind(unsigned int k)
+{
+	const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	const uint8_t nop_eol[4] = { 1, 1, 1, 0 };
+	uint32_t host = ip4(192, 168, 0, 9), d = ip4(10, 1, 2, 3);
+	uint8_t buf[64] = { 0 };
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + 18);
+	struct rte_mbuf *m;
+
+	switch (k) {
+	case 0: return mk_ip(mac_p0, host, d, 64, 17, 0);
+	case 1: return mk_ip(mac_p0, host, ip4(20, 1, 1, 1), 64, 17, 0);
+	case 2: return mk_ip(mac_p0, host, ip4(30, 1, 1, 1), 64, 17, 0);
+	case 3: return mk_ip(mac_p0, host, d, 1, 17, 0);
+	case 4: return mk_ip(mac_p0, host, d, 0, 17, 0);
+	case 5: return mk_ip(mac_p0, host, d, 2, 17, 0);
+	case 6: return mk_ip(mac_p0, ip4(127, 0, 0, 1), d, 64, 17, 0);
+	case 7: return mk_ip(mac_p0, ip4(0, 1, 2, 3), d, 64, 17, 0);
+	case 8: return mk_ip(mac_p0, ip4(224, 0, 0, 5), d, 64, 17, 0);
+	case 9: return mk_ip(mac_p0, ip4(255, 1, 1, 1), d, 64, 17, 0);
+	case 10: return mk_ip(mac_p0, host, ip4(127, 0, 0, 1), 64, 17, 0);
+	case 11: return mk_ip(mac_p0, host, ip4(255, 255, 255, 255), 64, 17, 0);
+	case 12: return mk_ip(mac_p0, host, ip4(224, 0, 0, 9), 64, 17, 0);
+	case 13: return mk_ip(mac_p0, host, ip4(0, 0, 0, 1), 64, 17, 0);
+	case 14: return mk_ip(mac_p0, host, ip4(240, 1, 1, 1), 64, 17, 0);
+	case 15: return mk_ip(mac_p0, host, ip4(40, 1, 1, 1), 64, 17, 0);
+	case 16: return mk_ip(bc, host, d, 64, 17, 0);
+	case 17: return mk_ip(mac_p1, host, d, 64, 17, 0);
+	case 18: return mk_arp(bc, RTE_ARP_OP_REQUEST, host, ip4(192, 168, 0, 1), 1);
+	case 19:
+		/* 802.1Q priority tag (VID 0) */
+		memcpy(buf, mac_p0, 6);
+		memcpy(buf + 6, mac_host, 6);
+		buf[12] = 0x81;
+		buf[14] = 0xa0;
+		buf[16] = 0x08;
+		ip->version_ihl = 0x45;
+		ip->total_length = rte_cpu_to_be_16(20);
+		ip->time_to_live = 9;
+		ip->src_addr = rte_cpu_to_be_32(host);
+		ip->dst_addr = rte_cpu_to_be_32(ip4(20, 7, 7, 7));
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		m = pf_test_mbuf(buf, 38, 0);
+		pf_meta(m)->cls = PF_CLASS_IPV4;
+		pf_meta(m)->l2_len = 18;
+		pf_meta(m)->l3_len = 20;
+		return m;
+	case 20: return mk_opt(nop_eol, 4, 0, 17, 8, d);
+	case 21: return mk_opt(NULL, 0, RTE_IPV4_HDR_MF_FLAG, 17, 8, d);
+	case 22: return mk_opt(NULL, 0, RTE_IPV4_HDR_DF_FLAG, 17, 67, d);
+	case 23: return mk_opt(NULL, 0, 0, 17, 67, d);
+	case 24: return mk_opt(NULL, 0, RTE_IPV4_HDR_DF_FLAG, 17, 66, d);
+	case 25: return mk_ip(mac_p0, host, ip4(192, 168, 0, 1), 64, 17, 0);
+	case 26: return mk_ip(mac_p0, host, ip4(192, 168, 0, 255), 64, 17, 0);
+	case 27: return mk_ip(mac_p0, ip4(223, 255, 1, 1), d, 64, 17, 0);
+	case 28: return mk_ip(mac_p0, ip4(1, 0, 0, 1), ip4(126, 255, 0, 1), 64, 17, 0);
+	default: return mk_ip(mac_p0, ip4(128, 0, 0, 1), ip4(223, 0, 0, 1), 64, 17, 0);
+	}
+}
+
+/* Each kind's edge (1: out) and drop counter, as RFC 1812 and the docs say. */
+static const struct {
+	uint16_t edge;
+	const char *ctr;
+} x4_kinds[] = {
+	{ 1, NULL }, { 1, NULL }, { 1, NULL }, { 0, "ip4_ttl_expired" }, { 0, "ip4_ttl_expired" },
+	{ 1, NULL }, { 0, "ip4_martian_src" }, { 0, "ip4_martian_src" }, { 0, "ip4_martian_src" },
+	{ 0, "ip4_martian_src" }, { 0, "ip4_martian_dst" }, { 0, "ip4_bcast" },
+	{ 0, "ip4_mcast_unsupported" }, { 0, "ip4_martian_dst" }, { 0, "ip4_martian_dst" },
+	{ 0, "ip4_no_route" }, { 0, "l3_l2bcast_ip_unicast" }, { 0, "l3_mac_mismatch" },
+	{ 1, NULL }, { 1, NULL }, { 1, NULL }, { 1, NULL }, { 0, "ip4_mtu_exceeded_df" },
+	{ 0, "ip4_frag_needed_unsupported" }, { 1, NULL }, { 0, "ip4_local_unsupported" },
+	{ 0, "ip4_directed_bcast" }, { 1, NULL }, { 0, "ip4_no_route" }, { 0, "ip4_no_route" },
+};
+
+/*
+ * The x4 loop tests groups of four as a whole: every kind of packet the
+ * group test must reject (TTL 1, a martian, a tag, ARP, ...) at every
+ * place in a group and in the 0-3 left over, bursts of 1 to 40. Each
+ * packet takes its kind's edge and counter, and x4 leaves the same bytes,
+ * metadata and counters as the scalar reference.
+ */
+static void
+test_x4_groups(void **state)
+{
+	const unsigned int nk = RTE_DIM(x4_kinds);
+	struct pf_stage *st[2];
+	struct pf_topo *topo[2];
+	uint64_t want[64] = { 0 };
+	char yaml[4096];
+	uint32_t round, total = 0;
+	uint16_t c, s;
+
+	for (s = 0; s < 2; s++) {
+		snprintf(yaml, sizeof(yaml), topo_x4_fmt, s == 0 ? "x4" : "scalar");
+		st[s] = pf_test_stage(yaml, "lpm", &topo[s]);
+	}
+	assert_true(st[0]->ops->n_ctrs <= RTE_DIM(want));
+	srandom(1624);
+	for (round = 0; round < 400; round++) {
+		struct rte_mbuf *pk[2][40];
+		uint16_t e[2][40], b = (uint16_t)(1 + round % 40), j;
+		unsigned int kind[40];
+
+		for (j = 0; j < b; j++) {
+			/* mostly forwarded packets, so that groups hold one odd packet */
+			kind[j] = random() % 3 != 0 ? (unsigned int)random() % 3 :
+						     (unsigned int)random() % nk;
+			for (s = 0; s < 2; s++) {
+				pk[s][j] = mk_kind(kind[j]);
+				rx_l2_local(pk[s][j]);
+			}
+			if (x4_kinds[kind[j]].ctr != NULL)
+				for (c = 0; c < st[0]->ops->n_ctrs; c++)
+					want[c] += strcmp(st[0]->ops->ctrs[c].name,
+							  x4_kinds[kind[j]].ctr) == 0;
+		}
+		for (s = 0; s < 2; s++)
+			pf_test_process(st[s], pk[s], b, e[s]);
+		for (j = 0; j < b; j++) {
+			const struct pf_meta *a = pf_meta(pk[0][j]), *r = pf_meta(pk[1][j]);
+
+			if (e[0][j] != x4_kinds[kind[j]].edge || e[1][j] != e[0][j])
+				fail_msg("round %u packet %u kind %u: x4 edge %u, scalar %u, want %u",
+					 round, j, kind[j], e[0][j], e[1][j], x4_kinds[kind[j]].edge);
+			assert_int_equal(rte_pktmbuf_data_len(pk[0][j]),
+					 rte_pktmbuf_data_len(pk[1][j]));
+			if (memcmp(rte_pktmbuf_mtod(pk[0][j], void *),
+				   rte_pktmbuf_mtod(pk[1][j], void *),
+				   rte_pktmbuf_data_len(pk[0][j])) != 0)
+				fail_msg("round %u packet %u kind %u: x4 wrote other bytes", round, j,
+					 kind[j]);
+			if (e[0][j] != 0) {
+				assert_int_equal(a->out_port, r->out_port);
+				assert_int_equal(a->nexthop, r->nexthop);
+			}
+		}
+		total += b;
+		for (s = 0; s < 2; s++)
+			pf_test_free(pk[s], b);
+	}
+	for (c = 0; c < st[0]->ops->n_ctrs; c++) {
+		if (st[0]->ctrs[c] != st[1]->ctrs[c])
+			fail_msg("counter %s: x4 %" PRIu64 ", scalar %" PRIu64,
+				 st[0]->ops->ctrs[c].name, st[0]->ctrs[c], st[1]->ctrs[c]);
+		if (st[0]->ops->ctrs[c].kind == PF_CTR_DROP && st[0]->ctrs[c] != want[c])
+			fail_msg("counter %s: %" PRIu64 ", want %" PRIu64, st[0]->ops->ctrs[c].name,
+				 st[0]->ctrs[c], want[c]);
+	}
+	assert_true(pf_test_ctr(st[0], "ip4_martian_src") != 0);
+	assert_true(pf_test_ctr(st[0], "arp_reply") != 0);
+	assert_true(total > 8000);
+	for (s = 0; s < 2; s++)
+		destroy(st[s], topo[s]);
+}
+
 /* ---- live update -------------------------------------------------------- */
 
 static void
@@ -972,6 +1153,7 @@ main(void)
 		cmocka_unit_test(test_arp),
 		cmocka_unit_test(test_icmp_echo),
 		cmocka_unit_test(test_modes_agree),
+		cmocka_unit_test(test_x4_groups),
 		cmocka_unit_test(test_update),
 	};
 
