@@ -811,13 +811,23 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const bool v4, co
 	return RX_EDGE_DROP;
 }
 
-/* Any frame the fast path did not take (or all, with fast_path: false). */
+/*
+ * Any frame the fast path did not take (or all, with fast_path: false): the
+ * full parser, its edge folded into the burst's any (acc[0]) and all
+ * (acc[1]). Out of line with few arguments, so the fast path's loop keeps
+ * its registers.
+ */
 static __rte_noinline uint16_t
-rx_slow(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
-	struct rte_mbuf *m)
+rx_slow(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc)
 {
-	return rx_parse_full(rx, ctrs, connected, m, pf_meta_at(m, off),
-			     rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
+	const struct rx_priv *rx = st->priv;
+	uint16_t e;
+
+	e = rx_parse_full(rx, st->ctrs, st->edge_connected, m, pf_meta(m),
+			  rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
+	acc[0] |= e;
+	acc[1] &= e;
+	return e;
 }
 
 /*
@@ -825,9 +835,8 @@ rx_slow(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
  * fast path's edges (ipv4, ipv6) are or-ed into @p fast, added at the end.
  */
 static __rte_always_inline void
-rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
-       struct rte_mbuf *m, uint16_t *edge, uint16_t *any, uint16_t *all, uint16_t *fast,
-       const bool f4, const bool f6)
+rx_one(const struct pf_stage *st, const struct rx_priv *rx, int off, struct rte_mbuf *m,
+       uint16_t *edge, uint16_t *acc, uint16_t *fast, const bool f4, const bool f6)
 {
 	uint16_t e;
 
@@ -836,9 +845,7 @@ rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
 		*fast |= e;
 		return;
 	}
-	*edge = e = rx_slow(rx, ctrs, connected, off, m);
-	*any |= e;
-	*all &= e;
+	*edge = rx_slow(st, m, acc);
 }
 
 /*
@@ -851,10 +858,8 @@ rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t
 	 const bool f4, const bool f6)
 {
 	const struct rx_priv *rx = st->priv;
-	uint64_t *ctrs = st->ctrs;
-	uint32_t connected = st->edge_connected;
 	int off = pf_meta_off();
-	uint16_t any = 0, all = UINT16_MAX, fast = 0;
+	uint16_t acc[2] = { 0, UINT16_MAX }, fast = 0;
 	unsigned int i;
 
 	if (n == 0)
@@ -867,29 +872,26 @@ rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
-		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &fast, f4, f6);
-		rx_one(rx, ctrs, connected, off, pkts[i + 1], &edge[i + 1], &any, &all, &fast,
-		       f4, f6);
-		rx_one(rx, ctrs, connected, off, pkts[i + 2], &edge[i + 2], &any, &all, &fast,
-		       f4, f6);
-		rx_one(rx, ctrs, connected, off, pkts[i + 3], &edge[i + 3], &any, &all, &fast,
-		       f4, f6);
+		rx_one(st, rx, off, pkts[i], &edge[i], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pkts[i + 1], &edge[i + 1], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pkts[i + 2], &edge[i + 2], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pkts[i + 3], &edge[i + 3], acc, &fast, f4, f6);
 	}
 	for (; i + 4 < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &fast, f4, f6);
+		rx_one(st, rx, off, pkts[i], &edge[i], acc, &fast, f4, f6);
 	}
 	for (; i < n; i++)
-		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &fast, f4, f6);
+		rx_one(st, rx, off, pkts[i], &edge[i], acc, &fast, f4, f6);
 	/* Both fast edges (ipv4 | ipv6 is arp's value): mixed whatever the rest. */
 	if (fast == (RX_EDGE_IPV4 | RX_EDGE_IPV6))
 		return PF_EDGE_MIXED;
 	if (fast != 0) {
-		any |= fast;
-		all &= fast;
+		acc[0] |= fast;
+		acc[1] &= fast;
 	}
 	/* Every bit set in one edge is set in all: they are all the same edge. */
-	return any == all ? any : PF_EDGE_MIXED;
+	return acc[0] == acc[1] ? acc[0] : PF_EDGE_MIXED;
 }
 
 static uint16_t
