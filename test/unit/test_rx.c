@@ -52,8 +52,18 @@ static const char topo_ipv4_only[] =
 	"lcores:\n"
 	"  1: [rx, tx]\n";
 
-static struct pf_topo *topo, *topo4, *topo_f;
-static struct pf_stage *rx, *rx4, *rxf;
+/* Only IPv6 is wired: the fast path runs for IPv6 alone. */
+static const char topo_ipv6_only[] =
+	"ports:\n"
+	"  p0: { device: net_null0 }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0], next: { ipv6: tx } }\n"
+	"  tx: { type: tx, ports: [p0] }\n"
+	"lcores:\n"
+	"  1: [rx, tx]\n";
+
+static struct pf_topo *topo, *topo4, *topo6, *topo_f;
+static struct pf_stage *rx, *rx4, *rx6, *rxf;
 /* RX offload flags the next guard mbuf gets (the checksum verdict of a port). */
 static uint64_t next_ol_flags;
 
@@ -323,6 +333,7 @@ setup(void **state)
 	rx = pf_test_stage(topo_all, "rx", &topo);
 	rxf = pf_test_stage(topo_full, "rx", &topo_f);
 	rx4 = pf_test_stage(topo_ipv4_only, "rx", &topo4);
+	rx6 = pf_test_stage(topo_ipv6_only, "rx", &topo6);
 	return rx->ops->n_ctrs <= MAX_CTRS ? 0 : -1;
 }
 
@@ -332,9 +343,11 @@ teardown(void **state)
 	pf_stage_destroy(rx);
 	pf_stage_destroy(rxf);
 	pf_stage_destroy(rx4);
+	pf_stage_destroy(rx6);
 	pf_topo_free(topo);
 	pf_topo_free(topo_f);
 	pf_topo_free(topo4);
+	pf_topo_free(topo6);
 	return 0;
 }
 
@@ -938,6 +951,26 @@ test_unwired_class(void **state)
 			     "malformed ipv6 unwired"));
 }
 
+/* IPv6 wired alone: its fast path runs, IPv4 is unsupported on either path. */
+static void
+test_ipv6_only(void **state)
+{
+	struct rte_mbuf *m;
+	struct frame f;
+
+	ipv4(&f, -1, 5, 100);
+	rte_pktmbuf_free(one(rx6, &f, 0, E_DROP, D({ "ethertype_unsupported", 1 }),
+			     "ipv4 unwired"));
+	ipv6(&f, -1, 60);
+	m = one(rx6, &f, 0, E_IPV6, NONE, "ipv6 wired");
+	assert_int_equal(pf_meta(m)->l2_len, 14);
+	assert_int_equal(pf_meta(m)->l3_len, 40);
+	assert_int_equal(pf_meta(m)->l4_proto, 17);
+	assert_int_equal(pf_meta(m)->cls, PF_CLASS_IPV6);
+	assert_int_equal(pf_meta(m)->out_port, PF_PORT_NONE);
+	rte_pktmbuf_free(m);
+}
+
 /* ---- fast path ---------------------------------------------------------- */
 
 /* in_port comes from mbuf->port (the DPDK port id), whatever the metadata held. */
@@ -1384,6 +1417,7 @@ main(void)
 		cmocka_unit_test(test_meta_reset),
 		cmocka_unit_test(test_padding_trimmed),
 		cmocka_unit_test(test_unwired_class),
+		cmocka_unit_test(test_ipv6_only),
 		cmocka_unit_test(test_in_port_from_mbuf),
 		cmocka_unit_test(test_l2_local),
 		cmocka_unit_test(test_cksum_offload),
