@@ -16,8 +16,10 @@
  * length is checked before the bytes it covers are touched.
  *
  * Two paths, one verdict. The fast path takes the common frame (untagged,
- * unicast destination, IPv4 with IHL 5, no fragment, total length equal to
- * what arrived, at least 60 bytes) with a few loads and one combined test;
+ * unicast destination, at least 60 bytes; IPv4 with IHL 5, no fragment,
+ * total length equal to what arrived, or IPv6 with the payload length equal
+ * to what arrived and no extension header) with a few loads and one
+ * combined test per family;
  * every other frame, and every frame that fails any part of that test, goes
  * to rx_parse_full(), the complete parser with every drop reason. A frame
  * the fast path accepts is one the full parser accepts with the same
@@ -750,9 +752,10 @@ rx_fast_bad(uint64_t bad, uint64_t w0, uint64_t w1)
  * header loads need no further length check) up to its max_frame; a single
  * segment, unicast destination, a source that is neither a group address nor
  * possibly ours (its last byte in own_last) nor zero; then by family (@p v4,
- * @p v6: its edge wired): IPv4: 0x45, no MF and no offset, total length exactly what arrived, and
- * the checksum (offload verdict or the sum). IPv6: version 6, payload length exactly what arrived, and a Next Header that is
- * no extension header the full parser walks.
+ * @p v6: its edge wired). IPv4: 0x45, no MF and no offset, total length
+ * exactly what arrived, and the checksum (offload verdict or the sum).
+ * IPv6: version 6, payload length exactly what arrived, and a Next Header
+ * that is no extension header the full parser walks.
  */
 static __rte_always_inline uint16_t
 rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const bool v4, const bool v6)
