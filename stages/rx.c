@@ -16,8 +16,10 @@
  * length is checked before the bytes it covers are touched.
  *
  * Two paths, one verdict. The fast path takes the common frame (untagged,
- * unicast destination, IPv4 with IHL 5, no fragment, total length equal to
- * what arrived, at least 60 bytes) with a few loads and one combined test;
+ * unicast destination, at least 60 bytes; IPv4 with IHL 5, no fragment,
+ * total length equal to what arrived, or IPv6 with the payload length equal
+ * to what arrived and no extension header) with a few loads and one
+ * combined test per family;
  * every other frame, and every frame that fails any part of that test, goes
  * to rx_parse_full(), the complete parser with every drop reason. A frame
  * the fast path accepts is one the full parser accepts with the same
@@ -99,6 +101,10 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
 #define RX_W1_MASK 0x00ffffff00000000ull
 #define RX_W1_IPV4 0x0045000800000000ull
 #define RX_W2_MASK 0x0000ff3f0000ffffull
+/* IPv6: EtherType 0x86dd and version 6 in bytes 12-14; payload length in bytes 18-19. */
+#define RX_W1_V6_MASK 0x00f0ffff00000000ull
+#define RX_W1_IPV6 0x0060dd8600000000ull
+#define RX_W2_V6_MASK 0x00000000ffff0000ull
 /* own_last[] values: above every bit the header test and its other terms set. */
 #define RX_SRC_OWN (1ull << 62)
 #define RX_SRC_ZERO (1ull << 63)
@@ -408,6 +414,11 @@ ip4_cksum_good(const struct rte_mbuf *m, const void *ip, uint32_t ihl)
 #define IP6_NH_FRAGMENT 44
 #define IP6_NH_DSTOPTS 60
 
+/* Non-zero for the Next Header values above: the fast path leaves those to the walk. */
+static const uint8_t rx_ip6_ext_hdr[256] = {
+	[IP6_NH_HBH] = 1, [IP6_NH_ROUTING] = 1, [IP6_NH_FRAGMENT] = 1, [IP6_NH_DSTOPTS] = 1,
+};
+
 /* ICMPv6 Parameter Problem codes (RFC 4443, RFC 7112, RFC 8883). */
 #define IP6_PP_NEXT_HEADER 1
 #define IP6_PP_INCOMPLETE_CHAIN 3
@@ -697,16 +708,17 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
 
 /*
  * The fast path's metadata in three stores (no field read back, nothing left
- * stale): in_port, out_port NONE, vlan_tci 0, l2_len 14, l3_len 20 | class
- * IPv4, flags, bd 0, flood_mask 0 | nexthop 0, l4_proto, rsvd 0.
+ * stale): in_port, out_port NONE, vlan_tci 0, l2_len 14, l3_len | class,
+ * flags, bd 0, flood_mask 0 | nexthop 0, l4_proto, rsvd 0.
  */
 static __rte_always_inline void
-rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags, uint8_t proto)
+rx_meta_fast(struct pf_meta *md, uint16_t in_port, uint8_t l3_len, uint8_t cls, uint8_t flags,
+	     uint8_t proto)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	uint64_t w0 = in_port | (uint64_t)PF_PORT_NONE << 16 |
-		      (uint64_t)RTE_ETHER_HDR_LEN << 48 | (uint64_t)20 << 56;
-	uint64_t w1 = PF_CLASS_IPV4 | (uint64_t)flags << 8;
+		      (uint64_t)RTE_ETHER_HDR_LEN << 48 | (uint64_t)l3_len << 56;
+	uint64_t w1 = cls | (uint64_t)flags << 8;
 	uint64_t w2 = (uint64_t)proto << 32;
 
 	RTE_BUILD_BUG_ON(sizeof(*md) != 24 || offsetof(struct pf_meta, l3_len) != 7 ||
@@ -718,90 +730,125 @@ rx_meta_ipv4(struct pf_meta *md, uint16_t in_port, uint8_t flags, uint8_t proto)
 	memcpy((uint8_t *)md + 16, &w2, 8);
 #else
 	*md = (struct pf_meta){ .in_port = in_port, .out_port = PF_PORT_NONE,
-				.l2_len = RTE_ETHER_HDR_LEN, .l3_len = 20,
-				.cls = PF_CLASS_IPV4, .flags = flags, .l4_proto = proto };
+				.l2_len = RTE_ETHER_HDR_LEN, .l3_len = l3_len,
+				.cls = cls, .flags = flags, .l4_proto = proto };
 #endif
 }
 
 /*
- * One frame. The fast path's test: from a polled port, 60 bytes (so the
- * header loads need no further length check) up to its max_frame, then from
- * the mbuf and four header loads, one word that is zero only for a single
- * segment, unicast destination, a source that is neither a group address nor
- * possibly ours (its last byte in own_last) nor zero,
- * EtherType IPv4 with 0x45, no MF and no offset, and total length exactly
- * what arrived; then the checksum (offload verdict or the sum). Anything
- * else, the full parser decides.
+ * Whether the fast path's header test failed on something the full parser
+ * must see: anything but a source ending in 0x00 that is not all zero.
  */
 static __rte_always_inline bool
-rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m)
+rx_fast_bad(uint64_t bad, uint64_t w0, uint64_t w1)
 {
-	struct pf_meta *md = pf_meta_at(m, off);
+	return unlikely(bad != 0) &&
+	       (bad != RX_SRC_ZERO || ((w0 >> 48) | (w1 & 0xffffffff)) == 0);
+}
+
+/*
+ * One frame: its edge when the fast path takes it, else RX_EDGE_DROP (the
+ * full parser decides). The test: from a polled port, 60 bytes (so the
+ * header loads need no further length check) up to its max_frame; a single
+ * segment, unicast destination, a source that is neither a group address nor
+ * possibly ours (its last byte in own_last) nor zero; then by family (@p v4,
+ * @p v6: its edge wired). IPv4: 0x45, no MF and no offset, total length
+ * exactly what arrived, and the checksum (offload verdict or the sum).
+ * IPv6: version 6, payload length exactly what arrived, and a Next Header
+ * that is no extension header the full parser walks.
+ */
+static __rte_always_inline uint16_t
+rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const bool v4, const bool v6)
+{
 	uint16_t in_port = rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)];
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
+	uint64_t w0, w1, w2, l2, et, bad;
 
 	/*
 	 * 60 bytes to max_frame in one compare. With one segment pkt_len is
 	 * data_len (an mbuf invariant, rte_mbuf_sanity_check), so this is
 	 * the full parser's oversize test too.
 	 */
-	if (likely(len - RX_FAST_MIN_LEN < rx->fast_span[in_port])) {
-		uint64_t w0, w1, w2, bad, ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	if (unlikely(len - RX_FAST_MIN_LEN >= rx->fast_span[in_port]))
+		return RX_EDGE_DROP;
+	/* Bytes 0-7, 8-15, 16-23 (little-endian words). */
+	memcpy(&w0, d, 8);
+	memcpy(&w1, d + 8, 8);
+	memcpy(&w2, d + 16, 8);
+	l2 = (w0 & RX_W0_GROUP_BITS) |                        /* dst or src group */
+	     ((uint64_t)m->nb_segs ^ 1u) |
+	     rx->own_last[d[11]];                             /* maybe ours, or zero */
+	et = w1 & RX_W1_MASK;
+	if (v4 && likely(et == RX_W1_IPV4)) {
+		uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 
-		/* Bytes 0-7, 8-15, 16-23 (little-endian words). */
-		memcpy(&w0, d, 8);
-		memcpy(&w1, d + 8, 8);
-		memcpy(&w2, d + 16, 8);
-		bad = (w0 & RX_W0_GROUP_BITS) |                        /* dst or src group */
-		      ((w1 & RX_W1_MASK) ^ RX_W1_IPV4) |               /* 0x0800, 0x45 */
-		      ((w2 & RX_W2_MASK) ^                             /* MF, offset, length */
-		       rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN))) |
-		      (m->nb_segs ^ 1u) |
-		      rx->own_last[d[11]];                             /* maybe ours, or zero */
-		/* Last byte 0x00 and nothing else wrong: fine unless all six are zero. */
-		if (unlikely(bad != 0) &&
-		    (bad != RX_SRC_ZERO || ((w0 >> 48) | (w1 & 0xffffffff)) == 0))
-			return false;
-		if (likely(ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
-			   (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip4_cksum_ok(d + 14, 20)))) {
+		bad = l2 | ((w2 & RX_W2_MASK) ^                   /* MF, offset, length */
+			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN)));
+		if (rx_fast_bad(bad, w0, w1))
+			return RX_EDGE_DROP;
+		/* No verdict (every vdev) first: then GOOD skips the sum, BAD is the parser's. */
+		if (likely(ck == RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN) ? ip4_cksum_ok(d + 14, 20) :
+		    ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+		    (ck == RTE_MBUF_F_RX_IP_CKSUM_NONE && ip4_cksum_ok(d + 14, 20))) {
 			/* Destination = bytes 0-5: the shift drops the source's first two. */
-			rx_meta_ipv4(md, in_port, ((w0 ^ rx->port_mac[in_port]) << 16) == 0 ?
-						  PF_META_L2_LOCAL : 0, (uint8_t)(w2 >> 56));
-			return true;
+			rx_meta_fast(pf_meta_at(m, off), in_port, 20, PF_CLASS_IPV4,
+				     ((w0 ^ rx->port_mac[in_port]) << 16) == 0 ?
+				     PF_META_L2_LOCAL : 0, (uint8_t)(w2 >> 56));
+			return RX_EDGE_IPV4;
 		}
+		return RX_EDGE_DROP;
 	}
-	return false;
-}
-
-/* Any frame the fast path did not take (or all, with fast_path: false). */
-static __rte_noinline uint16_t
-rx_slow(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
-	struct rte_mbuf *m)
-{
-	return rx_parse_full(rx, ctrs, connected, m, pf_meta_at(m, off),
-			     rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
+	if (v6 && (et & RX_W1_V6_MASK) == RX_W1_IPV6) {
+		bad = l2 | ((w2 & RX_W2_V6_MASK) ^                /* payload length */
+			    (uint64_t)rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN - 40))
+			    << 16) |
+		      rx_ip6_ext_hdr[(uint8_t)(w2 >> 32)];
+		if (rx_fast_bad(bad, w0, w1))
+			return RX_EDGE_DROP;
+		rx_meta_fast(pf_meta_at(m, off), in_port, 40, PF_CLASS_IPV6,
+			     ((w0 ^ rx->port_mac[in_port]) << 16) == 0 ? PF_META_L2_LOCAL : 0,
+			     (uint8_t)(w2 >> 32));
+		return RX_EDGE_IPV6;
+	}
+	return RX_EDGE_DROP;
 }
 
 /*
- * One frame. Only the full parser's verdicts feed the burst's any/all: a
- * fast-path frame is always ipv4, added once at the end.
+ * Any frame the fast path did not take (or all, with fast_path: false): the
+ * full parser, its edge folded into the burst's any (acc[0]) and all
+ * (acc[1]). Out of line with few arguments, so the fast path's loop keeps
+ * its registers.
+ */
+static __rte_noinline uint16_t
+rx_slow(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc)
+{
+	const struct rx_priv *rx = st->priv;
+	uint16_t e;
+
+	e = rx_parse_full(rx, st->ctrs, st->edge_connected, m, pf_meta(m),
+			  rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
+	acc[0] |= e;
+	acc[1] &= e;
+	return e;
+}
+
+/*
+ * One frame. Only the full parser's verdicts feed the burst's any/all; the
+ * fast path's edges (ipv4, ipv6) are or-ed into @p fast, added at the end.
  */
 static __rte_always_inline void
-rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
-       struct rte_mbuf *m, uint16_t *edge, uint16_t *any, uint16_t *all, uint16_t *n_slow,
-       const bool fast)
+rx_one(const struct pf_stage *st, const struct rx_priv *rx, int off, struct rte_mbuf *m,
+       uint16_t *edge, uint16_t *acc, uint16_t *fast, const bool f4, const bool f6)
 {
 	uint16_t e;
 
-	if (fast && likely(rx_fast(rx, off, m))) {
-		*edge = RX_EDGE_IPV4;
+	if ((f4 || f6) && likely((e = rx_fast(rx, off, m, f4, f6)) != RX_EDGE_DROP)) {
+		*edge = e;
+		*fast |= e;
 		return;
 	}
-	*edge = e = rx_slow(rx, ctrs, connected, off, m);
-	*any |= e;
-	*all &= e;
-	(*n_slow)++;
+	*edge = rx_slow(st, m, acc);
 }
 
 /*
@@ -811,42 +858,64 @@ rx_one(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, int off,
  */
 static __rte_always_inline uint16_t
 rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
-	 const bool fast)
+	 const bool f4, const bool f6)
 {
 	const struct rx_priv *rx = st->priv;
-	uint64_t *ctrs = st->ctrs;
-	uint32_t connected = st->edge_connected;
 	int off = pf_meta_off();
-	uint16_t any = 0, all = UINT16_MAX, n_slow = 0;
+	uint16_t acc[2] = { 0, UINT16_MAX }, fast = 0;
 	unsigned int i;
 
 	if (n == 0)
 		return PF_EDGE_MIXED;
 	for (i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i + 4 < n; i++) {
+	/* Four at a time: one loop test per four frames. */
+	for (i = 0; i + 8 <= n; i += 4) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &n_slow, fast);
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
+		rx_one(st, rx, off, pkts[i], &edge[i], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pkts[i + 1], &edge[i + 1], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pkts[i + 2], &edge[i + 2], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pkts[i + 3], &edge[i + 3], acc, &fast, f4, f6);
+	}
+	for (; i + 4 < n; i++) {
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		rx_one(st, rx, off, pkts[i], &edge[i], acc, &fast, f4, f6);
 	}
 	for (; i < n; i++)
-		rx_one(rx, ctrs, connected, off, pkts[i], &edge[i], &any, &all, &n_slow, fast);
-	if (n_slow != n) {
-		any |= RX_EDGE_IPV4;
-		all &= RX_EDGE_IPV4;
+		rx_one(st, rx, off, pkts[i], &edge[i], acc, &fast, f4, f6);
+	/* Both fast edges (ipv4 | ipv6 is arp's value): mixed whatever the rest. */
+	if (fast == (RX_EDGE_IPV4 | RX_EDGE_IPV6))
+		return PF_EDGE_MIXED;
+	if (fast != 0) {
+		acc[0] |= fast;
+		acc[1] &= fast;
 	}
 	/* Every bit set in one edge is set in all: they are all the same edge. */
-	return any == all ? any : PF_EDGE_MIXED;
+	return acc[0] == acc[1] ? acc[0] : PF_EDGE_MIXED;
 }
 
 static uint16_t
 rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct rx_priv *rx = st->priv;
+	uint32_t c = st->edge_connected;
 
-	/* The fast path's only edge is ipv4: unwired, every frame needs the full parser. */
-	if (likely(rx->fast_path && (st->edge_connected & (1u << RX_EDGE_IPV4))))
-		return rx_burst(st, pkts, n, edge, true);
-	return rx_burst(st, pkts, n, edge, false);
+	/* A family whose edge is unwired needs the full parser (ethertype_unsupported). */
+	if (unlikely(!rx->fast_path))
+		return rx_burst(st, pkts, n, edge, false, false);
+	switch (c & (1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6)) {
+	case 1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6:
+		return rx_burst(st, pkts, n, edge, true, true);
+	case 1u << RX_EDGE_IPV4:
+		return rx_burst(st, pkts, n, edge, true, false);
+	case 1u << RX_EDGE_IPV6:
+		return rx_burst(st, pkts, n, edge, false, true);
+	default:
+		return rx_burst(st, pkts, n, edge, false, false);
+	}
 }
 
 const struct pf_stage_ops pf_rx_ops = {

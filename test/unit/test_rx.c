@@ -52,8 +52,18 @@ static const char topo_ipv4_only[] =
 	"lcores:\n"
 	"  1: [rx, tx]\n";
 
-static struct pf_topo *topo, *topo4, *topo_f;
-static struct pf_stage *rx, *rx4, *rxf;
+/* Only IPv6 is wired: the fast path runs for IPv6 alone. */
+static const char topo_ipv6_only[] =
+	"ports:\n"
+	"  p0: { device: net_null0 }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0], next: { ipv6: tx } }\n"
+	"  tx: { type: tx, ports: [p0] }\n"
+	"lcores:\n"
+	"  1: [rx, tx]\n";
+
+static struct pf_topo *topo, *topo4, *topo6, *topo_f;
+static struct pf_stage *rx, *rx4, *rx6, *rxf;
 /* RX offload flags the next guard mbuf gets (the checksum verdict of a port). */
 static uint64_t next_ol_flags;
 
@@ -323,6 +333,7 @@ setup(void **state)
 	rx = pf_test_stage(topo_all, "rx", &topo);
 	rxf = pf_test_stage(topo_full, "rx", &topo_f);
 	rx4 = pf_test_stage(topo_ipv4_only, "rx", &topo4);
+	rx6 = pf_test_stage(topo_ipv6_only, "rx", &topo6);
 	return rx->ops->n_ctrs <= MAX_CTRS ? 0 : -1;
 }
 
@@ -332,9 +343,11 @@ teardown(void **state)
 	pf_stage_destroy(rx);
 	pf_stage_destroy(rxf);
 	pf_stage_destroy(rx4);
+	pf_stage_destroy(rx6);
 	pf_topo_free(topo);
 	pf_topo_free(topo_f);
 	pf_topo_free(topo4);
+	pf_topo_free(topo6);
 	return 0;
 }
 
@@ -938,6 +951,26 @@ test_unwired_class(void **state)
 			     "malformed ipv6 unwired"));
 }
 
+/* IPv6 wired alone: its fast path runs, IPv4 is unsupported on either path. */
+static void
+test_ipv6_only(void **state)
+{
+	struct rte_mbuf *m;
+	struct frame f;
+
+	ipv4(&f, -1, 5, 100);
+	rte_pktmbuf_free(one(rx6, &f, 0, E_DROP, D({ "ethertype_unsupported", 1 }),
+			     "ipv4 unwired"));
+	ipv6(&f, -1, 60);
+	m = one(rx6, &f, 0, E_IPV6, NONE, "ipv6 wired");
+	assert_int_equal(pf_meta(m)->l2_len, 14);
+	assert_int_equal(pf_meta(m)->l3_len, 40);
+	assert_int_equal(pf_meta(m)->l4_proto, 17);
+	assert_int_equal(pf_meta(m)->cls, PF_CLASS_IPV6);
+	assert_int_equal(pf_meta(m)->out_port, PF_PORT_NONE);
+	rte_pktmbuf_free(m);
+}
+
 /* ---- fast path ---------------------------------------------------------- */
 
 /* in_port comes from mbuf->port (the DPDK port id), whatever the metadata held. */
@@ -1056,6 +1089,28 @@ xorshift(uint64_t *r)
 }
 
 /*
+ * The differential tests' disturbance, from the random word @p v: up to
+ * three bits flipped in the first @p span bytes, the length cut or padded
+ * by up to 31 bytes; returns the port (p1 one time in four).
+ */
+static uint16_t
+disturb(struct frame *f, uint64_t *r, uint32_t v, unsigned int span)
+{
+	unsigned int k;
+
+	for (k = (v >> 13) & 3; k > 0; k--) {
+		uint32_t w = xorshift(r);
+
+		f->b[w % span] ^= (uint8_t)(1u << (w >> 8 & 7));
+	}
+	if ((v >> 19 & 7) == 0)
+		f->len = (uint16_t)(f->len - (v >> 22 & 31));
+	else if ((v >> 19 & 7) == 1)
+		f->len = (uint16_t)(f->len + (v >> 22 & 31));   /* Ethernet padding */
+	return (v >> 27 & 3) == 3 ? 1 : (v >> 27 & 1);
+}
+
+/*
  * Differential: frames near the fast path's edge (good IPv4, then a few
  * bytes, the length, the port or the offload verdict disturbed) give the
  * same verdict, metadata and counters with and without the fast path.
@@ -1067,7 +1122,7 @@ test_fast_vs_full(void **state)
 				       RTE_MBUF_F_RX_IP_CKSUM_NONE };
 	static struct frame f;
 	uint64_t r = 0x2545f4914f6cdd1dull, fast0 = pf_test_ctr(rx, "ip4_bad_checksum");
-	unsigned int it, k, hits[5] = { 0 };
+	unsigned int it, hits[5] = { 0 };
 	uint8_t *ip;
 	char what[64];
 	uint16_t port, e;
@@ -1091,18 +1146,9 @@ test_fast_vs_full(void **state)
 			else if ((w & 3) == 1)
 				f.b[6 + (w >> 2) % 5] = (uint8_t)(w >> 8) & 0xfe;
 		}
-		for (k = (v >> 13) & 3; k > 0; k--) {
-			uint32_t w = xorshift(&r);
-
-			f.b[w % 40] ^= (uint8_t)(1u << (w >> 8 & 7));
-		}
+		port = disturb(&f, &r, v, 40);
 		if ((v >> 16 & 7) == 0)
 			ipv4_recsum(ip);          /* a disturbed header that still sums right */
-		if ((v >> 19 & 7) == 0)
-			f.len = (uint16_t)(f.len - (v >> 22 & 31));
-		else if ((v >> 19 & 7) == 1)
-			f.len = (uint16_t)(f.len + (v >> 22 & 31));   /* Ethernet padding */
-		port = (v >> 27 & 3) == 3 ? 1 : (v >> 27 & 1);
 		next_ol_flags = ol[v >> 29 & 3];
 		snprintf(what, sizeof(what), "differential %u", it);
 		e = same_as_full(&f, port, what);
@@ -1112,6 +1158,157 @@ test_fast_vs_full(void **state)
 	/* The corpus reaches the fast path, the full parser and the drops. */
 	assert_true(hits[E_IPV4] > 2000 && hits[E_DROP] > 2000 && hits[E_OTHER] > 0);
 	assert_true(pf_test_ctr(rx, "ip4_bad_checksum") > fast0);
+	assert_int_equal(rte_mempool_in_use_count(pf_test_pool()), 0);
+}
+
+/*
+ * Frames on each side of the fast path's test, one field at a time: each must
+ * get the full parser's verdict (one() runs same_as_full on every case).
+ */
+static void
+test_fast_boundaries(void **state)
+{
+	struct rte_mbuf *m;
+	struct frame f;
+	uint8_t *ip;
+
+	/* IPv4: the common frame, then each condition of the test broken alone. */
+	ipv4(&f, -1, 5, 26);
+	m = one(rx, &f, 0, E_IPV4, NONE, "ipv4 60 bytes");
+	assert_int_equal(pf_meta(m)->l3_len, 20);
+	assert_int_equal(pf_meta(m)->l4_proto, 17);
+	rte_pktmbuf_free(m);
+	ipv4(&f, -1, 5, 25);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, D({ "rx_runt", 1 }), "ipv4 59 bytes"));
+	ipv4(&f, -1, 6, 100);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, D({ "ip4_options_seen", 1 }), "ihl 6"));
+	ip = ipv4(&f, -1, 5, 100);
+	ip[6] = 0x20;                      /* MF */
+	ipv4_recsum(ip);
+	m = one(rx, &f, 0, E_IPV4, NONE, "mf set");
+	assert_int_equal(pf_meta(m)->flags, PF_META_IP_FRAG);
+	rte_pktmbuf_free(m);
+	ip = ipv4(&f, -1, 5, 100);
+	ip[7] = 1;                         /* offset 8 */
+	ipv4_recsum(ip);
+	m = one(rx, &f, 0, E_IPV4, NONE, "frag offset set");
+	assert_int_equal(pf_meta(m)->flags, PF_META_IP_FRAG | PF_META_IP_NONFIRST);
+	rte_pktmbuf_free(m);
+	ip = ipv4(&f, -1, 5, 100);
+	ip[6] = 0x40;                      /* DF: still the fast path's frame */
+	ip[8] = 1;                         /* TTL 1: lpm's business, not rx's */
+	ipv4_recsum(ip);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, NONE, "df, ttl 1"));
+	ip = ipv4(&f, -1, 5, 100);
+	ip[11] ^= 1;
+	drop_case(&f, 0, D({ "ip4_bad_checksum", 1 }), "checksum off by one");
+	ip = ipv4(&f, -1, 5, 100);
+	f.len = (uint16_t)(f.len + 1);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV4, D({ "ip4_trailer_trimmed", 1 }), "one byte pad"));
+	ipv4(&f, -1, 5, 100);
+	f.len = (uint16_t)(f.len - 1);
+	drop_case(&f, 0, D({ "ip4_bad_length", 1 }), "one byte short");
+
+	/* IPv6: the common frame, then each condition broken alone. */
+	ip = ipv6(&f, -1, 6);
+	m = one(rx, &f, 0, E_IPV6, NONE, "ipv6 60 bytes");
+	assert_int_equal(pf_meta(m)->l3_len, 40);
+	assert_int_equal(pf_meta(m)->l4_proto, 17);
+	assert_int_equal(pf_meta(m)->cls, PF_CLASS_IPV6);
+	rte_pktmbuf_free(m);
+	ipv6(&f, -1, 5);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV6, D({ "rx_runt", 1 }), "ipv6 59 bytes"));
+	ip = ipv6(&f, -1, 26);
+	ip[6] = 58;
+	ip[7] = 1;                         /* hop limit 1: lpm6's business */
+	m = one(rx, &f, 0, E_IPV6, NONE, "icmpv6, hop limit 1");
+	assert_int_equal(pf_meta(m)->l4_proto, 58);
+	rte_pktmbuf_free(m);
+	ip = ipv6(&f, -1, 26);
+	ip[6] = 59;                        /* No Next Header: not walked */
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV6, NONE, "no next header"));
+	ipv6_chain(&f, (const uint8_t[]){ 0 }, (const uint16_t[]){ 8 }, 1, 17, 8);
+	m = one(rx, &f, 0, E_IPV6, D({ "ip6_ext_seen", 1 }), "hbh");
+	assert_int_equal(pf_meta(m)->l3_len, 48);
+	rte_pktmbuf_free(m);
+	ipv6_chain(&f, (const uint8_t[]){ 44 }, (const uint16_t[]){ 8 }, 1, 17, 8);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV6, D({ "ip6_ext_seen", 1 }), "atomic fragment"));
+	ip = ipv6(&f, -1, 26);
+	ip[0] = 0x70;
+	drop_case(&f, 0, D({ "ip6_bad_version", 1 }), "ipv6 version 7");
+	ipv6(&f, -1, 26);
+	f.len = (uint16_t)(f.len - 1);
+	drop_case(&f, 0, D({ "ip6_bad_length", 1 }), "ipv6 truncated by one");
+	ipv6(&f, -1, 26);
+	f.len = (uint16_t)(f.len + 1);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV6, D({ "ip6_trailer_trimmed", 1 }), "ipv6 pad"));
+	ipv6(&f, 0, 26);
+	rte_pktmbuf_free(one(rx, &f, 0, E_IPV6, D({ "vlan_tagged", 1 }), "ipv6 vid 0"));
+	ipv6(&f, -1, 26);
+	f.b[0] = 0x33;
+	m = one(rx, &f, 0, E_IPV6, NONE, "ipv6 multicast destination");
+	assert_int_equal(pf_meta(m)->flags, PF_META_L2_MCAST);
+	rte_pktmbuf_free(m);
+	ipv6(&f, -1, 26);
+	memset(f.b + 6, 0, 6);
+	drop_case(&f, 0, D({ "l2_invalid_src_mac", 1 }), "ipv6 zero source");
+	ipv6(&f, -1, 26);
+	memcpy(f.b + 6, mac_p1, 6);
+	drop_case(&f, 0, D({ "l2_src_is_own_mac", 1 }), "ipv6 own source");
+	ipv6(&f, -1, 9000);
+	drop_case(&f, 0, D({ "eth_oversize", 1 }), "ipv6 over p0's max_frame");
+	ipv6(&f, -1, 8960);
+	rte_pktmbuf_free(one(rx, &f, 1, E_IPV6, NONE, "ipv6 jumbo on p1"));
+}
+
+/*
+ * Differential, IPv6: frames near the fast path's edge (good IPv6 with or
+ * without extension headers, then bytes, the length or the port disturbed)
+ * give the same verdict, metadata and counters with and without it.
+ */
+static void
+test_fast6_vs_full(void **state)
+{
+	static const uint8_t nhs[] = { 17, 6, 58, 59, 0, 43, 44, 60, 50 };
+	static struct frame f;
+	uint64_t r = 0x9e3779b97f4a7c15ull;
+	unsigned int it, hits[6] = { 0 };
+	uint8_t *ip;
+	char what[64];
+	uint16_t port, e;
+
+	for (it = 0; it < 20000; it++) {
+		uint32_t v = xorshift(&r);
+		uint8_t nh = nhs[(v >> 3) % RTE_DIM(nhs)];
+
+		if (nh == 0 || nh == 43 || nh == 44 || nh == 60)
+			ip = ipv6_chain(&f, &nh, (const uint16_t[]){ 8 }, 1, 17,
+					(uint16_t)(8 + (v >> 8 & 31)));
+		else
+			ip = ipv6(&f, (v & 7) == 0 ? (int)(v >> 20 & 0xfff) : -1,
+				  (uint16_t)(6 + (v >> 8 & 63)));
+		if (nh == 44)
+			ip[42] = (uint8_t)(v >> 14 & 1);         /* M or atomic */
+		else if (nh != 0 && nh != 43 && nh != 60)
+			ip[6] = nh;
+		if (v & 0x800)
+			memcpy(f.b, mac_p1, 6);
+		if (v & 0x1000)
+			f.b[0] |= 1;
+		if (v >> 31) {
+			f.b[11] = 0;
+			if ((v >> 29 & 3) == 0)
+				memset(f.b + 6, 0, 6);
+		}
+		port = disturb(&f, &r, v, 56);
+		snprintf(what, sizeof(what), "differential6 %u", it);
+		e = same_as_full(&f, port, what);
+		hits[e]++;
+	}
+	/* The corpus reaches the fast path, the full parser and the drops. */
+	print_message("ipv6 %u, drop %u, ip6_error %u\n", hits[E_IPV6], hits[E_DROP],
+		      hits[E_IP6_ERROR]);
+	assert_true(hits[E_IPV6] > 2000 && hits[E_DROP] > 2000);
 	assert_int_equal(rte_mempool_in_use_count(pf_test_pool()), 0);
 }
 
@@ -1220,10 +1417,13 @@ main(void)
 		cmocka_unit_test(test_meta_reset),
 		cmocka_unit_test(test_padding_trimmed),
 		cmocka_unit_test(test_unwired_class),
+		cmocka_unit_test(test_ipv6_only),
 		cmocka_unit_test(test_in_port_from_mbuf),
 		cmocka_unit_test(test_l2_local),
 		cmocka_unit_test(test_cksum_offload),
 		cmocka_unit_test(test_fast_vs_full),
+		cmocka_unit_test(test_fast_boundaries),
+		cmocka_unit_test(test_fast6_vs_full),
 		cmocka_unit_test(test_bursts),
 	};
 
