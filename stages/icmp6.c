@@ -8,7 +8,7 @@
  * Params: rate_pps (0..10000000, default 1000; 0: no limit), rate_burst (1..1000000,
  *   default 50), as the icmp stage.
  *
- * Fed by lpm6's "icmp" edge with the error in pf_meta.nexthop
+ * Fed by lpm6's "icmp" edge (and neigh's "icmp6": 1/3) with the error in pf_meta.nexthop
  * (PF_META_ICMP: type, code, and the MTU of a Packet Too Big or the pointer
  * of a Parameter Problem). Built in place, as icmp does: new Ethernet, IPv6
  * and ICMPv6 headers take the place of the original's Ethernet header (the
@@ -51,7 +51,9 @@
 	  "Destination Unreachable, beyond scope of source address (1/2) sent")		\
 	_(ICMP6_CTR_TOO_BIG, packet_too_big, INFO, "Packet Too Big (2/0) with the egress MTU sent") \
 	_(ICMP6_CTR_TIME_EXCEEDED, time_exceeded, INFO, "Time Exceeded, hop limit (3/0) sent")	\
-	_(ICMP6_CTR_PARAM_PROBLEM, param_problem, INFO, "Parameter Problem (4/code) sent")
+	_(ICMP6_CTR_PARAM_PROBLEM, param_problem, INFO, "Parameter Problem (4/code) sent")	\
+	_(ICMP6_CTR_ADDR_UNREACH, address_unreachable, INFO,					\
+	  "Destination Unreachable, address unreachable (1/3: neighbour never answered) sent")
 
 PF_CTR_ENUM(icmp6, foreach_icmp6_ctr);
 PF_CTR_DESCS(icmp6, foreach_icmp6_ctr);
@@ -184,6 +186,8 @@ icmp6_check(const struct icmp6_priv *ip, const struct rte_mbuf *m, const struct 
 		sent = ICMP6_CTR_NO_ROUTE;
 	else if (type == 1 && code == 2)
 		sent = ICMP6_CTR_BEYOND_SCOPE;
+	else if (type == 1 && code == 3)
+		sent = ICMP6_CTR_ADDR_UNREACH;
 	else if (type == 2 && code == 0)
 		sent = ICMP6_CTR_TOO_BIG, ptb = true;
 	else if (type == 3 && code == 0)
