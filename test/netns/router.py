@@ -181,6 +181,17 @@ def tcp_transfer(src, dst, dst_ip, port, tmp, errors):
         errors.append(f"TCP {src} -> {dst}: sent {sent}, received {got}")
 
 
+def neighbors_shown(addrs, errors):
+    """`pipefwd-ctl neighbors` shows both hosts' @addrs at their MACs."""
+    out = sh("/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                              "..", "scripts", "pipefwd-ctl"),
+             "--file-prefix", FILE_PREFIX, "neighbors", check=False)
+    for h in ("a", "b"):
+        if re.search(re.escape(addrs[h]) + r"\s.*" + re.escape(HOST_MAC[h]), out) is None:
+            errors.append(f"pipefwd-ctl neighbors does not show {addrs[h]} at "
+                          f"{HOST_MAC[h]}:\n{out}")
+
+
 def checks(errors, tmp):
     for h, dst in (("a", HOST_IP["b"]), ("b", HOST_IP["a"]), ("a", B_LOOPBACK)):
         out = ns(h, "ping", "-c", "5", "-i", "0.2", "-W", "2", dst, timeout=15, check=False)
@@ -203,13 +214,7 @@ def checks(errors, tmp):
         errors.append(f"tracepath did not find pmtu {MTU_B}:\n" + out)
     tcp_transfer("a", "b", HOST_IP["b"], 5001, tmp, errors)
     tcp_transfer("b", "a", HOST_IP["a"], 5002, tmp, errors)
-    out = sh("/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                              "..", "scripts", "pipefwd-ctl"),
-             "--file-prefix", FILE_PREFIX, "neighbors", check=False)
-    for h in ("a", "b"):
-        if re.search(re.escape(HOST_IP[h]) + r"\s.*" + re.escape(HOST_MAC[h]), out) is None:
-            errors.append(f"pipefwd-ctl neighbors does not show {HOST_IP[h]} at "
-                          f"{HOST_MAC[h]}:\n{out}")
+    neighbors_shown(HOST_IP, errors)
 
 
 def sigint_mid_transfer(proc, tmp, errors):
@@ -279,13 +284,7 @@ def checks6(errors, tmp):
         errors.append(f"tracepath -6 did not find pmtu {MTU_B}:\n" + out)
     tcp_transfer("a", "b", HOST_IP6["b"], 5011, tmp, errors)
     tcp_transfer("b", "a", HOST_IP6["a"], 5012, tmp, errors)
-    out = sh("/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                              "..", "scripts", "pipefwd-ctl"),
-             "--file-prefix", FILE_PREFIX, "neighbors", check=False)
-    for h in ("a", "b"):
-        if re.search(re.escape(HOST_IP6[h]) + r"\s.*" + re.escape(HOST_MAC[h]), out) is None:
-            errors.append(f"pipefwd-ctl neighbors does not show {HOST_IP6[h]} at "
-                          f"{HOST_MAC[h]}:\n{out}")
+    neighbors_shown(HOST_IP6, errors)
 
 
 def cleanup():
