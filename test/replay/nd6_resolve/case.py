@@ -22,7 +22,8 @@ per burst, on the pcap clock:
   the time), then each held packet is answered with Destination
   Unreachable, address unreachable (1/3) from 2001:db8:1::1, quoting it as
   received; a fifth packet for it overflowed its queue (counted)."""
-from replaylib import Ether, IPv6, UDP, Raw, raw_bytes, timed
+from replaylib import (Ether, IPv6, UDP, Raw, raw_bytes,
+                       timeline_inputs, timeline_expected)
 from scapy.all import (ICMPv6ND_NS, ICMPv6ND_NA, ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr,
                        ICMPv6DestUnreach)
 from scapy.utils6 import in6_getnsma, in6_getnsmac, inet_pton, inet_ntop
@@ -133,16 +134,11 @@ def timeline():
 
 
 def inputs():
-    return {"p0": [timed(p, t + k * 1e-6) for k, (t, p, _) in enumerate(timeline())],
-            "p1": []}
+    return timeline_inputs(timeline(), others=("p1",))
 
 
 def expected(inp):
-    out = {"p0": [], "p1": []}
-    for _, _, sent in timeline():
-        for port, frame in sent:
-            out[port].append(frame)
-    return out
+    return timeline_expected(timeline())
 
 
 _n_in = len(timeline())
