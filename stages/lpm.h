@@ -92,6 +92,13 @@ extern const char lpm_add_full[];
 int lpm_table_file_read(const struct lpm_cfg *cfg, const char *path, lpm_route_add_fn *add,
 			void *arg, struct pf_errs *errs);
 
+/**
+ * Grow a route array of @p *cap elements of @p size bytes (1024, then
+ * doubling, at most LPM_MAX_ROUTES), for both families' parsers. Returns 0,
+ * -ENOSPC or -ENOMEM (the array unchanged).
+ */
+int lpm_routes_grow(void **routes, uint32_t *cap, size_t size);
+
 /** Sort @p cfg's routes and report duplicate prefixes. Returns 0 or -EINVAL. */
 int lpm_routes_check_dups(struct lpm_cfg *cfg, const char *topo_file, struct pf_errs *errs);
 

@@ -19,19 +19,11 @@ static const char *const route_keys[] = { "prefix", "via", NULL };
 static int
 route6_push(struct lpm6_cfg *cfg, const struct lpm6_route *r)
 {
-	struct lpm6_route *nr;
-	uint32_t cap;
+	int rc;
 
-	if (cfg->n_routes == cfg->cap_routes) {
-		if (cfg->cap_routes >= LPM_MAX_ROUTES)
-			return -ENOSPC;
-		cap = cfg->cap_routes == 0 ? 1024 : cfg->cap_routes * 2;
-		nr = realloc(cfg->routes, (size_t)cap * sizeof(*nr));
-		if (nr == NULL)
-			return -ENOMEM;
-		cfg->routes = nr;
-		cfg->cap_routes = cap;
-	}
+	if (cfg->n_routes == cfg->cap_routes &&
+	    (rc = lpm_routes_grow((void **)&cfg->routes, &cfg->cap_routes, sizeof(*r))) < 0)
+		return rc;
 	cfg->routes[cfg->n_routes++] = *r;
 	return 0;
 }

@@ -59,22 +59,31 @@ lpm_nh_index_find(const struct lpm_nh_index *ix, const struct lpm_cfg *cfg, cons
 
 /* ---- routes ------------------------------------------------------------- */
 
+int
+lpm_routes_grow(void **routes, uint32_t *cap, size_t size)
+{
+	uint32_t n;
+	void *nr;
+
+	if (*cap >= LPM_MAX_ROUTES)
+		return -ENOSPC;
+	n = *cap == 0 ? 1024 : *cap * 2;
+	nr = realloc(*routes, (size_t)n * size);
+	if (nr == NULL)
+		return -ENOMEM;
+	*routes = nr;
+	*cap = n;
+	return 0;
+}
+
 static int
 route_push(struct lpm_cfg *cfg, const struct lpm_route *r)
 {
-	struct lpm_route *nr;
-	uint32_t cap;
+	int rc;
 
-	if (cfg->n_routes == cfg->cap_routes) {
-		if (cfg->cap_routes >= LPM_MAX_ROUTES)
-			return -ENOSPC;
-		cap = cfg->cap_routes == 0 ? 1024 : cfg->cap_routes * 2;
-		nr = realloc(cfg->routes, (size_t)cap * sizeof(*nr));
-		if (nr == NULL)
-			return -ENOMEM;
-		cfg->routes = nr;
-		cfg->cap_routes = cap;
-	}
+	if (cfg->n_routes == cfg->cap_routes &&
+	    (rc = lpm_routes_grow((void **)&cfg->routes, &cfg->cap_routes, sizeof(*r))) < 0)
+		return rc;
 	cfg->routes[cfg->n_routes++] = *r;
 	return 0;
 }
