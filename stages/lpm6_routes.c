@@ -14,8 +14,6 @@
 #include "lpm6.h"
 #include "pf_ip6.h"
 
-static const char *const route_keys[] = { "prefix", "via", NULL };
-
 static int
 route6_push(struct lpm6_cfg *cfg, const struct lpm6_route *r)
 {
@@ -118,9 +116,6 @@ nh6_by_address(struct lpm6_cfg *cfg, const struct pf_node *v, const struct pf_to
 	uint32_t k;
 	int port;
 
-	for (k = 0; k < cfg->base.n_nh; k++)
-		if (strcmp(cfg->base.nh[k].name, v->value) == 0)
-			return (int)k;
 	snprintf(buf, sizeof(buf), "%s", v->value);
 	pct = strchr(buf, '%');
 	if (pct != NULL)
@@ -150,63 +145,34 @@ nh6_by_address(struct lpm6_cfg *cfg, const struct pf_node *v, const struct pf_to
 	return (int)k;
 }
 
+struct inline6_arg {
+	struct lpm6_cfg *cfg;
+	const struct pf_topo *topo;
+};
+
+/* One inline IPv6 route (lpm_inline_route_fn). */
 static int
-parse_inline_routes6(struct lpm6_cfg *cfg, const struct pf_stage_conf *sc,
-		     const struct pf_topo *topo, struct pf_errs *errs)
+inline_route6(void *arg, const struct pf_node *pfx, const struct pf_node *via, const char *path,
+	      struct pf_errs *errs)
 {
-	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *rn, *v;
-	char path[PF_CONF_PATH_MAX];
-	unsigned int errs0 = errs->n;
+	struct inline6_arg *a = arg;
 	struct lpm6_route r;
-	uint32_t i, k;
-	bool found;
 	int nh;
 
-	if (routes == NULL)
+	memset(&r, 0, sizeof(r));
+	if (pf_node_ipv6_prefix(pfx, path, true, r.prefix, &r.len, errs) < 0)
 		return 0;
-	if (pf_node_expect(routes, PF_NODE_SEQ, "routes", errs) < 0)
-		return -EINVAL;
-	for (i = 0; i < routes->n; i++) {
-		rn = routes->items[i];
-		snprintf(path, sizeof(path), "stages.%s.routes[%u]", sc->name, i);
-		if (pf_node_expect(rn, PF_NODE_MAP, path, errs) < 0 ||
-		    pf_map_check_keys(rn, path, route_keys, errs) < 0)
-			continue;
-		memset(&r, 0, sizeof(r));
-		v = pf_map_get(rn, "prefix");
-		if (v == NULL) {
-			pf_node_err(errs, rn, "%s: missing required key 'prefix'", path);
-			continue;
-		}
-		if (pf_node_ipv6_prefix(v, path, true, r.prefix, &r.len, errs) < 0)
-			continue;
-		r.line = (uint32_t)v->line;
-		r.col = (uint16_t)v->col;
-		v = pf_map_get(rn, "via");
-		if (v == NULL || v->kind != PF_NODE_SCALAR) {
-			pf_node_err(errs, v != NULL ? v : rn, "%s: 'via' must name a next hop", path);
-			continue;
-		}
-		found = false;
-		for (k = 0; k < cfg->base.n_nh && !found; k++)
-			if (strcmp(cfg->base.nh[k].name, v->value) == 0) {
-				r.nh = k;
-				found = true;
-			}
-		if (!found && (nh = nh6_by_address(cfg, v, topo, path, errs)) != -2) {
-			if (nh < 0)
-				continue;
-			r.nh = (uint32_t)nh;
-			found = true;
-		}
-		if (!found) {
-			pf_node_err(errs, v, "%s.via: unknown next hop '%s'", path, v->value);
-			continue;
-		}
-		if (route6_push(cfg, &r) < 0)
-			return -ENOMEM;
+	r.line = (uint32_t)pfx->line;
+	r.col = (uint16_t)pfx->col;
+	nh = lpm_nh_by_name(&a->cfg->base, via->value);
+	if (nh < 0 && (nh = nh6_by_address(a->cfg, via, a->topo, path, errs)) == -1)
+		return 0;
+	if (nh < 0) {
+		pf_node_err(errs, via, "%s.via: unknown next hop '%s'", path, via->value);
+		return 0;
 	}
-	return errs->n != errs0 ? -EINVAL : 0;
+	r.nh = (uint32_t)nh;
+	return route6_push(a->cfg, &r) < 0 ? -ENOMEM : 0;
 }
 
 int
@@ -224,7 +190,8 @@ lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_e
 	/* No `nexthops:` is fine when routes name gateways by address. */
 	if (lpm_nexthops_parse(&cfg->base, sc, topo, errs) < 0)
 		return -EINVAL;  /* routes would only repeat "unknown next hop" */
-	if (parse_inline_routes6(cfg, sc, topo, errs) < 0)
+	if (lpm_inline_routes_walk(sc, inline_route6, &(struct inline6_arg){ cfg, topo },
+				   errs) < 0)
 		rc = -EINVAL;
 	if ((v = pf_map_get(sc->node, "routes_file")) != NULL) {
 		if (pf_node_str(v, "routes_file", &s, errs) < 0)
