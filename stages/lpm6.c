@@ -79,7 +79,7 @@
 	  "RS, RA, Redirect, or an NA with no neigh edge wired")				\
 	_(LPM6_CTR_ND_NO_ROOM, nd_no_room, DROP, "no tailroom to build the Neighbour Advertisement") \
 	_(LPM6_CTR_LOCAL, local, INFO, "IPv6 packets addressed to one of the router's addresses") \
-	_(LPM6_CTR_ECHO_REPLY, icmp6_echo_reply, INFO, "ICMPv6 echo requests answered in place")	\
+	_(LPM6_CTR_ECHO_REPLY, icmp6_echo_reply, INFO, "ICMPv6 echo requests answered in place") \
 	_(LPM6_CTR_NA_SENT, nd_na_sent, INFO,							\
 	  "Neighbour Solicitations for the ingress port's addresses answered (solicited NA)")	\
 	_(LPM6_CTR_HLIM_ICMP, ip6_hop_limit_to_icmp, INFO,					\
@@ -247,8 +247,8 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 			if (id < 0) {
 				fib6_free(fib);
 				return pf_err_add(errs, NULL, 0, 0,
-						  "stage %s: more than %d IPv6 gateways in this process",
-						  stage, PF_NEIGH_GW6_MAX);
+					"stage %s: more than %d IPv6 gateways in this process",
+					stage, PF_NEIGH_GW6_MAX);
 			}
 			memcpy(fib->nh[i].macs, &id, 4);
 			fib->nh[i].kind = LPM6_NH_GW;

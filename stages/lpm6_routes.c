@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lpm6 configuration parser: next hops (lpm's syntax and parser, plus a
- * route's `via: ADDRESS`), inline routes and the route file ("PREFIX/LEN NEXTHOP", lpm's reader). No DPDK:
- * this runs for --check, at start and on reload.
+ * route's `via: ADDRESS`), inline routes and the route file ("PREFIX/LEN
+ * NEXTHOP", lpm's reader). No DPDK: this runs for --check, at start and on
+ * reload.
  */
 #include <errno.h>
 #include <stdio.h>

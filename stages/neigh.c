@@ -16,8 +16,9 @@
  * packets to a next hop (md->nexthop, host order) on md->out_port whose MAC
  * the table does not have, and by lpm6's: IPv6 packets likewise (md->nexthop
  * names the neighbour, include/pf_neigh.h) and the NSs and NAs lpm6
- * validated (RFC 4861 7.1), which teach a MAC as ARP does. Such a packet is held in its entry (a bounded
- * queue), a broadcast request goes out, and when the reply comes the held
+ * validated (RFC 4861 7.1), which teach a MAC as ARP does. Such a packet
+ * is held in its entry (a bounded queue), a request goes out (broadcast ARP
+ * or multicast NS), and when the reply comes the held
  * packets are rewritten (TTL, MACs) and sent before the MAC is published,
  * so later packets of the same flow cannot overtake them on this lcore.
  * Held and made packets leave through ops->emit, which the owning lcore
@@ -98,7 +99,8 @@
 	  "NA for one of the port's own addresses (another node claims it)") \
 	_(NEIGH_CTR_ND_BAD_LLA, nd_bad_lla, DROP, \
 	  "NS/NA link-layer option is a group address or zero: never learned or answered") \
-	_(NEIGH_CTR_NS_NO_ROOM, nd_ns_no_room, DROP, "no tailroom to build the NA answering an NS") \
+	_(NEIGH_CTR_NS_NO_ROOM, nd_ns_no_room, DROP, \
+	  "no tailroom to build the NA answering an NS") \
 	_(NEIGH_CTR_NA_SENT, nd_na_sent, INFO, "NSs for a port's address answered (solicited NA)") \
 	_(NEIGH_CTR_NS_SENT, nd_ns_sent, INFO, "Neighbour Solicitations sent (made here)") \
 	_(NEIGH_CTR_NS_NOMBUF, nd_ns_nombuf, INFO, "NS not sent: no mbuf, or too many waiting") \
