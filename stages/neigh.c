@@ -678,7 +678,8 @@ neigh_port_addr6(const struct neigh_priv *np, uint16_t p, const uint8_t *a)
  * taken, REACHABLE if Solicited else STALE, held packets released. Else: a
  * different MAC without Override only makes a REACHABLE entry STALE; with
  * Override (or the same MAC, or none given) the MAC is taken and Solicited
- * confirms (REACHABLE), a changed MAC without it is STALE.
+ * confirms (REACHABLE), a changed MAC without it is STALE; the same MAC
+ * without Solicited changes nothing.
  */
 static uint16_t
 neigh_na(struct pf_stage *st, const struct nd6_msg *na, uint16_t p, uint64_t now)
@@ -712,13 +713,15 @@ neigh_na(struct pf_stage *st, const struct nd6_msg *na, uint16_t p, uint64_t now
 		}
 		return NEIGH_CTR_NA_CONSUMED;
 	}
+	if (same && !sol)
+		return NEIGH_CTR_NA_CONSUMED;   /* nothing new: the state stays, timers too */
 	if (!same)
 		st->ctrs[NEIGH_CTR_UPDATED]++;
 	if (sol) {
 		state = PF_NEIGH_REACHABLE;
 		n->confirmed_ns = now;
 	} else {
-		state = same ? n->state : PF_NEIGH_STALE;
+		state = PF_NEIGH_STALE;
 	}
 	n->updated_ns = now;
 	if (state == PF_NEIGH_REACHABLE)

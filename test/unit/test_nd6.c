@@ -341,6 +341,11 @@ test_resolve(void **state)
 	assert_memory_equal(f + 6, mac_p1, 6);
 	assert_int_equal(f[14 + 7], 63);
 	rte_pktmbuf_free(m);
+	/* an unsolicited NA with the same MAC changes nothing: still REACHABLE */
+	len = nd_msg(l4, 136, 0x20, "2001:db8:2::7", mac_b);
+	assert_int_equal(via_lpm6(lpm6, nb, frame6(1, all_nodes, mac_b, "2001:db8:2::7",
+						   "ff02::1", 255, l4, len, true)), N_DROP);
+	assert_int_equal(state_of(1, "2001:db8:2::7"), PF_NEIGH_REACHABLE);
 	/* 7.2.5: a different MAC without Override: REACHABLE becomes STALE, MAC kept */
 	len = nd_msg(l4, 136, 0x00, "2001:db8:2::7", mac_c);
 	assert_int_equal(via_lpm6(lpm6, nb, frame6(1, mac_p1, mac_c, "2001:db8:2::7",
