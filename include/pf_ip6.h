@@ -77,6 +77,30 @@ pf_ip6_is_solicited_for(const uint8_t *dst, const uint8_t *target)
 	return memcmp(dst, pfx, sizeof(pfx)) == 0 && memcmp(dst + 13, target + 13, 3) == 0;
 }
 
+/** Is @p a inside prefix @p pfx / @p len? */
+static inline bool
+pf_ip6_in_prefix(const uint8_t *a, const uint8_t *pfx, uint8_t len)
+{
+	uint32_t b;
+
+	for (b = 0; b < len; b++)
+		if ((a[b / 8] ^ pfx[b / 8]) & (0x80 >> (b % 8)))
+			return false;
+	return true;
+}
+
+/** Is @p a one of the @p n addresses of @p list? */
+static inline bool
+pf_ip6_in_list(const uint8_t (*list)[16], uint32_t n, const uint8_t *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (memcmp(list[i], a, 16) == 0)
+			return true;
+	return false;
+}
+
 /**
  * One's complement sum (not inverted, folded) of the ICMPv6 message @p l4 of
  * @p len bytes and its pseudo-header (RFC 8200 8.1) with @p src / @p dst

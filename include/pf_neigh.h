@@ -2,8 +2,8 @@
 /**
  * @file
  * The neighbour table: link-layer addresses of the hosts and gateways on
- * the router's links, for ARP (IPv4) now and Neighbour Discovery (IPv6)
- * later. One table per process (design.md: "Neighbours live in one table
+ * the router's links, for ARP (IPv4) and Neighbour Discovery (IPv6,
+ * RFC 4861). One table per process (design.md: "Neighbours live in one table
  * the forwarding stages read and the slow path writes").
  *
  * Writer: one slow-path stage (neigh) on one lcore creates, updates and
@@ -120,6 +120,38 @@ pf_neigh_key_ip4(struct pf_neigh_key *k, uint16_t port, uint32_t ip)
 	k->addr[2] = (uint8_t)(ip >> 8);
 	k->addr[3] = (uint8_t)ip;
 }
+
+/** Fill @p k for IPv6 address @p a (16 bytes, network order) on @p port. */
+static inline void
+pf_neigh_key_ip6(struct pf_neigh_key *k, uint16_t port, const uint8_t *a)
+{
+	k->af = PF_NEIGH_AF_INET6;
+	k->pad = 0;
+	k->port = port;
+	memcpy(k->addr, a, 16);
+}
+
+/*
+ * IPv6 packets lpm6 hands to the neigh stage say in pf_meta.nexthop whose
+ * MAC they wait for: PF_NEIGH_ND6_DST, the packet's destination (a host on
+ * a connected prefix); a gateway id from pf_neigh_gw6_id plus 1 (a next hop
+ * by address, 16 bytes do not fit the metadata); PF_NEIGH_ND6_MSG, an NS or
+ * NA for the neigh stage to learn from (and answer).
+ */
+#define PF_NEIGH_ND6_DST 0u
+#define PF_NEIGH_ND6_MSG UINT32_MAX
+/** IPv6 gateways the registry holds (the next hops of all lpm6 stages, over all reloads). */
+#define PF_NEIGH_GW6_MAX 8192
+
+/**
+ * The id of IPv6 gateway @p a (control thread: parse, init, reload), the
+ * same for the same address; -ENOSPC when the registry is full. Ids are
+ * never reused, so a packet in flight across a reload still names its
+ * gateway.
+ */
+int pf_neigh_gw6_id(const uint8_t a[16]);
+/** The address of gateway @p id (any lcore), or NULL. */
+const uint8_t *pf_neigh_gw6(uint32_t id);
 
 /**
  * Reader: the MAC to send to @p k's neighbour, lock-free, from any lcore.

@@ -33,6 +33,24 @@ def timed(pkt, seconds):
     return pkt
 
 
+def timeline_inputs(ev, port="p0", others=()):
+    """Inputs of a cause-and-effect case: @ev is [(time, packet, [(port, frame)...])],
+    every packet on @port at its time (+1 us per event so equal times keep their
+    order); @others are ports with no input."""
+    inp = {port: [timed(p, t + k * 1e-6) for k, (t, p, _) in enumerate(ev)]}
+    inp.update({o: [] for o in others})
+    return inp
+
+
+def timeline_expected(ev, ports=("p0", "p1")):
+    """What such a case sends: each event's frames, by port, in event order."""
+    out = {p: [] for p in ports}
+    for _, _, sent in ev:
+        for port, frame in sent:
+            out[port].append(frame)
+    return out
+
+
 def raw_bytes(pkt):
     """Bytes of a scapy packet or a bytes object."""
     return pkt if isinstance(pkt, (bytes, bytearray)) else bytes(pkt)

@@ -28,6 +28,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf_dyn.h>
 
+#include "icmp_rl.h"
 #include "pf_stage.h"
 
 #define foreach_icmp_ctr(_)									\
@@ -67,60 +68,19 @@ static const char *const icmp_keys[] = { "rate_pps", "rate_burst", NULL };
 
 /* New headers in front of the quote: Ethernet, IPv4 without options, ICMP. */
 #define ICMP_HDRS (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_icmp_hdr))
-#define ICMP_NS_PER_S 1000000000ull
-
-struct icmp_cfg {
-	uint32_t rate_pps;
-	uint32_t burst;
-};
 
 struct icmp_priv {
 	struct rte_ether_addr port_mac[PF_MAX_PORTS];
 	uint32_t port_ip[PF_MAX_PORTS];   /* network order */
 	uint32_t port_ok;                 /* bit per port: has ipv4 and mac */
 	uint16_t ip_id;
-	bool pcap_clock;
-	int ts_offset;
-	uint64_t ts_flag;
-	/* token bucket in nanoseconds of credit: one error costs cost_ns */
-	uint64_t cost_ns, cap_ns, credit_ns, last_ns;
+	struct icmp_rl rl;                /* rate_pps, rate_burst */
 };
-
-static int
-icmp_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
-{
-	struct icmp_cfg *cfg = calloc(1, sizeof(*cfg));
-	char path[PF_CONF_PATH_MAX];
-	const struct pf_node *v;
-	int rc = 0;
-
-	RTE_SET_USED(topo);
-	if (cfg == NULL)
-		return -ENOMEM;
-	sc->cfg = cfg;
-	cfg->rate_pps = 1000;   /* Linux's icmp_msgs_per_sec and icmp_msgs_burst */
-	cfg->burst = 50;
-	snprintf(path, sizeof(path), "stages.%s.rate_pps", sc->name);
-	if ((v = pf_map_get(sc->node, "rate_pps")) != NULL &&
-	    pf_node_u32(v, path, 0, 10000000, &cfg->rate_pps, errs) < 0)
-		rc = -EINVAL;
-	snprintf(path, sizeof(path), "stages.%s.rate_burst", sc->name);
-	if ((v = pf_map_get(sc->node, "rate_burst")) != NULL &&
-	    pf_node_u32(v, path, 1, 1000000, &cfg->burst, errs) < 0)
-		rc = -EINVAL;
-	return rc;
-}
-
-static void
-icmp_cfg_free(void *cfg)
-{
-	free(cfg);
-}
 
 static int
 icmp_init(struct pf_stage *st, struct pf_errs *errs)
 {
-	const struct icmp_cfg *cfg = st->conf->cfg;
+	const struct icmp_rl_cfg *cfg = st->conf->cfg;
 	struct icmp_priv *ip = st->priv;
 	uint16_t i;
 
@@ -134,39 +94,8 @@ icmp_init(struct pf_stage *st, struct pf_errs *errs)
 		ip->port_ip[i] = rte_cpu_to_be_32(pc->ipv4);
 		ip->port_ok |= 1u << i;
 	}
-	if (cfg->rate_pps != 0) {
-		ip->cost_ns = ICMP_NS_PER_S / cfg->rate_pps;
-		ip->cap_ns = ip->cost_ns * cfg->burst;
-		ip->credit_ns = ip->cap_ns;
-	}
-	ip->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
-	ip->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
-	if (ip->ts_offset >= 0) {
-		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
-
-		ip->ts_flag = bit >= 0 ? 1ull << bit : 0;
-	}
-	ip->last_ns = pf_now_ns();
+	icmp_rl_init(&ip->rl, cfg, st->topo->clock == PF_CLOCK_PCAP);
 	return 0;
-}
-
-/* RFC 1812 4.3.2.8: refill by the time passed, then spend one error's cost if there. */
-static bool
-icmp_token(struct icmp_priv *ip, const struct rte_mbuf *m, uint64_t now)
-{
-	/* Replay: each packet carries its capture time (us); use it, not the newest. */
-	if (ip->pcap_clock && (m->ol_flags & ip->ts_flag))
-		now = *RTE_MBUF_DYNFIELD(m, ip->ts_offset, const uint64_t *) * 1000;
-	if (ip->cost_ns == 0)
-		return true;
-	if (now > ip->last_ns) {
-		ip->credit_ns = RTE_MIN(ip->cap_ns, ip->credit_ns + (now - ip->last_ns));
-		ip->last_ns = now;
-	}
-	if (ip->credit_ns < ip->cost_ns)
-		return false;
-	ip->credit_ns -= ip->cost_ns;
-	return true;
 }
 
 /* ICMP types that are errors (RFC 1812 4.3.2.7 never answers them). */
@@ -296,7 +225,7 @@ icmp_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 			PF_DROP(edge, i, st->ctrs, c);
 			continue;
 		}
-		if (!icmp_token(ip, pkts[i], now)) {
+		if (!icmp_rl_take(&ip->rl, pkts[i], now)) {
 			PF_DROP(edge, i, st->ctrs, ICMP_CTR_RATELIMITED);
 			continue;
 		}
@@ -320,8 +249,8 @@ const struct pf_stage_ops pf_icmp_ops = {
 	.n_ctrs = icmp_ctr_max,
 	.ctrs = icmp_ctrs,
 	.param_keys = icmp_keys,
-	.parse = icmp_parse,
-	.cfg_free = icmp_cfg_free,
+	.parse = icmp_rl_parse,
+	.cfg_free = icmp_rl_cfg_free,
 	.init = icmp_init,
 	.process_burst = icmp_process_burst,
 };

@@ -8,7 +8,7 @@
  * Params: rate_pps (0..10000000, default 1000; 0: no limit), rate_burst (1..1000000,
  *   default 50), as the icmp stage.
  *
- * Fed by lpm6's "icmp" edge with the error in pf_meta.nexthop
+ * Fed by lpm6's "icmp" edge (and neigh's "icmp6": 1/3) with the error in pf_meta.nexthop
  * (PF_META_ICMP: type, code, and the MTU of a Packet Too Big or the pointer
  * of a Parameter Problem). Built in place, as icmp does: new Ethernet, IPv6
  * and ICMPv6 headers take the place of the original's Ethernet header (the
@@ -27,6 +27,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf_dyn.h>
 
+#include "icmp_rl.h"
 #include "pf_ip6.h"
 #include "pf_stage.h"
 
@@ -51,7 +52,9 @@
 	  "Destination Unreachable, beyond scope of source address (1/2) sent")		\
 	_(ICMP6_CTR_TOO_BIG, packet_too_big, INFO, "Packet Too Big (2/0) with the egress MTU sent") \
 	_(ICMP6_CTR_TIME_EXCEEDED, time_exceeded, INFO, "Time Exceeded, hop limit (3/0) sent")	\
-	_(ICMP6_CTR_PARAM_PROBLEM, param_problem, INFO, "Parameter Problem (4/code) sent")
+	_(ICMP6_CTR_PARAM_PROBLEM, param_problem, INFO, "Parameter Problem (4/code) sent")	\
+	_(ICMP6_CTR_ADDR_UNREACH, address_unreachable, INFO,					\
+	  "Destination Unreachable, address unreachable (1/3: neighbour never answered) sent")
 
 PF_CTR_ENUM(icmp6, foreach_icmp6_ctr);
 PF_CTR_DESCS(icmp6, foreach_icmp6_ctr);
@@ -64,59 +67,19 @@ static const char *const icmp6_keys[] = { "rate_pps", "rate_burst", NULL };
 #define ICMP6_HDRS (RTE_ETHER_HDR_LEN + 40 + 8)
 /* RFC 4443 2.4 (c): the error must not exceed the minimum IPv6 MTU. */
 #define ICMP6_QUOTE_MAX (1280 - 40 - 8)
-#define ICMP6_NS_PER_S 1000000000ull
-
-struct icmp6_cfg {
-	uint32_t rate_pps;
-	uint32_t burst;
-};
 
 struct icmp6_priv {
 	struct rte_ether_addr port_mac[PF_MAX_PORTS];
 	uint8_t ll[PF_MAX_PORTS][16];     /* link-local, from the MAC */
 	uint8_t global[PF_MAX_PORTS][16]; /* first ipv6: address, else the link-local */
 	uint32_t port_ok;                 /* bit per port: has a MAC */
-	bool pcap_clock;
-	int ts_offset;
-	uint64_t ts_flag;
-	uint64_t cost_ns, cap_ns, credit_ns, last_ns;
+	struct icmp_rl rl;                /* rate_pps, rate_burst */
 };
-
-static int
-icmp6_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
-{
-	struct icmp6_cfg *cfg = calloc(1, sizeof(*cfg));
-	char path[PF_CONF_PATH_MAX];
-	const struct pf_node *v;
-	int rc = 0;
-
-	RTE_SET_USED(topo);
-	if (cfg == NULL)
-		return -ENOMEM;
-	sc->cfg = cfg;
-	cfg->rate_pps = 1000;   /* as icmp (Linux's icmp_msgs_per_sec, icmp_msgs_burst) */
-	cfg->burst = 50;
-	snprintf(path, sizeof(path), "stages.%s.rate_pps", sc->name);
-	if ((v = pf_map_get(sc->node, "rate_pps")) != NULL &&
-	    pf_node_u32(v, path, 0, 10000000, &cfg->rate_pps, errs) < 0)
-		rc = -EINVAL;
-	snprintf(path, sizeof(path), "stages.%s.rate_burst", sc->name);
-	if ((v = pf_map_get(sc->node, "rate_burst")) != NULL &&
-	    pf_node_u32(v, path, 1, 1000000, &cfg->burst, errs) < 0)
-		rc = -EINVAL;
-	return rc;
-}
-
-static void
-icmp6_cfg_free(void *cfg)
-{
-	free(cfg);
-}
 
 static int
 icmp6_init(struct pf_stage *st, struct pf_errs *errs)
 {
-	const struct icmp6_cfg *cfg = st->conf->cfg;
+	const struct icmp_rl_cfg *cfg = st->conf->cfg;
 	struct icmp6_priv *ip = st->priv;
 	uint16_t i;
 
@@ -131,38 +94,8 @@ icmp6_init(struct pf_stage *st, struct pf_errs *errs)
 		memcpy(ip->global[i], pc->n_ipv6 != 0 ? pc->ipv6[0] : ip->ll[i], 16);
 		ip->port_ok |= 1u << i;
 	}
-	if (cfg->rate_pps != 0) {
-		ip->cost_ns = ICMP6_NS_PER_S / cfg->rate_pps;
-		ip->cap_ns = ip->cost_ns * cfg->burst;
-		ip->credit_ns = ip->cap_ns;
-	}
-	ip->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
-	ip->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
-	if (ip->ts_offset >= 0) {
-		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
-
-		ip->ts_flag = bit >= 0 ? 1ull << bit : 0;
-	}
-	ip->last_ns = pf_now_ns();
+	icmp_rl_init(&ip->rl, cfg, st->topo->clock == PF_CLOCK_PCAP);
 	return 0;
-}
-
-/* Refill by the time passed, then spend one error's cost if there (as icmp). */
-static bool
-icmp6_token(struct icmp6_priv *ip, const struct rte_mbuf *m, uint64_t now)
-{
-	if (ip->pcap_clock && (m->ol_flags & ip->ts_flag))
-		now = *RTE_MBUF_DYNFIELD(m, ip->ts_offset, const uint64_t *) * 1000;
-	if (ip->cost_ns == 0)
-		return true;
-	if (now > ip->last_ns) {
-		ip->credit_ns = RTE_MIN(ip->cap_ns, ip->credit_ns + (now - ip->last_ns));
-		ip->last_ns = now;
-	}
-	if (ip->credit_ns < ip->cost_ns)
-		return false;
-	ip->credit_ns -= ip->cost_ns;
-	return true;
 }
 
 /*
@@ -184,6 +117,8 @@ icmp6_check(const struct icmp6_priv *ip, const struct rte_mbuf *m, const struct 
 		sent = ICMP6_CTR_NO_ROUTE;
 	else if (type == 1 && code == 2)
 		sent = ICMP6_CTR_BEYOND_SCOPE;
+	else if (type == 1 && code == 3)
+		sent = ICMP6_CTR_ADDR_UNREACH;
 	else if (type == 2 && code == 0)
 		sent = ICMP6_CTR_TOO_BIG, ptb = true;
 	else if (type == 3 && code == 0)
@@ -271,7 +206,7 @@ icmp6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uin
 			PF_DROP(edge, i, st->ctrs, c);
 			continue;
 		}
-		if (!icmp6_token(ip, pkts[i], now)) {
+		if (!icmp_rl_take(&ip->rl, pkts[i], now)) {
 			PF_DROP(edge, i, st->ctrs, ICMP6_CTR_RATELIMITED);
 			continue;
 		}
@@ -295,8 +230,8 @@ const struct pf_stage_ops pf_icmp6_ops = {
 	.n_ctrs = icmp6_ctr_max,
 	.ctrs = icmp6_ctrs,
 	.param_keys = icmp6_keys,
-	.parse = icmp6_parse,
-	.cfg_free = icmp6_cfg_free,
+	.parse = icmp_rl_parse,
+	.cfg_free = icmp_rl_cfg_free,
 	.init = icmp6_init,
 	.process_burst = icmp6_process_burst,
 };

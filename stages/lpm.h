@@ -111,6 +111,32 @@ extern const char lpm_add_full[];
 int lpm_table_file_read(const struct lpm_cfg *cfg, const char *path, lpm_route_add_fn *add,
 			void *arg, struct pf_errs *errs);
 
+/**
+ * Grow a route array of @p *cap elements of @p size bytes (1024, then
+ * doubling, at most LPM_MAX_ROUTES), for both families' parsers. Returns 0,
+ * -ENOSPC or -ENOMEM (the array unchanged).
+ */
+int lpm_routes_grow(void **routes, uint32_t *cap, size_t size);
+
+/** The next hop named @p name, or -1. */
+int lpm_nh_by_name(const struct lpm_cfg *cfg, const char *name);
+
+/**
+ * One inline route for lpm_inline_routes_walk: its `prefix` and `via`
+ * (a scalar) nodes; records its own errors. Returns 0, or < 0 to stop
+ * (out of memory).
+ */
+typedef int lpm_inline_route_fn(void *arg, const struct pf_node *prefix, const struct pf_node *via,
+				const char *path, struct pf_errs *errs);
+
+/**
+ * The stage's `routes:` list, both families: each item checked for its keys
+ * (`prefix`, `via`) and handed to @p fn. Returns 0, -EINVAL (errors
+ * recorded) or -ENOMEM.
+ */
+int lpm_inline_routes_walk(const struct pf_stage_conf *sc, lpm_inline_route_fn *fn, void *arg,
+			   struct pf_errs *errs);
+
 /** Sort @p cfg's routes and report duplicate prefixes. Returns 0 or -EINVAL. */
 int lpm_routes_check_dups(struct lpm_cfg *cfg, const char *topo_file, struct pf_errs *errs);
 

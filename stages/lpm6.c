@@ -3,7 +3,9 @@
  * lpm6: IPv6 router (RFC 8200, RFC 4291) on rte_lpm6; answers Neighbour
  *   Solicitations and ICMPv6 echo for its own addresses.
  * Edges: drop, out (md->out_port set: routed packets, NAs, echo replies), icmp
- *   (optional: packets that deserve an ICMPv6 error, the error in md->nexthop, see PF_META_ICMP).
+ *   (optional: packets that deserve an ICMPv6 error, the error in md->nexthop, see PF_META_ICMP),
+ *   neigh (optional: packets to a neighbour without a MAC yet, and the NS/NA the neigh stage
+ *   learns from; wiring it resolves connected hosts and `via: ADDRESS` next hops by RFC 4861).
  * Counters: one drop reason per rule (ip6_no_route, ip6_hop_limit_expired, ip6_src_*,
  *   ip6_linklocal_*, ...), see foreach_lpm6_ctr; info: local, icmp6_echo_reply, nd_na_sent,
  *   *_to_icmp.
@@ -34,8 +36,10 @@
 #include <rte_prefetch.h>
 
 #include "lpm6.h"
+#include "nd6.h"
 #include "pf_ip6.h"
 #include "pf_log.h"
+#include "pf_neigh.h"
 
 #define foreach_lpm6_ctr(_)									\
 	_(LPM6_CTR_L3_MAC_MISMATCH, l3_mac_mismatch, DROP,					\
@@ -57,7 +61,7 @@
 	_(LPM6_CTR_NO_ROUTE, ip6_no_route, DROP,						\
 	  "no route matches the destination (icmp edge not wired)")				\
 	_(LPM6_CTR_NEIGH, ip6_neighbour_unresolved, DROP,					\
-	  "destination on a connected prefix with no next-hop route (no neighbour discovery yet)") \
+	  "destination on a connected prefix with no next-hop route (neigh edge not wired)")	\
 	_(LPM6_CTR_L2MCAST_UNICAST, ip6_l2mcast_unicast, DROP,					\
 	  "unicast IPv6 to forward arrived in an L2 broadcast/multicast frame")			\
 	_(LPM6_CTR_HLIM, ip6_hop_limit_expired, DROP,						\
@@ -68,14 +72,14 @@
 	  "addressed to the router but not an ICMPv6 echo request or NS it answers")		\
 	_(LPM6_CTR_ICMP_BAD_CKSUM, icmp6_bad_checksum, DROP, "ICMPv6 to the router with a wrong checksum") \
 	_(LPM6_CTR_ND_INVALID, nd_invalid, DROP,						\
-	  "Neighbour Solicitation failing RFC 4861 7.1.1 (hop limit, code, length, options)")	\
+	  "NS or NA failing RFC 4861 7.1.1/7.1.2 (hop limit, code, length, target, options)")	\
 	_(LPM6_CTR_ND_NOT_FOR_US, nd_not_for_us, DROP,						\
 	  "Neighbour Solicitation for an address that is not the ingress port's")		\
 	_(LPM6_CTR_ND_IGNORED, nd_ignored, DROP,						\
-	  "RS, RA, NA or Redirect (next-hop MACs are static)")				\
+	  "RS, RA, Redirect, or an NA with no neigh edge wired")				\
 	_(LPM6_CTR_ND_NO_ROOM, nd_no_room, DROP, "no tailroom to build the Neighbour Advertisement") \
 	_(LPM6_CTR_LOCAL, local, INFO, "IPv6 packets addressed to one of the router's addresses") \
-	_(LPM6_CTR_ECHO_REPLY, icmp6_echo_reply, INFO, "ICMPv6 echo requests answered in place")	\
+	_(LPM6_CTR_ECHO_REPLY, icmp6_echo_reply, INFO, "ICMPv6 echo requests answered in place") \
 	_(LPM6_CTR_NA_SENT, nd_na_sent, INFO,							\
 	  "Neighbour Solicitations for the ingress port's addresses answered (solicited NA)")	\
 	_(LPM6_CTR_HLIM_ICMP, ip6_hop_limit_to_icmp, INFO,					\
@@ -85,13 +89,17 @@
 	_(LPM6_CTR_TOO_BIG_ICMP, ip6_too_big_to_icmp, INFO,					\
 	  "longer than the egress MTU: sent to the icmp edge (Packet Too Big)")			\
 	_(LPM6_CTR_LL_SRC_ICMP, ip6_linklocal_src_to_icmp, INFO,				\
-	  "link-local source to forward: sent to the icmp edge (Unreachable, beyond scope)")
+	  "link-local source to forward: sent to the icmp edge (Unreachable, beyond scope)")	\
+	_(LPM6_CTR_TO_NEIGH, ip6_to_neigh, INFO,						\
+	  "next hop or connected host without a MAC yet: sent to the neigh edge (NS)")		\
+	_(LPM6_CTR_ND_TO_NEIGH, nd_to_neigh, INFO,						\
+	  "valid NS for our addresses and NAs: sent to the neigh edge (learned, NS answered)")
 
 PF_CTR_ENUM(lpm6, foreach_lpm6_ctr);
 PF_CTR_DESCS(lpm6, foreach_lpm6_ctr);
 
-enum { LPM6_EDGE_DROP, LPM6_EDGE_OUT, LPM6_EDGE_ICMP, LPM6_EDGE_MAX };
-static const char *const lpm6_edges[] = { "drop", "out", "icmp" };
+enum { LPM6_EDGE_DROP, LPM6_EDGE_OUT, LPM6_EDGE_ICMP, LPM6_EDGE_NEIGH, LPM6_EDGE_MAX };
+static const char *const lpm6_edges[] = { "drop", "out", "icmp", "neigh" };
 static const char *const lpm6_keys[] = { "nexthops", "routes", "routes_file", NULL };
 
 /* ICMPv6 (RFC 4443, RFC 4861) types and the errors handed to icmp6. */
@@ -102,15 +110,12 @@ static const char *const lpm6_keys[] = { "nexthops", "routes", "routes_file", NU
 #define ICMP6_ECHO_REPLY 129
 #define ND_RS 133
 #define ND_REDIRECT 137
-#define ND_NS 135
-#define ND_NA 136
-#define ND_OPT_SLLA 1
-#define ND_OPT_TLLA 2
 
 enum lpm6_nh_kind {
 	LPM6_NH_FWD = 0,    /* route: rewrite and send */
 	LPM6_NH_LOCAL,      /* one of the router's global addresses */
-	LPM6_NH_CONNECTED,  /* a port's on-link prefix: needs a neighbour */
+	LPM6_NH_CONNECTED,  /* a port's on-link prefix: the destination is the neighbour */
+	LPM6_NH_GW,         /* next hop by address (gateway id in macs[0..3]): MAC from neigh */
 };
 
 /* 16 bytes, as lpm's. */
@@ -140,6 +145,7 @@ struct lpm6_priv {
 	uint8_t n_addr[PF_MAX_PORTS];                 /* addr[p][0] is the link-local */
 	uint8_t addr[PF_MAX_PORTS][PF_PORT_IPV6_MAX + 1][16];
 	bool icmp;
+	const struct pf_neigh_table *nt;              /* neigh edge wired, else NULL */
 	/* control path */
 	uint64_t updates;
 	uint64_t g_routes, g_nh, g_tbl8, g_mem;
@@ -233,9 +239,22 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 					  "stage %s: next hop %s: port %s has no MAC address",
 					  stage, nc->nh[i].name, pc->name);
 		}
-		memcpy(fib->nh[i].macs, nc->nh[i].mac, 6);
 		memcpy(fib->nh[i].macs + 6, pc->mac, 6);
 		fib->nh[i].port = (uint8_t)nc->nh[i].port;
+		if (pf_ip6_zero_or_loopback(cfg->gw6[i]) != 0) {
+			int id = pf_neigh_gw6_id(cfg->gw6[i]);
+
+			if (id < 0) {
+				fib6_free(fib);
+				return pf_err_add(errs, NULL, 0, 0,
+					"stage %s: more than %d IPv6 gateways in this process",
+					stage, PF_NEIGH_GW6_MAX);
+			}
+			memcpy(fib->nh[i].macs, &id, 4);
+			fib->nh[i].kind = LPM6_NH_GW;
+			continue;   /* max_plen 0: lpm6_ip6 resolves it */
+		}
+		memcpy(fib->nh[i].macs, nc->nh[i].mac, 6);
 		fib->nh[i].kind = LPM6_NH_FWD;
 		fib->nh[i].max_plen = pc->max_frame > RTE_ETHER_HDR_LEN + 40 ?
 				      (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN - 40) : 0;
@@ -275,6 +294,7 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 		for (j = 0; j < pc->n_ipv6 && rc == 0; j++) {
 			fib->nh[n_nh].kind = LPM6_NH_CONNECTED;
 			fib->nh[n_nh].port = (uint8_t)i;
+			memcpy(fib->nh[n_nh].macs + 6, pc->mac, 6);
 			prefix_mask(pc->ipv6[j], pc->ipv6_len[j], pfx);
 			if (pc->ipv6_len[j] < 128)
 				rc = rte_lpm6_add(fib->lpm, pfx, pc->ipv6_len[j], n_nh);
@@ -343,6 +363,8 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 		lp->n_addr[i] = (uint8_t)(pc->n_ipv6 + 1);
 	}
 	lp->icmp = (st->edge_connected & (1u << LPM6_EDGE_ICMP)) != 0;
+	if (st->edge_connected & (1u << LPM6_EDGE_NEIGH))
+		lp->nt = pf_neigh_table();
 	rc = fib6_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
@@ -427,83 +449,47 @@ lpm6_untag(struct rte_mbuf *m, struct pf_meta *md)
 static bool
 lpm6_port_addr(const struct lpm6_priv *lp, uint16_t p, const uint8_t *a)
 {
-	uint8_t i;
-
-	for (i = 0; i < lp->n_addr[p]; i++)
-		if (memcmp(lp->addr[p][i], a, 16) == 0)
-			return true;
-	return false;
+	return pf_ip6_in_list((const uint8_t (*)[16])lp->addr[p], lp->n_addr[p], a);
 }
 
 /*
- * Answer a Neighbour Solicitation for one of the ingress port's addresses
- * with a solicited NA (RFC 4861 7.2.4), in place: R, S and O set, the
- * target's link-layer address option, to the solicitor (its source link-layer
- * option's MAC, else the frame's source). Validation is RFC 4861 7.1.1's.
- * The source is never :: here (dropped before): DAD probes get no answer.
+ * A Neighbour Solicitation or Advertisement to the router, its ICMPv6
+ * checksum checked: validated (RFC 4861 7.1.1, 7.1.2), then with the neigh
+ * edge wired handed to the neigh stage, which learns from it (7.2.3, 7.2.5)
+ * and answers an NS; without it an NS for one of the ingress port's
+ * addresses is answered here, in place (7.2.4), and an NA is ignored. The
+ * source is never :: here (dropped before): DAD probes get no answer.
  */
 static uint16_t
-lpm6_ns(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
+lpm6_nd(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
 	struct rte_ipv6_hdr *ip, uint8_t *l4, uint32_t l4len)
 {
-	uint8_t to[6], target[16], *o = l4 + 24, *eth;
-	uint32_t left = l4len - 24, ol;
-	uint16_t p = md->in_port, ck;
+	struct nd6_msg msg;
+	uint8_t to[6];
 
-	memcpy(to, rte_pktmbuf_mtod(m, uint8_t *) + 6, 6);
-	if (ip->hop_limits != 255 || l4[1] != 0 || l4len < 24 || md->l3_len != 40 ||
-	    pf_ip6_is_mcast(l4 + 8)) {
+	if (l4[0] == ND6_NA && lp->nt == NULL) {
+		ctrs[LPM6_CTR_ND_IGNORED]++;
+		return LPM6_EDGE_DROP;
+	}
+	if (nd6_parse(ip, md->l3_len, l4, l4len, &msg) < 0) {
 		ctrs[LPM6_CTR_ND_INVALID]++;
 		return LPM6_EDGE_DROP;
 	}
-	if (pf_ip6_is_mcast(ip->dst_addr) && !pf_ip6_is_solicited_for(ip->dst_addr, l4 + 8)) {
-		ctrs[LPM6_CTR_ND_INVALID]++;
-		return LPM6_EDGE_DROP;
-	}
-	while (left >= 2) {
-		ol = o[1] * 8u;
-		if (ol == 0 || ol > left) {
-			ctrs[LPM6_CTR_ND_INVALID]++;
-			return LPM6_EDGE_DROP;
-		}
-		if (o[0] == ND_OPT_SLLA && ol >= 8)
-			memcpy(to, o + 2, 6);
-		o += ol;
-		left -= ol;
-	}
-	if (!lpm6_port_addr(lp, p, l4 + 8)) {
+	if (msg.type == ND6_NS && !lpm6_port_addr(lp, md->in_port, msg.target)) {
 		ctrs[LPM6_CTR_ND_NOT_FOR_US]++;
 		return LPM6_EDGE_DROP;
 	}
-	memcpy(target, l4 + 8, 16);
-	/* The NA is 32 bytes of ICMPv6: NA header and one option. */
-	if (l4len < 32 && rte_pktmbuf_append(m, (uint16_t)(32 - l4len)) == NULL) {
+	if (lp->nt != NULL) {
+		md->nexthop = PF_NEIGH_ND6_MSG;
+		md->out_port = md->in_port;
+		ctrs[LPM6_CTR_ND_TO_NEIGH]++;
+		return LPM6_EDGE_NEIGH;
+	}
+	memcpy(to, msg.has_lla ? msg.lla : rte_pktmbuf_mtod(m, uint8_t *) + 6, 6);
+	if (nd6_na_reply(m, md, lp->port_mac[md->in_port].addr_bytes, msg.target, to) < 0) {
 		ctrs[LPM6_CTR_ND_NO_ROOM]++;
 		return LPM6_EDGE_DROP;
 	}
-	if (l4len > 32)
-		rte_pktmbuf_trim(m, (uint16_t)(l4len - 32));
-	eth = lpm6_untag(m, md);
-	ip = (struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	l4 = (uint8_t *)(ip + 1);
-	memcpy(eth, to, 6);
-	memcpy(eth + 6, lp->port_mac[p].addr_bytes, 6);
-	memcpy(ip->dst_addr, ip->src_addr, 16);
-	memcpy(ip->src_addr, target, 16);
-	ip->payload_len = rte_cpu_to_be_16(32);
-	ip->hop_limits = 255;
-	memset(l4, 0, 32);
-	l4[0] = ND_NA;
-	l4[4] = 0xe0;                   /* Router, Solicited, Override */
-	memcpy(l4 + 8, target, 16);
-	l4[24] = ND_OPT_TLLA;
-	l4[25] = 1;
-	memcpy(l4 + 26, lp->port_mac[p].addr_bytes, 6);
-	ck = (uint16_t)~pf_icmp6_sum(ip->src_addr, l4, 32);
-	memcpy(l4 + 2, &ck, 2);
-	md->out_port = p;
-	md->l4_proto = IPPROTO_ICMPV6;
-	md->flags &= (uint8_t)~(PF_META_L2_BCAST | PF_META_L2_MCAST);
 	ctrs[LPM6_CTR_NA_SENT]++;
 	return LPM6_EDGE_OUT;
 }
@@ -530,8 +516,8 @@ lpm6_local(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struc
 		ctrs[LPM6_CTR_ICMP_BAD_CKSUM]++;
 		return LPM6_EDGE_DROP;
 	}
-	if (l4[0] == ND_NS)
-		return lpm6_ns(lp, ctrs, m, md, ip, l4, l4len);
+	if (l4[0] == ND6_NS || l4[0] == ND6_NA)
+		return lpm6_nd(lp, ctrs, m, md, ip, l4, l4len);
 	if (l4[0] >= ND_RS && l4[0] <= ND_REDIRECT) {
 		ctrs[LPM6_CTR_ND_IGNORED]++;
 		return LPM6_EDGE_DROP;
@@ -580,6 +566,43 @@ lpm6_icmp(const struct lpm6_priv *lp, uint64_t *ctrs, struct pf_meta *md, uint32
 	md->nexthop = err;
 	md->out_port = md->in_port;
 	return LPM6_EDGE_ICMP;
+}
+
+/*
+ * A next hop by address, or a host on a connected prefix: the MAC comes
+ * from the neighbour table (lock-free read). Unresolved, the packet goes
+ * to the neigh edge untagged, hop limit untouched (neigh decrements it when
+ * it sends), md->out_port set and md->nexthop naming the neighbour
+ * (PF_NEIGH_ND6_DST or gateway id + 1).
+ */
+static uint16_t
+lpm6_neigh(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struct pf_meta *md,
+	   const struct lpm6_nh *nh, uint32_t hop)
+{
+	uint8_t *eth = lpm6_untag(m, md);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
+	const uint8_t *addr = ip->dst_addr;
+	struct pf_neigh_key k;
+	uint32_t id = 0;
+
+	if (nh->kind == LPM6_NH_GW) {
+		memcpy(&id, nh->macs, 4);
+		addr = pf_neigh_gw6(id);
+		id++;
+	}
+	md->out_port = nh->port;
+	if (addr != NULL) {
+		pf_neigh_key_ip6(&k, nh->port, addr);
+		if (pf_neigh_resolve(lp->nt, &k, eth)) {
+			ip->hop_limits--;
+			memcpy(eth + 6, nh->macs + 6, 6);
+			md->nexthop = hop;
+			return LPM6_EDGE_OUT;
+		}
+	}
+	md->nexthop = id;
+	ctrs[LPM6_CTR_TO_NEIGH]++;
+	return LPM6_EDGE_NEIGH;
 }
 
 /* Sources never accepted (RFC 4291 2.5.2, 2.5.3, 2.5.5.2, 2.7): the counter, or 0. */
@@ -633,10 +656,14 @@ lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
 		return LPM6_EDGE_DROP;
 	}
 	if (pf_ip6_is_mcast(ip->dst_addr)) {
-		/* Solicited-node multicast carries the NSs for our addresses. */
+		/*
+		 * Link-scope multicast carries the NSs for our addresses (to
+		 * their solicited-node addresses) and unsolicited NAs (ff02::1).
+		 */
 		if (ip->dst_addr[1] == 0x02 && md->l4_proto == IPPROTO_ICMPV6 &&
 		    md->l3_len == 40 && rte_be_to_cpu_16(ip->payload_len) >= 24 &&
-		    ((uint8_t *)(ip + 1))[0] == ND_NS)
+		    (((uint8_t *)(ip + 1))[0] == ND6_NS ||
+		     (((uint8_t *)(ip + 1))[0] == ND6_NA && lp->nt != NULL)))
 			return lpm6_local(lp, ctrs, m, md, ip);
 		ctrs[LPM6_CTR_MCAST_DST]++;
 		return LPM6_EDGE_DROP;
@@ -658,7 +685,7 @@ lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
 	nh = &fib->nh[hop];
 	if (nh->kind == LPM6_NH_LOCAL)
 		return lpm6_local(lp, ctrs, m, md, ip);
-	if (nh->kind == LPM6_NH_CONNECTED) {
+	if (nh->kind == LPM6_NH_CONNECTED && lp->nt == NULL) {
 		ctrs[LPM6_CTR_NEIGH]++;
 		return LPM6_EDGE_DROP;
 	}
@@ -677,6 +704,8 @@ lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
 		return lpm6_icmp(lp, ctrs, md, LPM6_CTR_TOO_BIG, LPM6_CTR_TOO_BIG_ICMP,
 				 PF_META_ICMP(ICMP6_PACKET_TOO_BIG, 0,
 					      lp->max_frame[nh->port] - RTE_ETHER_HDR_LEN));
+	if (nh->kind != LPM6_NH_FWD)
+		return lpm6_neigh(lp, ctrs, m, md, nh, hop);
 	ip->hop_limits--;
 	eth = lpm6_untag(m, md);
 	memcpy(eth, nh->macs, sizeof(nh->macs));
@@ -774,13 +803,27 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 	}
 	if (likely(nout == n))
 		return LPM6_EDGE_OUT;
-	return nout == 0 && !lp->icmp ? LPM6_EDGE_DROP : PF_EDGE_MIXED;
+	return nout == 0 && !lp->icmp && lp->nt == NULL ? LPM6_EDGE_DROP : PF_EDGE_MIXED;
 }
 
 static int
 lpm6_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
 {
-	return lpm6_cfg_parse(sc, topo, errs);
+	const struct lpm6_cfg *cfg;
+	uint32_t i;
+	int rc;
+
+	rc = lpm6_cfg_parse(sc, topo, errs);
+	cfg = sc->cfg;
+	if (rc < 0 || cfg == NULL || sc->next[LPM6_EDGE_NEIGH] != PF_NONE)
+		return rc;
+	/* Only the neigh stage can find a next hop's MAC from its address. */
+	for (i = 0; i < cfg->base.n_nh; i++)
+		if (pf_ip6_zero_or_loopback(cfg->gw6[i]) != 0)
+			return pf_node_err(errs, sc->node,
+					   "stages.%s: next hop %s is an address: wire the neigh edge (next: { out: ..., neigh: ... })",
+					   sc->name, cfg->base.nh[i].name);
+	return 0;
 }
 
 const struct pf_stage_ops pf_lpm6_ops = {

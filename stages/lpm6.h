@@ -22,6 +22,8 @@ struct lpm6_route {
 
 struct lpm6_cfg {
 	struct lpm_cfg base;    /* next hops and routes_file; base.routes stays empty */
+	/* Next hops by address (a route's `via: ADDRESS`): gw6[k] for base.nh[k], :: if static. */
+	uint8_t gw6[LPM_MAX_NEXTHOPS][16];
 	uint32_t n_routes, cap_routes;
 	struct lpm6_route *routes;  /* sorted by prefix, then length (lpm6_cfg_parse) */
 };

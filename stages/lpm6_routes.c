@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lpm6 configuration parser: next hops (lpm's syntax and parser), inline
- * routes and the route file ("PREFIX/LEN NEXTHOP", lpm's reader). No DPDK:
- * this runs for --check, at start and on reload.
+ * lpm6 configuration parser: next hops (lpm's syntax and parser, plus a
+ * route's `via: ADDRESS`), inline routes and the route file ("PREFIX/LEN
+ * NEXTHOP", lpm's reader). No DPDK: this runs for --check, at start and on
+ * reload.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,25 +13,16 @@
 #include <arpa/inet.h>
 
 #include "lpm6.h"
-
-static const char *const route_keys[] = { "prefix", "via", NULL };
+#include "pf_ip6.h"
 
 static int
 route6_push(struct lpm6_cfg *cfg, const struct lpm6_route *r)
 {
-	struct lpm6_route *nr;
-	uint32_t cap;
+	int rc;
 
-	if (cfg->n_routes == cfg->cap_routes) {
-		if (cfg->cap_routes >= LPM_MAX_ROUTES)
-			return -ENOSPC;
-		cap = cfg->cap_routes == 0 ? 1024 : cfg->cap_routes * 2;
-		nr = realloc(cfg->routes, (size_t)cap * sizeof(*nr));
-		if (nr == NULL)
-			return -ENOMEM;
-		cfg->routes = nr;
-		cfg->cap_routes = cap;
-	}
+	if (cfg->n_routes == cfg->cap_routes &&
+	    (rc = lpm_routes_grow((void **)&cfg->routes, &cfg->cap_routes, sizeof(*r))) < 0)
+		return rc;
 	cfg->routes[cfg->n_routes++] = *r;
 	return 0;
 }
@@ -94,55 +86,94 @@ routes6_check_dups(struct lpm6_cfg *cfg, const char *topo_file, struct pf_errs *
 	return n != 0 ? -EINVAL : 0;
 }
 
+/* The port whose connected `ipv6:` prefix holds @p a (not one of its addresses), or -1. */
 static int
-parse_inline_routes6(struct lpm6_cfg *cfg, const struct pf_stage_conf *sc, struct pf_errs *errs)
+gw6_port(const struct pf_topo *topo, const uint8_t *a)
 {
-	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *rn, *v;
-	char path[PF_CONF_PATH_MAX];
-	unsigned int errs0 = errs->n;
-	struct lpm6_route r;
-	uint32_t i, k;
-	bool found;
+	uint32_t i, j;
 
-	if (routes == NULL)
-		return 0;
-	if (pf_node_expect(routes, PF_NODE_SEQ, "routes", errs) < 0)
-		return -EINVAL;
-	for (i = 0; i < routes->n; i++) {
-		rn = routes->items[i];
-		snprintf(path, sizeof(path), "stages.%s.routes[%u]", sc->name, i);
-		if (pf_node_expect(rn, PF_NODE_MAP, path, errs) < 0 ||
-		    pf_map_check_keys(rn, path, route_keys, errs) < 0)
-			continue;
-		memset(&r, 0, sizeof(r));
-		v = pf_map_get(rn, "prefix");
-		if (v == NULL) {
-			pf_node_err(errs, rn, "%s: missing required key 'prefix'", path);
-			continue;
-		}
-		if (pf_node_ipv6_prefix(v, path, true, r.prefix, &r.len, errs) < 0)
-			continue;
-		r.line = (uint32_t)v->line;
-		r.col = (uint16_t)v->col;
-		v = pf_map_get(rn, "via");
-		if (v == NULL || v->kind != PF_NODE_SCALAR) {
-			pf_node_err(errs, v != NULL ? v : rn, "%s: 'via' must name a next hop", path);
-			continue;
-		}
-		found = false;
-		for (k = 0; k < cfg->base.n_nh && !found; k++)
-			if (strcmp(cfg->base.nh[k].name, v->value) == 0) {
-				r.nh = k;
-				found = true;
-			}
-		if (!found) {
-			pf_node_err(errs, v, "%s.via: unknown next hop '%s'", path, v->value);
-			continue;
-		}
-		if (route6_push(cfg, &r) < 0)
-			return -ENOMEM;
+	for (i = 0; i < topo->n_ports; i++) {
+		const struct pf_port_conf *pc = &topo->ports[i];
+
+		for (j = 0; j < pc->n_ipv6; j++)
+			if (pf_ip6_in_prefix(a, pc->ipv6[j], pc->ipv6_len[j]) &&
+			    memcmp(a, pc->ipv6[j], 16) != 0)
+				return (int)i;
 	}
-	return errs->n != errs0 ? -EINVAL : 0;
+	return -1;
+}
+
+/*
+ * A route's `via: ADDRESS` (or `ADDRESS%PORT`, needed for a link-local
+ * gateway): an implicit next hop named by the text, its MAC found by the
+ * neigh stage. Returns its index, or -1 with an error.
+ */
+static int
+nh6_by_address(struct lpm6_cfg *cfg, const struct pf_node *v, const struct pf_topo *topo,
+	       const char *path, struct pf_errs *errs)
+{
+	char buf[64], *pct;
+	uint8_t a[16];
+	uint32_t k;
+	int port;
+
+	snprintf(buf, sizeof(buf), "%s", v->value);
+	pct = strchr(buf, '%');
+	if (pct != NULL)
+		*pct++ = '\0';
+	if (strlen(v->value) >= PF_NAME_MAX || inet_pton(AF_INET6, buf, a) != 1)
+		return -2;      /* not an address: an unknown next-hop name */
+	if (pf_ip6_is_mcast(a) || pf_ip6_zero_or_loopback(a) >= 0 || pf_ip6_is_v4mapped(a)) {
+		pf_node_err(errs, v, "%s.via: %s is not a unicast address", path, v->value);
+		return -1;
+	}
+	port = pct != NULL ? pf_topo_port_index(topo, pct) : gw6_port(topo, a);
+	if (port < 0) {
+		pf_node_err(errs, v, pct != NULL ? "%s.via: %s: unknown port" :
+			    "%s.via: %s is on no port's ipv6 prefix (write ADDRESS%%PORT)",
+			    path, v->value);
+		return -1;
+	}
+	if (cfg->base.n_nh == LPM_MAX_NEXTHOPS) {
+		pf_node_err(errs, v, "%s.via: more than %d next hops", path, LPM_MAX_NEXTHOPS);
+		return -1;
+	}
+	k = cfg->base.n_nh++;
+	memset(&cfg->base.nh[k], 0, sizeof(cfg->base.nh[k]));
+	snprintf(cfg->base.nh[k].name, sizeof(cfg->base.nh[k].name), "%s", v->value);
+	cfg->base.nh[k].port = (uint16_t)port;
+	memcpy(cfg->gw6[k], a, 16);
+	return (int)k;
+}
+
+struct inline6_arg {
+	struct lpm6_cfg *cfg;
+	const struct pf_topo *topo;
+};
+
+/* One inline IPv6 route (lpm_inline_route_fn). */
+static int
+inline_route6(void *arg, const struct pf_node *pfx, const struct pf_node *via, const char *path,
+	      struct pf_errs *errs)
+{
+	struct inline6_arg *a = arg;
+	struct lpm6_route r;
+	int nh;
+
+	memset(&r, 0, sizeof(r));
+	if (pf_node_ipv6_prefix(pfx, path, true, r.prefix, &r.len, errs) < 0)
+		return 0;
+	r.line = (uint32_t)pfx->line;
+	r.col = (uint16_t)pfx->col;
+	nh = lpm_nh_by_name(&a->cfg->base, via->value);
+	if (nh < 0 && (nh = nh6_by_address(a->cfg, via, a->topo, path, errs)) == -1)
+		return 0;
+	if (nh < 0) {
+		pf_node_err(errs, via, "%s.via: unknown next hop '%s'", path, via->value);
+		return 0;
+	}
+	r.nh = (uint32_t)nh;
+	return route6_push(a->cfg, &r) < 0 ? -ENOMEM : 0;
 }
 
 int
@@ -157,12 +188,11 @@ lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_e
 	if (cfg == NULL)
 		return -ENOMEM;
 	sc->cfg = cfg;
-	if (pf_map_get(sc->node, "nexthops") == NULL)
-		return pf_node_err(errs, sc->node, "stages.%s: missing required key 'nexthops'",
-				   sc->name);
+	/* No `nexthops:` is fine when routes name gateways by address. */
 	if (lpm_nexthops_parse(&cfg->base, sc, topo, errs) < 0)
 		return -EINVAL;  /* routes would only repeat "unknown next hop" */
-	if (parse_inline_routes6(cfg, sc, errs) < 0)
+	if (lpm_inline_routes_walk(sc, inline_route6, &(struct inline6_arg){ cfg, topo },
+				   errs) < 0)
 		rc = -EINVAL;
 	if ((v = pf_map_get(sc->node, "routes_file")) != NULL) {
 		if (pf_node_str(v, "routes_file", &s, errs) < 0)

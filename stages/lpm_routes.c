@@ -59,22 +59,31 @@ lpm_nh_index_find(const struct lpm_nh_index *ix, const struct lpm_cfg *cfg, cons
 
 /* ---- routes ------------------------------------------------------------- */
 
+int
+lpm_routes_grow(void **routes, uint32_t *cap, size_t size)
+{
+	uint32_t n;
+	void *nr;
+
+	if (*cap >= LPM_MAX_ROUTES)
+		return -ENOSPC;
+	n = *cap == 0 ? 1024 : *cap * 2;
+	nr = realloc(*routes, (size_t)n * size);
+	if (nr == NULL)
+		return -ENOMEM;
+	*routes = nr;
+	*cap = n;
+	return 0;
+}
+
 static int
 route_push(struct lpm_cfg *cfg, const struct lpm_route *r)
 {
-	struct lpm_route *nr;
-	uint32_t cap;
+	int rc;
 
-	if (cfg->n_routes == cfg->cap_routes) {
-		if (cfg->cap_routes >= LPM_MAX_ROUTES)
-			return -ENOSPC;
-		cap = cfg->cap_routes == 0 ? 1024 : cfg->cap_routes * 2;
-		nr = realloc(cfg->routes, (size_t)cap * sizeof(*nr));
-		if (nr == NULL)
-			return -ENOMEM;
-		cfg->routes = nr;
-		cfg->cap_routes = cap;
-	}
+	if (cfg->n_routes == cfg->cap_routes &&
+	    (rc = lpm_routes_grow((void **)&cfg->routes, &cfg->cap_routes, sizeof(*r))) < 0)
+		return rc;
 	cfg->routes[cfg->n_routes++] = *r;
 	return 0;
 }
@@ -391,19 +400,25 @@ nh_by_address(struct lpm_cfg *cfg, const struct pf_node *v, const struct pf_topo
 	return (int)cfg->n_nh++;
 }
 
-static int
-parse_inline_routes(struct lpm_cfg *cfg, const struct pf_stage_conf *sc,
-		    const struct pf_topo *topo, struct pf_errs *errs)
+int
+lpm_nh_by_name(const struct lpm_cfg *cfg, const char *name)
 {
-	uint32_t ignored;
-	int nh;
+	uint32_t k;
 
-	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *rn, *v;
+	for (k = 0; k < cfg->n_nh; k++)
+		if (strcmp(cfg->nh[k].name, name) == 0)
+			return (int)k;
+	return -1;
+}
+
+int
+lpm_inline_routes_walk(const struct pf_stage_conf *sc, lpm_inline_route_fn *fn, void *arg,
+		       struct pf_errs *errs)
+{
+	const struct pf_node *routes = pf_map_get(sc->node, "routes"), *rn, *pfx, *via;
 	char path[PF_CONF_PATH_MAX];
 	unsigned int errs0 = errs->n;
-	struct lpm_route r;
-	uint32_t i, k;
-	bool found;
+	uint32_t i;
 
 	if (routes == NULL)
 		return 0;
@@ -415,42 +430,55 @@ parse_inline_routes(struct lpm_cfg *cfg, const struct pf_stage_conf *sc,
 		if (pf_node_expect(rn, PF_NODE_MAP, path, errs) < 0 ||
 		    pf_map_check_keys(rn, path, route_keys, errs) < 0)
 			continue;
-		memset(&r, 0, sizeof(r));
-		v = pf_map_get(rn, "prefix");
-		if (v == NULL) {
+		pfx = pf_map_get(rn, "prefix");
+		if (pfx == NULL) {
 			pf_node_err(errs, rn, "%s: missing required key 'prefix'", path);
 			continue;
 		}
-		if (pf_node_ipv4_prefix(v, path, true, &r.prefix, &r.len, errs) < 0)
-			continue;
-		r.line = (uint32_t)v->line;
-		r.col = (uint16_t)v->col;
-		v = pf_map_get(rn, "via");
-		if (v == NULL || v->kind != PF_NODE_SCALAR) {
-			pf_node_err(errs, v != NULL ? v : rn, "%s: 'via' must name a next hop", path);
+		via = pf_map_get(rn, "via");
+		if (via == NULL || via->kind != PF_NODE_SCALAR) {
+			pf_node_err(errs, via != NULL ? via : rn, "%s: 'via' must name a next hop",
+				    path);
 			continue;
 		}
-		found = false;
-		for (k = 0; k < cfg->n_nh && !found; k++)
-			if (strcmp(cfg->nh[k].name, v->value) == 0) {
-				r.nh = k;
-				found = true;
-			}
-		if (!found && pf_parse_ipv4(v->value, &ignored)) {
-			nh = nh_by_address(cfg, v, topo, path, errs);
-			if (nh < 0)
-				continue;
-			r.nh = (uint32_t)nh;
-			found = true;
-		}
-		if (!found) {
-			pf_node_err(errs, v, "%s.via: unknown next hop '%s'", path, v->value);
-			continue;
-		}
-		if (route_push(cfg, &r) < 0)
+		if (fn(arg, pfx, via, path, errs) < 0)
 			return -ENOMEM;
 	}
 	return errs->n != errs0 ? -EINVAL : 0;
+}
+
+struct inline_arg {
+	struct lpm_cfg *cfg;
+	const struct pf_topo *topo;
+};
+
+/* One inline IPv4 route (lpm_inline_route_fn). */
+static int
+inline_route(void *arg, const struct pf_node *pfx, const struct pf_node *via, const char *path,
+	     struct pf_errs *errs)
+{
+	struct inline_arg *a = arg;
+	struct lpm_route r;
+	uint32_t ignored;
+	int nh;
+
+	memset(&r, 0, sizeof(r));
+	if (pf_node_ipv4_prefix(pfx, path, true, &r.prefix, &r.len, errs) < 0)
+		return 0;
+	r.line = (uint32_t)pfx->line;
+	r.col = (uint16_t)pfx->col;
+	nh = lpm_nh_by_name(a->cfg, via->value);
+	if (nh < 0 && pf_parse_ipv4(via->value, &ignored)) {
+		nh = nh_by_address(a->cfg, via, a->topo, path, errs);
+		if (nh < 0)
+			return 0;
+	}
+	if (nh < 0) {
+		pf_node_err(errs, via, "%s.via: unknown next hop '%s'", path, via->value);
+		return 0;
+	}
+	r.nh = (uint32_t)nh;
+	return route_push(a->cfg, &r) < 0 ? -ENOMEM : 0;
 }
 
 int
@@ -472,7 +500,7 @@ lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_er
 	}
 	if (lpm_nexthops_parse(cfg, sc, topo, errs) < 0)
 		return -EINVAL;  /* routes would only repeat "unknown next hop" */
-	if (parse_inline_routes(cfg, sc, topo, errs) < 0)
+	if (lpm_inline_routes_walk(sc, inline_route, &(struct inline_arg){ cfg, topo }, errs) < 0)
 		rc = -EINVAL;
 	if ((v = pf_map_get(sc->node, "routes_file")) != NULL) {
 		if (pf_node_str(v, "routes_file", &s, errs) < 0)

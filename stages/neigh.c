@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * neigh: the slow path of neighbour resolution by ARP (RFC 826), the only writer of the
- *   neighbour table (include/pf_neigh.h) that forwarding stages read without locks.
- * Edges: drop, out (ARP replies and requests, released packets: md->out_port set), icmp
- *   (optional: held packets whose neighbour failed, as Destination Unreachable host, 3/1).
+ * neigh: the slow path of neighbour resolution by ARP (RFC 826) and IPv6 Neighbour
+ *   Discovery (RFC 4861), the only writer of the neighbour table (include/pf_neigh.h) that
+ *   forwarding stages read without locks.
+ * Edges: drop, out (ARP replies and requests, NSs and NAs, released packets: md->out_port
+ *   set), icmp (optional: held IPv4 packets whose neighbour failed, as Destination Unreachable
+ *   host, 3/1), fragment (optional, to ip4frag), icmp6 (optional: held IPv6 packets whose
+ *   neighbour failed, as Destination Unreachable address unreachable, 1/3).
  * Counters: drop: arp_* (malformed, not for us, consumed), neigh_hold_overflow,
  *   neigh_hold_timeout, neigh_table_full, neigh_hold_stopped; info: arp_reply, arp_request,
  *   neigh_resolved, neigh_failed, neigh_held, neigh_released, ...
  * Params: size, queue, reachable_ms, retrans_ms, probes, stale_gc_ms (Linux's neigh defaults).
  *
- * Fed by rx's "arp" edge (every ARP frame) and by lpm's "neigh" edge: IPv4
+ * Fed by rx's "arp" edge (every ARP frame), by lpm's "neigh" edge: IPv4
  * packets to a next hop (md->nexthop, host order) on md->out_port whose MAC
- * the table does not have. Such a packet is held in its entry (a bounded
- * queue), a broadcast request goes out, and when the reply comes the held
+ * the table does not have, and by lpm6's: IPv6 packets likewise (md->nexthop
+ * names the neighbour, include/pf_neigh.h) and the NSs and NAs lpm6
+ * validated (RFC 4861 7.1), which teach a MAC as ARP does. Such a packet
+ * is held in its entry (a bounded queue), a request goes out (broadcast ARP
+ * or multicast NS), and when the reply comes the held
  * packets are rewritten (TTL, MACs) and sent before the MAC is published,
  * so later packets of the same flow cannot overtake them on this lcore.
  * Held and made packets leave through ops->emit, which the owning lcore
@@ -25,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include <rte_arp.h>
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -34,7 +42,9 @@
 #include <rte_telemetry.h>
 
 #include "lpm.h"
+#include "nd6.h"
 #include "pf_conf.h"
+#include "pf_ip6.h"
 #include "pf_neigh.h"
 #include "pf_stage.h"
 
@@ -77,13 +87,34 @@
 	_(NEIGH_CTR_TO_ICMP, neigh_unresolved_to_icmp, INFO, \
 	  "held packets whose neighbour failed: sent to the icmp edge (Host Unreachable)") \
 	_(NEIGH_CTR_FWD, neigh_forwarded, INFO, \
-	  "packets from lpm sent at once (resolved meanwhile)")
+	  "packets from lpm sent at once (resolved meanwhile)") \
+	_(NEIGH_CTR_ND_INVALID, nd_invalid, DROP, \
+	  "NS or NA from lpm6 that does not parse (wiring mistake: lpm6 validates them)") \
+	_(NEIGH_CTR_NA_UNKNOWN, nd_na_unknown, DROP, \
+	  "NA for an address with no entry: nothing to update (RFC 4861 7.2.5)") \
+	_(NEIGH_CTR_NA_CONSUMED, nd_na_consumed, DROP, "NA learned from, then it ends here") \
+	_(NEIGH_CTR_NA_NO_TLLA, nd_na_no_tlla, DROP, \
+	  "NA without a target link-layer option for an unresolved entry (RFC 4861 7.2.5)") \
+	_(NEIGH_CTR_NA_FOR_US, nd_na_target_is_us, DROP, \
+	  "NA for one of the port's own addresses (another node claims it)") \
+	_(NEIGH_CTR_ND_BAD_LLA, nd_bad_lla, DROP, \
+	  "NS/NA link-layer option is a group address or zero: never learned or answered") \
+	_(NEIGH_CTR_NS_NO_ROOM, nd_ns_no_room, DROP, \
+	  "no tailroom to build the NA answering an NS") \
+	_(NEIGH_CTR_NA_SENT, nd_na_sent, INFO, "NSs for a port's address answered (solicited NA)") \
+	_(NEIGH_CTR_NS_SENT, nd_ns_sent, INFO, "Neighbour Solicitations sent (made here)") \
+	_(NEIGH_CTR_NS_NOMBUF, nd_ns_nombuf, INFO, "NS not sent: no mbuf, or too many waiting") \
+	_(NEIGH_CTR_TO_ICMP6, neigh_unresolved_to_icmp6, INFO, \
+	  "held IPv6 packets whose neighbour failed: sent to the icmp6 edge (Address Unreachable)")
 
 PF_CTR_ENUM(neigh, foreach_neigh_ctr);
 PF_CTR_DESCS(neigh, foreach_neigh_ctr);
 
-enum { NEIGH_EDGE_DROP, NEIGH_EDGE_OUT, NEIGH_EDGE_ICMP, NEIGH_EDGE_FRAG, NEIGH_EDGE_MAX };
-static const char *const neigh_edges[] = { "drop", "out", "icmp", "fragment" };
+enum {
+	NEIGH_EDGE_DROP, NEIGH_EDGE_OUT, NEIGH_EDGE_ICMP, NEIGH_EDGE_FRAG, NEIGH_EDGE_ICMP6,
+	NEIGH_EDGE_MAX
+};
+static const char *const neigh_edges[] = { "drop", "out", "icmp", "fragment", "icmp6" };
 static const char *const neigh_keys[] = { "size", "queue", "reachable_ms", "retrans_ms",
 					  "probes", "stale_gc_ms", NULL };
 
@@ -109,7 +140,12 @@ struct neigh_priv {
 	uint32_t port_ip[PF_MAX_PORTS];        /* host order */
 	uint32_t port_mask[PF_MAX_PORTS];
 	uint32_t port_ok;                      /* bit per port: has ipv4 and mac */
+	uint32_t port_ok6;                     /* bit per port: has a mac (and so a link-local) */
+	uint8_t n_addr6[PF_MAX_PORTS];         /* addr6[p][0] is the link-local */
+	uint8_t addr6[PF_MAX_PORTS][PF_PORT_IPV6_MAX + 1][16];
+	uint8_t len6[PF_MAX_PORTS][PF_PORT_IPV6_MAX + 1];
 	bool icmp;
+	bool icmp6;
 	bool frag;                             /* edge fragment wired (to ip4frag) */
 	uint16_t max_frame[PF_MAX_PORTS];      /* egress limit, untagged frame */
 	bool owner;                            /* created the table */
@@ -127,7 +163,10 @@ struct neigh_priv {
 
 /* ---- configuration ---------------------------------------------------------- */
 
-/* Does some stage send its "arp" edge to @p sc? */
+/*
+ * Does some stage send its "arp" edge to @p sc, or an lpm6 its "neigh" edge
+ * (which carries the NAs)?
+ */
 static bool
 neigh_gets_arp(const struct pf_stage_conf *sc, const struct pf_topo *topo)
 {
@@ -137,7 +176,9 @@ neigh_gets_arp(const struct pf_stage_conf *sc, const struct pf_topo *topo)
 		const struct pf_stage_conf *o = &topo->stages[s];
 
 		for (e = 0; o->ops != NULL && e < o->ops->n_edges && e < PF_MAX_EDGES; e++)
-			if (strcmp(o->ops->edge_names[e], "arp") == 0 && o->next[e] == me)
+			if (o->next[e] == me && (strcmp(o->ops->edge_names[e], "arp") == 0 ||
+			    (strcmp(o->ops->type, "lpm6") == 0 &&
+			     strcmp(o->ops->edge_names[e], "neigh") == 0)))
 				return true;
 	}
 	return false;
@@ -179,7 +220,7 @@ neigh_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs
 				 "stages.%s: instances: the neighbour table has one writer", sc->name);
 	else if (!neigh_gets_arp(sc, topo))
 		rc = pf_node_err(errs, sc->node,
-				 "stages.%s: no ARP comes in: wire rx's arp edge here (next: { arp: %s }), or replies are never seen",
+				 "stages.%s: no ARP comes in: wire rx's arp edge here (next: { arp: %s }) or lpm6's neigh edge, or replies are never seen",
 				 sc->name, sc->name);
 	return rc;
 }
@@ -208,7 +249,24 @@ neigh_init(struct pf_stage *st, struct pf_errs *errs)
 		np->port_mask[i] = pc->ipv4_len == 0 ? 0 : ~0u << (32 - pc->ipv4_len);
 		np->port_ok |= 1u << i;
 	}
+	for (i = 0; i < st->topo->n_ports; i++) {
+		const struct pf_port_conf *pc = &st->topo->ports[i];
+		uint16_t j;
+
+		if (!pc->has_mac)
+			continue;
+		pf_ip6_linklocal(pc->mac, np->addr6[i][0]);
+		np->len6[i][0] = 64;
+		for (j = 0; j < pc->n_ipv6; j++) {
+			memcpy(np->addr6[i][j + 1], pc->ipv6[j], 16);
+			np->len6[i][j + 1] = pc->ipv6_len[j];
+		}
+		np->n_addr6[i] = (uint8_t)(pc->n_ipv6 + 1);
+		memcpy(np->port_mac[i].addr_bytes, pc->mac, 6);
+		np->port_ok6 |= 1u << i;
+	}
 	np->icmp = (st->edge_connected & (1u << NEIGH_EDGE_ICMP)) != 0;
+	np->icmp6 = (st->edge_connected & (1u << NEIGH_EDGE_ICMP6)) != 0;
 	np->frag = (st->edge_connected & (1u << NEIGH_EDGE_FRAG)) != 0;
 	for (i = 0; i < st->topo->n_ports; i++)
 		np->max_frame[i] = st->topo->ports[i].max_frame;
@@ -303,6 +361,62 @@ neigh_ip4(const struct pf_neigh *n)
 	       (uint32_t)n->key.addr[2] << 8 | n->key.addr[3];
 }
 
+/*
+ * The source of an NS for @p target out of port @p p (RFC 4861 7.2.2): the
+ * port's address whose prefix holds the target, else its link-local one.
+ */
+static const uint8_t *
+neigh_ns_src(const struct neigh_priv *np, uint16_t p, const uint8_t *target)
+{
+	uint32_t i;
+
+	for (i = 1; i < np->n_addr6[p]; i++)
+		if (pf_ip6_in_prefix(target, np->addr6[p][i], np->len6[p][i]))
+			return np->addr6[p][i];
+	return np->addr6[p][0];
+}
+
+/* Make an NS for @p n's address out of its port; to @p dst (NULL: solicited-node multicast). */
+static void
+neigh_ns(struct pf_stage *st, const struct pf_neigh *n, const uint8_t *dst)
+{
+	struct neigh_priv *np = st->priv;
+	uint16_t p = n->key.port;
+	struct pf_meta *md;
+	struct rte_mbuf *m;
+	uint8_t *f;
+
+	if (np->pool == NULL || np->n_req == NEIGH_REQ_MAX ||
+	    (m = rte_pktmbuf_alloc(np->pool)) == NULL) {
+		st->ctrs[NEIGH_CTR_NS_NOMBUF]++;
+		return;
+	}
+	f = (uint8_t *)rte_pktmbuf_append(m, ND6_NS_FRAME_LEN);
+	nd6_ns_build(f, np->port_mac[p].addr_bytes, neigh_ns_src(np, p, n->key.addr),
+		     n->key.addr, dst);
+	md = pf_meta(m);
+	memset(md, 0, sizeof(*md));
+	md->in_port = p;
+	md->out_port = p;
+	md->l2_len = RTE_ETHER_HDR_LEN;
+	md->l3_len = 40;
+	md->cls = PF_CLASS_IPV6;
+	md->l4_proto = IPPROTO_ICMPV6;
+	np->req[np->n_req++] = m;
+	st->replicas++;   /* a packet made here: the invariant's extra */
+	st->ctrs[NEIGH_CTR_NS_SENT]++;
+}
+
+/* Ask for @p n's MAC: an ARP request or an NS, to @p dst (NULL: broadcast / multicast). */
+static void
+neigh_solicit(struct pf_stage *st, const struct pf_neigh *n, const uint8_t *dst)
+{
+	if (n->key.af == PF_NEIGH_AF_INET6)
+		neigh_ns(st, n, dst);
+	else
+		neigh_request(st, n->key.port, neigh_ip4(n), dst);
+}
+
 /* Queue @p n's held packets for release (resolved: with @p state once sent; else failed). */
 static void
 neigh_release(struct neigh_priv *np, struct pf_neigh *n, uint8_t rel, uint8_t state)
@@ -326,20 +440,18 @@ neigh_release(struct neigh_priv *np, struct pf_neigh *n, uint8_t rel, uint8_t st
  * gratuitous ARP or a MAC change), never creates one (arp_accept=0).
  */
 static void
-neigh_learn(struct pf_stage *st, uint16_t port, uint32_t sip, const uint8_t *sha, bool to_us,
+neigh_learn(struct pf_stage *st, const struct pf_neigh_key *k, const uint8_t *sha, bool to_us,
 	    bool reply, uint64_t now)
 {
 	struct neigh_priv *np = st->priv;
-	struct pf_neigh_key k;
 	struct pf_neigh *n;
 	uint8_t state;
 
-	pf_neigh_key_ip4(&k, port, sip);
-	n = pf_neigh_find(&k);
+	n = pf_neigh_find(k);
 	if (n == NULL) {
 		if (!to_us || reply)
 			return;
-		n = pf_neigh_add(&k);
+		n = pf_neigh_add(k);
 		if (n == NULL)
 			return;
 		st->ctrs[NEIGH_CTR_LEARNED]++;
@@ -391,6 +503,7 @@ neigh_arp(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t 
 	struct rte_arp_hdr *arp = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *, md->l2_len);
 	struct rte_arp_ipv4 *d = &arp->arp_data;
 	uint16_t p = md->in_port;
+	struct pf_neigh_key k;
 	uint32_t sip, tip;
 	bool req, to_us;
 
@@ -415,8 +528,10 @@ neigh_arp(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t 
 	req = arp->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
 	to_us = tip == np->port_ip[p] && (req || (md->flags & PF_META_L2_LOCAL));
 	/* 0.0.0.0 is an address probe (RFC 5227): nothing to learn. */
-	if (sip != 0)
-		neigh_learn(st, p, sip, d->arp_sha.addr_bytes, to_us, !req, now);
+	if (sip != 0) {
+		pf_neigh_key_ip4(&k, p, sip);
+		neigh_learn(st, &k, d->arp_sha.addr_bytes, to_us, !req, now);
+	}
 	if (!req)
 		return NEIGH_CTR_ARP_CONSUMED;
 	if (!to_us)
@@ -442,7 +557,10 @@ neigh_rewrite(const struct neigh_priv *np, struct rte_mbuf *m, const uint8_t *ma
 	struct pf_meta *md = pf_meta(m);
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 
-	lpm_ttl_dec_fwd(eth + RTE_ETHER_HDR_LEN);
+	if (md->cls == PF_CLASS_IPV6)
+		eth[RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, hop_limits)]--;
+	else
+		lpm_ttl_dec_fwd(eth + RTE_ETHER_HDR_LEN);
 	memcpy(eth, mac, 6);
 	memcpy(eth + 6, np->port_mac[md->out_port].addr_bytes, 6);
 }
@@ -457,7 +575,9 @@ neigh_out_edge(struct pf_stage *st, struct rte_mbuf *m)
 {
 	const struct neigh_priv *np = st->priv;
 
-	if (likely(rte_pktmbuf_pkt_len(m) <= np->max_frame[pf_meta(m)->out_port]))
+	/* lpm6 sends Packet Too Big before a packet comes here: IPv6 always fits. */
+	if (likely(rte_pktmbuf_pkt_len(m) <= np->max_frame[pf_meta(m)->out_port]) ||
+	    pf_meta(m)->cls == PF_CLASS_IPV6)
 		return NEIGH_EDGE_OUT;
 	if (np->frag)
 		return NEIGH_EDGE_FRAG;
@@ -475,25 +595,21 @@ neigh_resolve_start(struct pf_stage *st, struct pf_neigh *n, uint64_t now)
 	n->updated_ns = now;
 	n->probes = 1;
 	n->next_ns = now + np->retrans_ns;
-	neigh_request(st, n->key.port, neigh_ip4(n), NULL);
+	neigh_solicit(st, n, NULL);
 }
 
-/* An IPv4 packet from lpm for next hop md->nexthop on md->out_port. */
+/* A packet from lpm or lpm6 for neighbour @p k: send it, or hold it and ask. */
 static uint16_t
-neigh_ip(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t now)
+neigh_hold(struct pf_stage *st, struct rte_mbuf *m, const struct pf_neigh_key *k, uint64_t now)
 {
 	struct neigh_priv *np = st->priv;
-	struct pf_neigh_key k;
 	struct pf_neigh *n;
 
-	if (md->out_port >= PF_MAX_PORTS || !(np->port_ok & (1u << md->out_port)))
-		return NEIGH_CTR_PROTO;
 	if (np->pool == NULL)
 		np->pool = m->pool;
-	pf_neigh_key_ip4(&k, md->out_port, md->nexthop);
-	n = pf_neigh_find(&k);
+	n = pf_neigh_find(k);
 	if (n == NULL) {
-		n = pf_neigh_add(&k);
+		n = pf_neigh_add(k);
 		if (n == NULL)
 			return NEIGH_CTR_TABLE_FULL;
 		neigh_resolve_start(st, n, now);
@@ -512,6 +628,149 @@ neigh_ip(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t n
 	np->held++;
 	st->ctrs[NEIGH_CTR_HELD]++;
 	return neigh_ctr_max + 1;
+}
+
+/* An IPv4 packet from lpm for next hop md->nexthop on md->out_port. */
+static uint16_t
+neigh_ip(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t now)
+{
+	struct neigh_priv *np = st->priv;
+	struct pf_neigh_key k;
+
+	if (md->out_port >= PF_MAX_PORTS || !(np->port_ok & (1u << md->out_port)))
+		return NEIGH_CTR_PROTO;
+	pf_neigh_key_ip4(&k, md->out_port, md->nexthop);
+	return neigh_hold(st, m, &k, now);
+}
+
+/* An IPv6 packet from lpm6 for the neighbour md->nexthop names on md->out_port. */
+static uint16_t
+neigh_ip6(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t now)
+{
+	struct neigh_priv *np = st->priv;
+	const uint8_t *a;
+	struct pf_neigh_key k;
+
+	if (md->out_port >= PF_MAX_PORTS || !(np->port_ok6 & (1u << md->out_port)) ||
+	    md->l2_len != RTE_ETHER_HDR_LEN)
+		return NEIGH_CTR_PROTO;
+	if (md->nexthop == PF_NEIGH_ND6_DST)
+		a = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN +
+					    offsetof(struct rte_ipv6_hdr, dst_addr));
+	else
+		a = pf_neigh_gw6(md->nexthop - 1);
+	if (a == NULL)
+		return NEIGH_CTR_PROTO;
+	pf_neigh_key_ip6(&k, md->out_port, a);
+	return neigh_hold(st, m, &k, now);
+}
+
+/* Is @p a one of port @p p's IPv6 addresses (link-local or `ipv6:`)? */
+static bool
+neigh_port_addr6(const struct neigh_priv *np, uint16_t p, const uint8_t *a)
+{
+	return pf_ip6_in_list((const uint8_t (*)[16])np->addr6[p], np->n_addr6[p], a);
+}
+
+/*
+ * An NA (RFC 4861 7.2.5): updates an entry that exists, never creates one.
+ * INCOMPLETE (or FAILED): needs the target link-layer option; the MAC is
+ * taken, REACHABLE if Solicited else STALE, held packets released. Else: a
+ * different MAC without Override only makes a REACHABLE entry STALE; with
+ * Override (or the same MAC, or none given) the MAC is taken and Solicited
+ * confirms (REACHABLE), a changed MAC without it is STALE; the same MAC
+ * without Solicited changes nothing.
+ */
+static uint16_t
+neigh_na(struct pf_stage *st, const struct nd6_msg *na, uint16_t p, uint64_t now)
+{
+	struct neigh_priv *np = st->priv;
+	bool sol = (na->flags & ND6_NA_SOLICITED) != 0, same;
+	struct pf_neigh_key k;
+	struct pf_neigh *n;
+	uint8_t state;
+
+	if (neigh_port_addr6(np, p, na->target))
+		return NEIGH_CTR_NA_FOR_US;
+	pf_neigh_key_ip6(&k, p, na->target);
+	n = pf_neigh_find(&k);
+	if (n == NULL)
+		return NEIGH_CTR_NA_UNKNOWN;
+	if (n->state == PF_NEIGH_PERMANENT || n->rel != 0)
+		return NEIGH_CTR_NA_CONSUMED;
+	if (n->state == PF_NEIGH_INCOMPLETE || n->state == PF_NEIGH_FAILED) {
+		if (!na->has_lla)
+			return NEIGH_CTR_NA_NO_TLLA;
+		/* neigh_learn's "reply to us" is REACHABLE, a "request to us" STALE. */
+		neigh_learn(st, &k, na->lla, true, sol, now);
+		return NEIGH_CTR_NA_CONSUMED;
+	}
+	same = !na->has_lla || memcmp(na->lla, n->mac, 6) == 0;
+	if (!(na->flags & ND6_NA_OVERRIDE) && !same) {
+		if (n->state == PF_NEIGH_REACHABLE) {
+			pf_neigh_publish(n, PF_NEIGH_STALE, NULL);
+			n->updated_ns = now;
+		}
+		return NEIGH_CTR_NA_CONSUMED;
+	}
+	if (same && !sol)
+		return NEIGH_CTR_NA_CONSUMED;   /* nothing new: the state stays, timers too */
+	if (!same)
+		st->ctrs[NEIGH_CTR_UPDATED]++;
+	if (sol) {
+		state = PF_NEIGH_REACHABLE;
+		n->confirmed_ns = now;
+	} else {
+		state = PF_NEIGH_STALE;
+	}
+	n->updated_ns = now;
+	if (state == PF_NEIGH_REACHABLE)
+		n->probes = 0;
+	n->next_ns = now + (state == PF_NEIGH_REACHABLE ? np->reachable_ns : np->stale_gc_ns);
+	pf_neigh_publish(n, state, na->has_lla ? na->lla : NULL);
+	return NEIGH_CTR_NA_CONSUMED;
+}
+
+/*
+ * An NS or NA lpm6 validated (its checksum, RFC 4861 7.1): an NS for one of
+ * the port's addresses teaches the sender's MAC (7.2.3: a new entry is
+ * STALE) and is answered in place; an NA updates an entry (neigh_na).
+ */
+static uint16_t
+neigh_nd(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t now)
+{
+	struct neigh_priv *np = st->priv;
+	uint16_t p = md->in_port;
+	struct rte_ipv6_hdr *ip;
+	struct nd6_msg msg;
+	struct pf_neigh_key k;
+	uint8_t *l4, to[6];
+	uint32_t l4len;
+
+	if (p >= PF_MAX_PORTS || !(np->port_ok6 & (1u << p)))
+		return NEIGH_CTR_PROTO;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, md->l2_len);
+	l4 = (uint8_t *)ip + md->l3_len;
+	l4len = rte_be_to_cpu_16(ip->payload_len) + 40u - md->l3_len;
+	if (nd6_parse(ip, md->l3_len, l4, l4len, &msg) < 0)
+		return NEIGH_CTR_ND_INVALID;
+	if (msg.has_lla && !neigh_mac_ok((const struct rte_ether_addr *)msg.lla))
+		return NEIGH_CTR_ND_BAD_LLA;
+	if (msg.type == ND6_NA)
+		return neigh_na(st, &msg, p, now);
+	if (!neigh_port_addr6(np, p, msg.target))
+		return NEIGH_CTR_ND_INVALID;
+	if (msg.has_lla && pf_ip6_zero_or_loopback(ip->src_addr) != 0) {
+		pf_neigh_key_ip6(&k, p, ip->src_addr);
+		neigh_learn(st, &k, msg.lla, true, false, now);
+	}
+	memcpy(to, msg.has_lla ? msg.lla : rte_pktmbuf_mtod(m, uint8_t *) + 6, 6);
+	if (!neigh_mac_ok((const struct rte_ether_addr *)to))
+		return NEIGH_CTR_ND_BAD_LLA;
+	if (nd6_na_reply(m, md, np->port_mac[p].addr_bytes, msg.target, to) < 0)
+		return NEIGH_CTR_NS_NO_ROOM;
+	st->ctrs[NEIGH_CTR_NA_SENT]++;
+	return neigh_ctr_max;
 }
 
 static void neigh_sweep(struct pf_stage *st, uint64_t now, uint32_t max);
@@ -535,6 +794,12 @@ neigh_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uin
 			c = neigh_arp(st, pkts[i], md, now);
 		} else if (md->cls == PF_CLASS_IPV4) {
 			c = neigh_ip(st, pkts[i], md, now);
+		} else if (md->cls == PF_CLASS_IPV6 && md->nexthop == PF_NEIGH_ND6_MSG) {
+			if (np->pool == NULL)
+				np->pool = pkts[i]->pool;
+			c = neigh_nd(st, pkts[i], md, now);
+		} else if (md->cls == PF_CLASS_IPV6) {
+			c = neigh_ip6(st, pkts[i], md, now);
 		} else {
 			c = NEIGH_CTR_PROTO;
 		}
@@ -585,7 +850,7 @@ neigh_timer(struct pf_stage *st, struct pf_neigh *n, uint64_t now)
 			dst = n->mac;   /* unicast probes first, as Linux's ucast_probes */
 		n->probes++;
 		n->next_ns = now + np->retrans_ns;
-		neigh_request(st, n->key.port, neigh_ip4(n), dst);
+		neigh_solicit(st, n, dst);
 		return;
 	case PF_NEIGH_REACHABLE:
 		if (now >= n->confirmed_ns + np->reachable_ns) {
@@ -600,7 +865,7 @@ neigh_timer(struct pf_stage *st, struct pf_neigh *n, uint64_t now)
 			n->updated_ns = now;
 			n->probes = 1;
 			n->next_ns = now + np->retrans_ns;
-			neigh_request(st, n->key.port, neigh_ip4(n), n->mac);
+			neigh_solicit(st, n, n->mac);
 		} else if (now >= n->updated_ns + np->stale_gc_ns) {
 			pf_neigh_del(n);
 		}
@@ -660,6 +925,13 @@ neigh_emit_released(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max, u
 				neigh_rewrite(np, m, n->mac);
 				edge[out] = neigh_out_edge(st, m);
 				st->ctrs[NEIGH_CTR_RELEASED]++;
+			} else if (md->cls == PF_CLASS_IPV6 && np->icmp6) {
+				md->nexthop = PF_META_ICMP(1, 3, 0);   /* address unreachable */
+				md->out_port = md->in_port;
+				edge[out] = NEIGH_EDGE_ICMP6;
+				st->ctrs[NEIGH_CTR_TO_ICMP6]++;
+			} else if (md->cls == PF_CLASS_IPV6) {
+				PF_DROP(edge, out, st->ctrs, NEIGH_CTR_HOLD_TIMEOUT);
 			} else if (np->icmp) {
 				md->nexthop = PF_META_ICMP(PF_ICMP_DEST_UNREACH, 1, 0);
 				md->out_port = md->in_port;
@@ -774,7 +1046,7 @@ neigh_show(const struct pf_stage *st, const char *what, const struct pf_show_req
 {
 	const struct neigh_priv *np = st->priv;
 	union pf_show_val v[RTE_DIM(neigh_cols)];
-	char addr[16], mac[18];
+	char addr[INET6_ADDRSTRLEN], mac[18];
 	struct pf_show *sh;
 	uint32_t i;
 
@@ -794,8 +1066,11 @@ neigh_show(const struct pf_stage *st, const char *what, const struct pf_show_req
 		state = PF_NEIGH_PUB_STATE(pub);
 		if (state == PF_NEIGH_NONE)
 			continue;
-		snprintf(addr, sizeof(addr), "%u.%u.%u.%u", n->key.addr[0], n->key.addr[1],
-			 n->key.addr[2], n->key.addr[3]);
+		if (n->key.af == PF_NEIGH_AF_INET6)
+			inet_ntop(AF_INET6, n->key.addr, addr, sizeof(addr));
+		else
+			snprintf(addr, sizeof(addr), "%u.%u.%u.%u", n->key.addr[0],
+				 n->key.addr[1], n->key.addr[2], n->key.addr[3]);
 		if ((pub & 0xffffffffffffull) != 0)
 			pf_show_mac(mac, (const uint8_t *)&pub);
 		else
@@ -816,7 +1091,7 @@ static const char *const neigh_show_tables[] = { "neighbors", NULL };
 
 const struct pf_stage_ops pf_neigh_ops = {
 	.type = "neigh",
-	.summary = "slow path: ARP neighbour resolution, holds packets until resolved",
+	.summary = "slow path: ARP and IPv6 ND neighbour resolution, holds packets until resolved",
 	.flags = PF_STAGE_UPSTREAM_READS,
 	.priv_size = sizeof(struct neigh_priv),
 	.n_edges = NEIGH_EDGE_MAX,

@@ -4,7 +4,7 @@
  * readers and one writer, entries in an array by hash position. A deleted
  * key keeps its position (RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL) until every
  * worker has passed a quiescent point, so a reader that found it still
- * reads a valid entry. Family-generic: ARP uses it now, IPv6 ND can too.
+ * reads a valid entry. Family-generic: ARP and IPv6 ND share it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_spinlock.h>
 
 #include "pf_neigh.h"
 #include "pf_stage.h"
@@ -175,6 +176,37 @@ pf_neigh_at(uint32_t i)
 	if (table.h == NULL || i > table.size || !table.ents[i].in_use)
 		return NULL;
 	return &table.ents[i];
+}
+
+/* IPv6 gateways by id: append-only, written under a lock, read without one. */
+static uint8_t gw6[PF_NEIGH_GW6_MAX][16];
+static uint32_t n_gw6;
+static rte_spinlock_t gw6_lock = RTE_SPINLOCK_INITIALIZER;
+
+int
+pf_neigh_gw6_id(const uint8_t a[16])
+{
+	uint32_t i;
+	int id = -ENOSPC;
+
+	rte_spinlock_lock(&gw6_lock);
+	for (i = 0; i < n_gw6 && memcmp(gw6[i], a, 16) != 0; i++)
+		;
+	if (i < n_gw6) {
+		id = (int)i;
+	} else if (n_gw6 < PF_NEIGH_GW6_MAX) {
+		memcpy(gw6[n_gw6], a, 16);
+		id = (int)n_gw6;
+		__atomic_store_n(&n_gw6, n_gw6 + 1, __ATOMIC_RELEASE);
+	}
+	rte_spinlock_unlock(&gw6_lock);
+	return id;
+}
+
+const uint8_t *
+pf_neigh_gw6(uint32_t id)
+{
+	return id < __atomic_load_n(&n_gw6, __ATOMIC_ACQUIRE) ? gw6[id] : NULL;
 }
 
 const char *

@@ -45,6 +45,7 @@ static const char *const bad_fixtures[] = {
 	"bad_lcore_range.yaml",
 	"bad_lpm_neigh.yaml",
 	"bad_lpm_neigh_unwired.yaml",
+	"bad_lpm6_neigh_unwired.yaml",
 	"bad_lpm_via_route.yaml",
 	"bad_long_strings.yaml",
 	"bad_long_names.yaml",

@@ -16,7 +16,8 @@ All input is on p0, one packet per burst, on the pcap clock:
   learned; replies from strangers teach nothing (arp_accept 0);
 - a fifth packet for an unresolved host overflows its queue (counted), and
   what is still held when pipefwd stops is dropped under its own name."""
-from replaylib import Ether, ARP, IP, UDP, Raw, BCAST, raw_bytes, timed
+from replaylib import (Ether, ARP, IP, UDP, Raw, BCAST, raw_bytes,
+                       timeline_inputs, timeline_expected)
 
 R0, R1, NH1 = "02:00:00:00:00:10", "02:00:00:00:00:11", "02:00:00:00:01:01"
 R0_IP = "192.168.0.1"
@@ -99,15 +100,11 @@ def fwd(pkt, mac, src=R0):
 
 
 def inputs():
-    return {"p0": [timed(p, t + k * 1e-6) for k, (t, p, _) in enumerate(timeline())]}
+    return timeline_inputs(timeline())
 
 
 def expected(inp):
-    out = {"p0": [], "p1": []}
-    for _, _, sent in timeline():
-        for port, frame in sent:
-            out[port].append(frame)
-    return out
+    return timeline_expected(timeline())
 
 
 _n_in = len(timeline())
