@@ -21,7 +21,7 @@ loss, 10 MB of TCP each way with the sha256 compared, `pipefwd-ctl macs` lists b
 host MACs learned on their ports.
 
 Both end with SIGINT and the accounting line exact. Namespaces are named
-PF_NETNS_PREFIX (env, default "pfho") + a/b and deleted at the end; traffic
+PF_NETNS_PREFIX (env, default "pfho" + 4 hex digits of the pid) + a/b and deleted at the end; traffic
 never leaves them. Needs root, ip, ping: skipped (exit 77) without.
 """
 import argparse
@@ -39,7 +39,7 @@ import router  # noqa: E402  (namespace helpers, retargeted to these namespaces)
 from multiqueue import stop  # noqa: E402
 from router import TCP_BYTES, TCP_RECV, TCP_SEND, cleanup, ns, sh, wait_link  # noqa: E402
 
-PFX = os.environ.get("PF_NETNS_PREFIX", "pfho")
+PFX = os.environ.get("PF_NETNS_PREFIX", "pfho%04x" % (os.getpid() & 0xffff))
 FILE_PREFIX = os.environ.get("PF_FILE_PREFIX", PFX + "-hosts")
 NS = router.NS = {"a": PFX + "a", "b": PFX + "b"}
 TAP = router.TAP = {"a": PFX + "t0", "b": PFX + "t1"}

@@ -20,7 +20,7 @@ arrives at B in its own order (sequence numbers strictly increase), no flow
 is lost whole, and pipefwd's accounting is exact at SIGINT. tap-affine: the
 same with `affine: true` and lpm instances: rx.k feeds lpm.k only. Needs root and
 ip (skipped, exit 77, without). Namespaces are named PF_NETNS_PREFIX (env,
-default "pfmq") + a/b and deleted at the end; traffic never leaves them.
+default "pfmq" + 4 hex digits of the pid) + a/b and deleted at the end; traffic never leaves them.
 """
 import argparse
 import json
@@ -37,7 +37,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import router  # noqa: E402  (namespace helpers, retargeted below)
 
-PFX = os.environ.get("PF_NETNS_PREFIX", "pfmq")
+PFX = os.environ.get("PF_NETNS_PREFIX", "pfmq%04x" % (os.getpid() & 0xffff))
 TAG = "mq%d" % os.getpid()
 FLOWS = 64
 PER_FLOW = 200

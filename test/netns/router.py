@@ -19,7 +19,7 @@ a DF-clear ping of 3000 bytes crosses and B reassembles it (A sends
 `tracepath` finds the 1400-byte MTU of p1 (ICMP 3/4), 10 MB of TCP each
 way with the sha256 compared end to end, pipefwd's neighbour table holds
 both hosts, then SIGINT in the middle of a TCP transfer: pipefwd stops
-within 2 s and the accounting line is exact. The same over IPv6 through
+within 6 s (the defect: never, while traffic flowed) and the accounting line is exact. The same over IPv6 through
 lpm6, neigh and icmp6, again with no host MAC in the topology: hosts
 2001:db8:1::2/64 and 2001:db8:2::2/64 resolve the router by Neighbour
 Solicitation (the neigh stage answers and learns them, RFC 4861 7.2.3) and
@@ -30,7 +30,7 @@ installed), a ping of 1448-byte packets with DF that gets Packet Too Big
 with mtu 1400 from the router, `tracepath -6` (the same PMTU), 10 MB of TCP
 over IPv6 each way with sha256 compared, and `pipefwd-ctl neighbors` shows
 both IPv6 hosts at their MACs. Namespaces are named PF_NETNS_PREFIX (env,
-default "pfns") + a/b and deleted at the end; traffic never leaves them.
+default "pfns" + 4 hex digits of the pid) + a/b and deleted at the end; traffic never leaves them.
 Needs root, ip, ping, traceroute, tracepath: skipped (exit 77) without.
 """
 import argparse
@@ -44,7 +44,9 @@ import sys
 import tempfile
 import time
 
-PFX = os.environ.get("PF_NETNS_PREFIX", "pfns")
+# the pid keeps two runs at once (two worktrees, two CI jobs) out of each
+# other's namespaces and taps: "pfns1a2bt0" is within IFNAMSIZ
+PFX = os.environ.get("PF_NETNS_PREFIX", "pfns%04x" % (os.getpid() & 0xffff))
 FILE_PREFIX = os.environ.get("PF_FILE_PREFIX", PFX + "-router")
 NS = {"a": PFX + "a", "b": PFX + "b"}
 TAP = {"a": PFX + "t0", "b": PFX + "t1"}
@@ -217,8 +219,16 @@ def checks(errors, tmp):
     neighbors_shown(HOST_IP, errors)
 
 
+STOP_BOUND_S = 6.0
+
+
 def sigint_mid_transfer(proc, tmp, errors):
-    """SIGINT while A streams to B: pipefwd must stop within 2 s."""
+    """SIGINT while A streams to B: pipefwd must stop within STOP_BOUND_S.
+
+    The defect (issue 16) was a process that never stopped while tap traffic
+    flowed (15-20 s and more, until the traffic ended); an idle machine stops
+    in about 0.2 s and a machine at load 14 took 2.4 s, so the bound is a net
+    far above the load's cost and far below the defect."""
     recv = subprocess.Popen(["ip", "netns", "exec", NS["b"], "/usr/bin/python3",
                              os.path.join(tmp, "tcp_recv.py"), "5003"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -236,7 +246,7 @@ def sigint_mid_transfer(proc, tmp, errors):
         out, _ = proc.communicate()
     dt = time.monotonic() - t0
     print(f"pipefwd stopped {dt:.2f} s after SIGINT mid-transfer")
-    if dt > 2.0:
+    if dt > STOP_BOUND_S:
         errors.append(f"pipefwd took {dt:.2f} s to stop after SIGINT mid-transfer")
     for p in (send, recv):
         p.kill()
