@@ -806,6 +806,13 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 	return nout == 0 && !lp->icmp && lp->nt == NULL ? LPM6_EDGE_DROP : PF_EDGE_MIXED;
 }
 
+/* For live edits (lpm6_routes.c): is there a neigh stage to resolve a gateway by address? */
+bool
+lpm6_edit_neigh_wired(const struct pf_stage_conf *sc)
+{
+	return sc->next[LPM6_EDGE_NEIGH] != PF_NONE;
+}
+
 static int
 lpm6_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
 {

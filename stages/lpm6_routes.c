@@ -247,6 +247,47 @@ route6_find(struct lpm6_cfg *cfg, const uint8_t *addr, uint8_t len)
 }
 
 /*
+ * A live route's next hop given by address (`route-add lpm6 P ADDRESS` or
+ * `ADDRESS%PORT`), as a topology route's `via:` takes it: the neigh stage
+ * finds its MAC, so the neigh edge must be wired. A next hop with the same
+ * address and port is reused.
+ */
+static int
+edit_nh6_by_address(struct pf_stage_conf *sc, const struct pf_topo *topo, const char *text,
+		    uint32_t *k, struct pf_errs *errs)
+{
+	struct pf_node v = { .kind = PF_NODE_SCALAR, .file = "", .value = text };
+	struct lpm6_cfg *cfg = sc->cfg;
+	uint32_t n = cfg->base.n_nh, j;
+	char path[PF_NAME_MAX + 16];
+	int rc;
+
+	snprintf(path, sizeof(path), "stages.%s", sc->group);
+	rc = nh6_by_address(cfg, &v, topo, path, errs);
+	if (rc == -2)
+		return pf_err_add(errs, "", 0, 0,
+				  "stages.%s: unknown next hop '%s' (a name under nexthops: or an IPv6 address)",
+				  sc->group, text);
+	if (rc < 0)
+		return -EINVAL;
+	if (!lpm6_edit_neigh_wired(sc)) {
+		cfg->base.n_nh = n;
+		return pf_err_add(errs, "", 0, 0,
+				  "stages.%s: next hop %s is an address: the stage has no neigh edge to resolve it (next: { out: ..., neigh: ... })",
+				  sc->group, text);
+	}
+	for (j = 0; j < n; j++)
+		if (cfg->base.nh[j].port == cfg->base.nh[rc].port &&
+		    memcmp(cfg->gw6[j], cfg->gw6[rc], 16) == 0) {
+			cfg->base.n_nh = n;     /* the same gateway under another spelling */
+			*k = j;
+			return 0;
+		}
+	*k = (uint32_t)rc;
+	return 0;
+}
+
+/*
  * "PREFIX/LEN NEXTHOP" (add) or "PREFIX/LEN" (del) on the parsed IPv6 routes,
  * as lpm's edit does for IPv4; routes stay sorted (routes6_check_dups sorted
  * them). The next hop is a name from nexthops:.
@@ -261,7 +302,6 @@ lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_ch
 	const char *why;
 	uint32_t k;
 
-	RTE_SET_USED(topo);
 	if (lpm_edit_split(sc, ch, buf, tok, errs) < 0)
 		return -EINVAL;
 	why = pf_parse_ipv6_prefix(tok[0], true, nr.prefix, &nr.len);
@@ -288,9 +328,8 @@ lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_ch
 	for (k = 0; k < cfg->base.n_nh; k++)
 		if (strcmp(cfg->base.nh[k].name, tok[1]) == 0)
 			break;
-	if (k == cfg->base.n_nh)
-		return pf_err_add(errs, "", 0, 0, "stages.%s: unknown next hop '%s'", sc->group,
-				  tok[1]);
+	if (k == cfg->base.n_nh && edit_nh6_by_address(sc, topo, tok[1], &k, errs) < 0)
+		return -EINVAL;
 	nr.nh = k;
 	if (route6_push(cfg, &nr) < 0) {
 		pf_err_add(errs, "", 0, 0, "stages.%s: route table full (%u routes)", sc->group,
@@ -300,7 +339,11 @@ lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_ch
 	qsort(cfg->routes, cfg->n_routes, sizeof(cfg->routes[0]), route6_cmp);
 	snprintf(ch->entry, sizeof(ch->entry), "%s %s", ch->key, cfg->base.nh[k].name);
 	/* Quoted: a plain IPv6 scalar in a flow mapping is not portable YAML. */
-	snprintf(item, sizeof(item), "{ prefix: \"%s\", via: %s }", ch->key, cfg->base.nh[k].name);
-	pf_change_add_at(ch, sc, "routes", cfg->base.routes_file, item);
+	snprintf(item, sizeof(item), "{ prefix: \"%s\", via: \"%s\" }", ch->key,
+		 cfg->base.nh[k].name);
+	/* A route file names next hops from nexthops: only; one by address goes inline. */
+	pf_change_add_at(ch, sc, "routes", pf_map_get(pf_map_get(sc->node, "nexthops"),
+						     cfg->base.nh[k].name) == NULL ? "" :
+			 cfg->base.routes_file, item);
 	return 0;
 }

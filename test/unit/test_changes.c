@@ -19,6 +19,7 @@
 #include "../../stages/lpm6.h"
 
 static char dir[64], topo_path[128], routes_path[128], via_path[128], v6_path[128], r6_path[128];
+static char v6via_path[128];
 static const char *load_from = topo_path;   /* the topology load() reads */
 
 /* An lpm6 with an inline route and a route file. */
@@ -40,6 +41,26 @@ static const char v6_text[] =
 	"  tx: { type: tx, ports: [p0, p1] }\n"                                /* 15 */
 	"lcores:\n"
 	"  1: [rx, lpm6, tx]\n";
+
+/* An lpm6 with its neigh edge wired: next hops by IPv6 address resolve. */
+static const char v6via_text[] =
+	"eal: [--no-huge, -m, \"512\", --no-pci]\n"
+	"ports:\n"
+	"  p0: { device: net_null0, mac: \"02:00:00:00:00:10\", ipv6: \"2001:db8::1/64\" }\n"
+	"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", ipv6: \"2001:db8:1::1/64\" }\n"
+	"stages:\n"
+	"  rx: { type: rx, ports: [p0, p1], next: { ipv6: lpm6 } }\n"
+	"  lpm6:\n"
+	"    type: lpm6\n"
+	"    nexthops:\n"
+	"      n1: { port: p1, mac: \"02:00:00:00:01:01\" }\n"
+	"    routes:\n"
+	"      - { prefix: \"2001:db8:9::/48\", via: \"2001:db8:1::7\" }\n"
+	"    next: { out: tx, neigh: nb }\n"
+	"  nb: { type: neigh, next: tx }\n"
+	"  tx: { type: tx, ports: [p0, p1] }\n"
+	"lcores:\n"
+	"  1: [rx, lpm6, nb, tx]\n";
 
 /* An lpm with its neigh edge wired: next hops by address resolve. */
 static const char via_text[] =
@@ -111,6 +132,10 @@ setup(void **state)
 	snprintf(via_path, sizeof(via_path), "%s/v.yaml", dir);
 	snprintf(v6_path, sizeof(v6_path), "%s/v6.yaml", dir);
 	snprintf(r6_path, sizeof(r6_path), "%s/routes6.txt", dir);
+	snprintf(v6via_path, sizeof(v6via_path), "%s/v6via.yaml", dir);
+	f = fopen(v6via_path, "w");
+	fputs(v6via_text, f);
+	fclose(f);
 	f = fopen(v6_path, "w");
 	fputs(v6_text, f);
 	fclose(f);
@@ -136,6 +161,7 @@ teardown(void **state)
 	unlink(topo_path);
 	unlink(via_path);
 	unlink(v6_path);
+	unlink(v6via_path);
 	unlink(r6_path);
 	unlink(routes_path);
 	rmdir(dir);
@@ -412,6 +438,7 @@ test_routes6(void **state)
 		{ "2001:db8:20::/48 n1", false, "route 2001:db8:20::/48 exists (via n1)" },
 		{ "2001:db8:60::/48", true, "no route 2001:db8:60::/48" },
 		{ "2001:db8:60::/48", false, "expected 'PREFIX/LEN NEXTHOP" },
+		{ "2001:db8:60::/48 2001:db8:1::7", false, "has no neigh edge to resolve it" },
 	};
 	const struct lpm6_cfg *cfg;
 	struct pf_change ch[4];
@@ -457,6 +484,63 @@ test_routes6(void **state)
 	load_from = topo_path;
 }
 
+/* lpm6 routes live with a next hop by address, resolved by the neigh stage. */
+static void
+test_routes6_via(void **state)
+{
+	static const struct {
+		const char *entry, *want;
+	} bad[] = {
+		{ "2001:db8:70::/48 2001:db8:5::9", "is on no port's ipv6 prefix" },
+		{ "2001:db8:70::/48 ff02::1", "is not a unicast address" },
+		{ "2001:db8:70::/48 2001:db8:1::7%p9", "unknown port" },
+		{ "2001:db8:70::/48 gw9", "unknown next hop 'gw9' (a name under nexthops: or an IPv6" },
+	};
+	static const uint8_t gw7[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 7 };
+	static const uint8_t gw9[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 9 };
+	const struct lpm6_cfg *cfg;
+	struct pf_change ch[3];
+	struct pf_topo *t;
+	char msg[PF_ERR_MSG_MAX];
+	uint32_t i;
+
+	(void)state;
+	load_from = v6via_path;
+	ch[0] = change("lpm6", "routes", false, "2001:db8:50::/48 2001:db8:1::9");
+	ch[1] = change("lpm6", "routes", false, "2001:db8:51::/48 via 2001:db8:1:0::9");
+	ch[2] = change("lpm6", "routes", false, "2001:db8:52::/48 2001:db8:1::7"); /* inline's */
+	t = load(ch, 3, msg, sizeof(msg));
+	if (t == NULL)
+		fail_msg("%s", msg);
+	cfg = stage(t, "lpm6")->cfg;
+	assert_int_equal(cfg->n_routes, 4);
+	assert_int_equal(cfg->base.n_nh, 3);           /* n1, 2001:db8:1::7, 2001:db8:1::9 */
+	for (i = 0; i < cfg->n_routes; i++) {
+		uint32_t k = cfg->routes[i].nh;
+
+		assert_int_equal(cfg->base.nh[k].port, 1);
+		if (cfg->routes[i].prefix[5] == 0x50 || cfg->routes[i].prefix[5] == 0x51)
+			assert_memory_equal(cfg->gw6[k], gw9, 16);
+		else
+			assert_memory_equal(cfg->gw6[k], gw7, 16);
+	}
+	assert_string_equal(ch[0].entry, "2001:db8:50::/48 2001:db8:1::9");
+	assert_string_equal(ch[1].entry, "2001:db8:51::/48 2001:db8:1::9");
+	assert_string_equal(ch[0].file, v6via_path);    /* inline, after the inline route */
+	assert_int_equal(ch[0].line, 12);
+	assert_string_equal(ch[0].item, "{ prefix: \"2001:db8:50::/48\", via: \"2001:db8:1::9\" }");
+	pf_topo_free(t);
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		ch[0] = change("lpm6", "routes", false, bad[i].entry);
+		if (load(ch, 1, msg, sizeof(msg)) != NULL)
+			fail_msg("'%s' was accepted", bad[i].entry);
+		if (strstr(msg, bad[i].want) == NULL)
+			fail_msg("'%s': got '%s', want '%s'", bad[i].entry, msg, bad[i].want);
+	}
+	load_from = topo_path;
+}
+
 int
 main(void)
 {
@@ -466,6 +550,7 @@ main(void)
 		cmocka_unit_test(test_rules_and_macs),
 		cmocka_unit_test(test_routes_via),
 		cmocka_unit_test(test_routes6),
+		cmocka_unit_test(test_routes6_via),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
