@@ -488,10 +488,13 @@ neigh_learn(struct pf_stage *st, const struct pf_neigh_key *k, const uint8_t *sh
 	pf_neigh_publish(n, state, sha);
 }
 
+/* Bytes, not rte_ether_addr: an ND option's address sits at any alignment. */
 static bool
-neigh_mac_ok(const struct rte_ether_addr *a)
+neigh_mac_ok(const void *mac)
 {
-	return !rte_is_multicast_ether_addr(a) && !rte_is_zero_ether_addr(a);
+	const uint8_t *a = mac;
+
+	return !(a[0] & 1) && (a[0] | a[1] | a[2] | a[3] | a[4] | a[5]) != 0;
 }
 
 /* One ARP frame: learn, answer a request for the port's address in place. */
@@ -754,7 +757,7 @@ neigh_nd(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t n
 	l4len = rte_be_to_cpu_16(ip->payload_len) + 40u - md->l3_len;
 	if (nd6_parse(ip, md->l3_len, l4, l4len, &msg) < 0)
 		return NEIGH_CTR_ND_INVALID;
-	if (msg.has_lla && !neigh_mac_ok((const struct rte_ether_addr *)msg.lla))
+	if (msg.has_lla && !neigh_mac_ok(msg.lla))
 		return NEIGH_CTR_ND_BAD_LLA;
 	if (msg.type == ND6_NA)
 		return neigh_na(st, &msg, p, now);
@@ -765,7 +768,7 @@ neigh_nd(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t n
 		neigh_learn(st, &k, msg.lla, true, false, now);
 	}
 	memcpy(to, msg.has_lla ? msg.lla : rte_pktmbuf_mtod(m, uint8_t *) + 6, 6);
-	if (!neigh_mac_ok((const struct rte_ether_addr *)to))
+	if (!neigh_mac_ok(to))
 		return NEIGH_CTR_ND_BAD_LLA;
 	if (nd6_na_reply(m, md, np->port_mac[p].addr_bytes, msg.target, to) < 0)
 		return NEIGH_CTR_NS_NO_ROOM;
