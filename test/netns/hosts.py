@@ -37,7 +37,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import router  # noqa: E402  (namespace helpers, retargeted to these namespaces)
 from multiqueue import stop  # noqa: E402
-from router import TCP_BYTES, TCP_RECV, TCP_SEND, cleanup, ns, sh, wait_link  # noqa: E402
+from router import TCP_BYTES, TCP_RECV, TCP_SEND, cleanup, ns, sh, start_pipefwd, wait_link  # noqa: E402
 
 PFX = os.environ.get("PF_NETNS_PREFIX", "pfho%04x" % (os.getpid() & 0xffff))
 FILE_PREFIX = os.environ.get("PF_FILE_PREFIX", PFX + "-hosts")
@@ -226,9 +226,8 @@ def main():
     try:
         for h in NS:
             sh("ip", "netns", "add", NS[h])
-        proc = subprocess.Popen([args.pipefwd, "-j", stats, topo, "--",
-                                 f"--file-prefix={FILE_PREFIX}"],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc, out = start_pipefwd([args.pipefwd, "-j", stats, topo, "--",
+                                   f"--file-prefix={FILE_PREFIX}"])
         for h in NS:
             wait_link(TAP[h])
             setup_host(h)
@@ -237,7 +236,7 @@ def main():
         errors.append(str(e))
     finally:
         if proc is not None:
-            out = stop_exact(proc, errors)
+            out += stop_exact(proc, errors)
         cleanup()
         shutil.rmtree(f"/var/run/dpdk/{FILE_PREFIX}", ignore_errors=True)
     if args.mode == "acl":

@@ -256,15 +256,8 @@ def run_tap(pipefwd, errors, affine=False):
     try:
         for h in router.NS:
             router.sh("ip", "netns", "add", router.NS[h])
-        proc = subprocess.Popen([pipefwd, "-j", stats, topo, "--", "--file-prefix=" + prefix],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        # Ports start (ioctls on the tap by name) before a tap may leave for its namespace.
-        head = []
-        for line in proc.stdout:
-            head.append(line)
-            if "running " in line or "error" in line:
-                break
-        out = "".join(head)
+        proc, out = router.start_pipefwd([pipefwd, "-j", stats, topo, "--",
+                                          "--file-prefix=" + prefix])
         for h in router.NS:
             router.wait_link(router.TAP[h])
             router.setup_host(h)

@@ -41,6 +41,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import tempfile
 import time
 
@@ -142,6 +143,34 @@ def wait_link(name, timeout=15.0):
             return
         time.sleep(0.1)
     raise RuntimeError(f"tap {name} did not appear within {timeout} s")
+
+
+def start_pipefwd(argv, timeout=60.0):
+    """Start pipefwd and return (proc, its output up to the "running" line).
+
+    A tap leaves for its namespace only after this: pipefwd starts its ports
+    with ioctls on the tap by name in its own namespace, so a tap moved
+    between creation and port start fails the start with "No such device"
+    (seen on a busy CI machine)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    head, done = [], threading.Event()
+
+    def read_head():
+        for line in proc.stdout:
+            head.append(line)
+            if "running " in line:
+                break
+        done.set()
+
+    threading.Thread(target=read_head, daemon=True).start()
+    if not done.wait(timeout):
+        proc.kill()
+        proc.wait()
+        raise RuntimeError(f"pipefwd printed no 'running' line within {timeout} s")
+    if not head or "running " not in head[-1]:
+        proc.wait(timeout=20)
+        raise RuntimeError(f"pipefwd did not start (exit {proc.returncode}):\n" + "".join(head))
+    return proc, "".join(head)
 
 
 def setup_host(h):
@@ -318,13 +347,12 @@ def main():
         f.write(TOPO.format(ta=TAP["a"], tb=TAP["b"], mtu=MTU_B, ma=HOST_MAC["a"],
                             mb=HOST_MAC["b"]))
     cleanup()
-    proc = None
+    proc, head = None, ""
     try:
         for h in NS:
             sh("ip", "netns", "add", NS[h])
-        proc = subprocess.Popen([args.pipefwd, "-j", stats, topo, "--",
-                                 f"--file-prefix={FILE_PREFIX}"],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc, head = start_pipefwd([args.pipefwd, "-j", stats, topo, "--",
+                                    f"--file-prefix={FILE_PREFIX}"])
         for h in NS:
             wait_link(TAP[h])
             setup_host(h)
@@ -339,7 +367,7 @@ def main():
     finally:
         out = ""
         if proc is not None:
-            out = sigint_mid_transfer(proc, tmp, errors)
+            out = head + sigint_mid_transfer(proc, tmp, errors)
             if proc.returncode != 0:
                 errors.append(f"pipefwd exited {proc.returncode}")
             if re.search(r"unaccounted 0 \(", out) is None:
