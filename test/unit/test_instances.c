@@ -32,14 +32,14 @@ static int
 setup(void **state)
 {
 	char *argv[] = { (char *)"unit", (char *)"--no-huge", (char *)"-m", (char *)"256",
-			 (char *)"--no-pci", (char *)"--log-level=lib.eal:error",
+			 (char *)"--no-pci", (char *)"--no-shconf", (char *)"--log-level=lib.eal:error",
 			 (char *)"--no-telemetry", (char *)"--lcores=0@0,1@1",
-			 (char *)"--file-prefix=ut_instances", NULL };
+			 (char *)pf_test_prefix_arg("instances"), NULL };
 	struct pf_errs errs = { 0 };
 	int i0;
 
 	(void)state;
-	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
+	if (pf_test_eal_start(RTE_DIM(argv) - 1, argv) < 0)
 		return -1;
 	if (pf_topo_load_string("inline.yaml", l2_yaml, &topo, &errs) < 0)
 		return -1;

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,21 +12,48 @@
 
 static struct rte_mempool *pool;
 
+static char runtime_dir[PATH_MAX];
+
+static void
+remove_runtime_dir(void)
+{
+	if (runtime_dir[0] != '\0')
+		rmdir(runtime_dir);   /* empty with --no-shconf; left alone otherwise */
+}
+
+const char *
+pf_test_prefix_arg(const char *name)
+{
+	static char prefix[96];
+
+	/* A prefix per process and --no-shconf: two make test runs side by side
+	 * (two worktrees, a helper and CI) never share an EAL config lock. */
+	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_%s_%d", name, (int)getpid());
+	return prefix;
+}
+
+int
+pf_test_eal_start(int argc, char **argv)
+{
+	if (rte_eal_init(argc, argv) < 0)
+		return -1;
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+	atexit(remove_runtime_dir);
+	return 0;
+}
+
 int
 pf_test_eal_init(const char *name)
 {
 	static int done;
-	char prefix[64];
 	char *argv[] = { (char *)"unit", (char *)"--no-huge", (char *)"-m", (char *)"256",
-			 (char *)"--no-pci", (char *)"--log-level=lib.eal:error",
-			 (char *)"--no-telemetry", (char *)"--lcores=0@0", prefix, NULL };
+			 (char *)"--no-pci", (char *)"--no-shconf",
+			 (char *)"--log-level=lib.eal:error", (char *)"--no-telemetry",
+			 (char *)"--lcores=0@0", (char *)pf_test_prefix_arg(name), NULL };
 
 	if (done)
 		return 0;
-	/* One prefix per test program (tests run one at a time), so runtime
-	 * directories under /var/run/dpdk do not pile up. */
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_%s", name);
-	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
+	if (pf_test_eal_start(RTE_DIM(argv) - 1, argv) < 0)
 		return -1;
 	done = 1;
 	return pf_meta_register();

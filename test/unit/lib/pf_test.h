@@ -17,8 +17,12 @@
 #include "pf_stage.h"
 #include "pf_topo.h"
 
-/** Start EAL once per process (--no-huge --no-pci, file prefix ut_<name>). */
+/** Start EAL once per process (--no-huge --no-pci --no-shconf, prefix ut_<name>_<pid>). */
 int pf_test_eal_init(const char *name);
+/** "--file-prefix=ut_<name>_<pid>" for tests that build their own EAL arguments. */
+const char *pf_test_prefix_arg(const char *name);
+/** rte_eal_init, and the (empty) runtime directory removed at exit. */
+int pf_test_eal_start(int argc, char **argv);
 /** A shared pool of 8192 mbufs created on first use. */
 struct rte_mempool *pf_test_pool(void);
 /** An mbuf holding @p len bytes of @p data, metadata zeroed, in_port set. */
