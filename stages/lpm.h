@@ -150,9 +150,21 @@ void lpm_nh_index_build(struct lpm_nh_index *ix, const struct lpm_cfg *cfg);
 int lpm_nh_index_find(const struct lpm_nh_index *ix, const struct lpm_cfg *cfg, const char *s,
 		      size_t len);
 
-/** Parse the stage's `nexthops:` ({name: {port, mac}}) into @p cfg. Returns 0 or -EINVAL. */
+/**
+ * A next hop's `via:` for one address family: set next hop @p k's gateway
+ * and port from @p v (@p port: the entry's `port:`, or -1). Returns 0 or a
+ * negative value with an error in @p errs.
+ */
+typedef int (*lpm_nh_via_fn)(void *arg, uint32_t k, const struct pf_node *v, int port,
+			     const struct pf_topo *topo, const char *path, struct pf_errs *errs);
+
+/**
+ * Parse the stage's `nexthops:` ({name: {port, mac}} or {name: {via, port}})
+ * into @p cfg. @p via parses `via:` (NULL: an IPv4 address). Returns 0 or -EINVAL.
+ */
 int lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc,
-		       const struct pf_topo *topo, struct pf_errs *errs);
+		       const struct pf_topo *topo, lpm_nh_via_fn via, void *via_arg,
+		       struct pf_errs *errs);
 
 /**
  * RFC 1624 eqn. 3: the header checksum @p hc after one 16-bit word of the

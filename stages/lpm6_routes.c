@@ -104,45 +104,92 @@ gw6_port(const struct pf_topo *topo, const uint8_t *a)
 }
 
 /*
- * A route's `via: ADDRESS` (or `ADDRESS%PORT`, needed for a link-local
- * gateway): an implicit next hop named by the text, its MAC found by the
- * neigh stage. Returns its index, or -1 with an error.
+ * Next hop @p k's gateway from `ADDRESS` or `ADDRESS%PORT` (needed for a
+ * link-local gateway), its MAC found by the neigh stage; the port is the one
+ * named, @p port (a nexthops entry's `port:`), or the one whose ipv6 prefix
+ * holds the address. Returns 0, -2 when @p v is not an address, or -1 with
+ * an error.
  */
 static int
-nh6_by_address(struct lpm6_cfg *cfg, const struct pf_node *v, const struct pf_topo *topo,
-	       const char *path, struct pf_errs *errs)
+nh6_gw_set(struct lpm6_cfg *cfg, uint32_t k, const struct pf_node *v, int port,
+	   const struct pf_topo *topo, const char *path, struct pf_errs *errs)
 {
 	char buf[64], *pct;
 	uint8_t a[16];
-	uint32_t k;
-	int port;
 
 	snprintf(buf, sizeof(buf), "%s", v->value);
 	pct = strchr(buf, '%');
 	if (pct != NULL)
 		*pct++ = '\0';
 	if (strlen(v->value) >= PF_NAME_MAX || inet_pton(AF_INET6, buf, a) != 1)
-		return -2;      /* not an address: an unknown next-hop name */
+		return -2;
 	if (pf_ip6_is_mcast(a) || pf_ip6_zero_or_loopback(a) >= 0 || pf_ip6_is_v4mapped(a)) {
 		pf_node_err(errs, v, "%s.via: %s is not a unicast address", path, v->value);
 		return -1;
 	}
-	port = pct != NULL ? pf_topo_port_index(topo, pct) : gw6_port(topo, a);
+	if (pct != NULL) {
+		int named = pf_topo_port_index(topo, pct);
+
+		if (named < 0 || (port >= 0 && port != named)) {
+			pf_node_err(errs, v, named < 0 ? "%s.via: %s: unknown port" :
+				    "%s.via: %s names another port than 'port'", path, v->value);
+			return -1;
+		}
+		port = named;
+	} else if (port < 0) {
+		port = gw6_port(topo, a);
+	}
 	if (port < 0) {
-		pf_node_err(errs, v, pct != NULL ? "%s.via: %s: unknown port" :
-			    "%s.via: %s is on no port's ipv6 prefix (write ADDRESS%%PORT)",
+		pf_node_err(errs, v, "%s.via: %s is on no port's ipv6 prefix (give 'port' or write ADDRESS%%PORT)",
 			    path, v->value);
 		return -1;
 	}
-	if (cfg->base.n_nh == LPM_MAX_NEXTHOPS) {
+	cfg->base.nh[k].port = (uint16_t)port;
+	memcpy(cfg->gw6[k], a, 16);
+	return 0;
+}
+
+/* `via:` in a nexthops entry (lpm_nh_via_fn): an IPv6 address only. */
+static int
+nh6_via(void *arg, uint32_t k, const struct pf_node *v, int port, const struct pf_topo *topo,
+	const char *path, struct pf_errs *errs)
+{
+	int rc = nh6_gw_set(arg, k, v, port, topo, path, errs);
+
+	if (rc == -2)
+		return pf_node_err(errs, v, "%s.via: '%s' is not an IPv6 address", path, v->value);
+	return rc;
+}
+
+/*
+ * A route's `via: ADDRESS` (or `ADDRESS%PORT`): an implicit next hop named
+ * by the text. Returns its index, -2 when @p v is not an address (an
+ * unknown next-hop name), or -1 with an error.
+ */
+static int
+nh6_by_address(struct lpm6_cfg *cfg, const struct pf_node *v, const struct pf_topo *topo,
+	       const char *path, struct pf_errs *errs)
+{
+	uint32_t k = cfg->base.n_nh;
+	int rc;
+
+	if (k == LPM_MAX_NEXTHOPS) {
+		char buf[64];
+		uint8_t a[16];
+
+		snprintf(buf, sizeof(buf), "%s", v->value);
+		buf[strcspn(buf, "%")] = '\0';
+		if (inet_pton(AF_INET6, buf, a) != 1)
+			return -2;      /* a name after all: "unknown next hop" */
 		pf_node_err(errs, v, "%s.via: more than %d next hops", path, LPM_MAX_NEXTHOPS);
 		return -1;
 	}
-	k = cfg->base.n_nh++;
 	memset(&cfg->base.nh[k], 0, sizeof(cfg->base.nh[k]));
+	rc = nh6_gw_set(cfg, k, v, -1, topo, path, errs);
+	if (rc < 0)
+		return rc;
 	snprintf(cfg->base.nh[k].name, sizeof(cfg->base.nh[k].name), "%s", v->value);
-	cfg->base.nh[k].port = (uint16_t)port;
-	memcpy(cfg->gw6[k], a, 16);
+	cfg->base.n_nh++;
 	return (int)k;
 }
 
@@ -189,7 +236,7 @@ lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_e
 		return -ENOMEM;
 	sc->cfg = cfg;
 	/* No `nexthops:` is fine when routes name gateways by address. */
-	if (lpm_nexthops_parse(&cfg->base, sc, topo, errs) < 0)
+	if (lpm_nexthops_parse(&cfg->base, sc, topo, nh6_via, cfg, errs) < 0)
 		return -EINVAL;  /* routes would only repeat "unknown next hop" */
 	if (lpm_inline_routes_walk(sc, inline_route6, &(struct inline6_arg){ cfg, topo },
 				   errs) < 0)

@@ -303,7 +303,7 @@ static const char *const route_keys[] = { "prefix", "via", NULL };
 
 int
 lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const struct pf_topo *topo,
-	       struct pf_errs *errs)
+		   lpm_nh_via_fn via, void *via_arg, struct pf_errs *errs)
 {
 	const struct pf_node *nhs = pf_map_get(sc->node, "nexthops"), *v, *nn;
 	char path[PF_CONF_PATH_MAX];
@@ -354,8 +354,12 @@ lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const st
 					    path);
 				continue;
 			}
-			if (v->kind != PF_NODE_SCALAR ||
-			    nh_gw_set(nh, v, port, topo, path, errs) < 0)
+			if (v->kind != PF_NODE_SCALAR) {
+				pf_node_err(errs, v, "%s.via: expected an address", path);
+				continue;
+			}
+			if ((via != NULL ? via(via_arg, cfg->n_nh, v, port, topo, path, errs) :
+			     nh_gw_set(nh, v, port, topo, path, errs)) < 0)
 				continue;
 			cfg->n_nh++;
 			continue;
@@ -498,7 +502,7 @@ lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_er
 			rc = -EINVAL;
 		cfg->mode = (enum lpm_lookup_mode)mode;
 	}
-	if (lpm_nexthops_parse(cfg, sc, topo, errs) < 0)
+	if (lpm_nexthops_parse(cfg, sc, topo, NULL, NULL, errs) < 0)
 		return -EINVAL;  /* routes would only repeat "unknown next hop" */
 	if (lpm_inline_routes_walk(sc, inline_route, &(struct inline_arg){ cfg, topo }, errs) < 0)
 		rc = -EINVAL;

@@ -1,8 +1,9 @@
 """IPv6 Neighbour Discovery (RFC 4861), modelled independently of pipefwd.
 
 p0 is 2001:db8:1::1/64 (connected); 2001:db8:100::/48 goes via
-2001:db8:1::fe (a gateway given by address). All input is on p0, one packet
-per burst, on the pcap clock:
+2001:db8:1::fe (a gateway given by address), and so does 2001:db8:200::/48
+(routes.txt, through the named next hop gw: { via: 2001:db8:1::fe }). All
+input is on p0, one packet per burst, on the pcap clock:
 
 - packets to an unknown host are held (queue 4) and one Neighbour
   Solicitation asks for it: to the solicited-node address ff02::1:ffXX:XXXX
@@ -107,6 +108,9 @@ def timeline():
     for _ in range(2):
         p = udp(B_IP, next(seq))
         ev.append((0.200, p, [("p0", fwd(p, B))]))
+    # the route file's route, by the named next hop: the same gateway, resolved
+    p = udp("2001:db8:200::5", next(seq))
+    ev.append((0.201, p, [("p0", fwd(p, G))]))
     # C asks for the router: answered, C learned (STALE)
     ev.append((0.300, ns_in(C, C_IP, R0_IP), [("p0", na_out(C, C_IP))]))
     p = udp(C_IP, next(seq))
