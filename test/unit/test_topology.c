@@ -46,6 +46,7 @@ static const char *const bad_fixtures[] = {
 	"bad_lpm_neigh.yaml",
 	"bad_lpm_neigh_unwired.yaml",
 	"bad_lpm6_neigh_unwired.yaml",
+	"bad_lpm6_nexthop_via.yaml",
 	"bad_lpm_via_route.yaml",
 	"bad_long_strings.yaml",
 	"bad_long_names.yaml",
