@@ -731,7 +731,8 @@ static const uint8_t lpm6_special[256] = { [0x00] = 1, [0xfe] = 1, [0xff] = 1 };
 /*
  * The common case: untagged IPv6 to the ingress port's MAC, ordinary source
  * and destination, a route to a next hop (max_plen is 0 for local,
- * connected and "no route"), hop limit > 1, short enough for the egress port.
+ * connected and "no route"), hop limit > 1, a payload of 1 byte up to what
+ * the egress port takes.
  */
 static __rte_always_inline bool
 lpm6_plain(const struct lpm6_fib *fib, const struct pf_meta *md, const uint8_t *eth,
@@ -744,7 +745,10 @@ lpm6_plain(const struct lpm6_fib *fib, const struct pf_meta *md, const uint8_t *
 	return (w & LPM6_META_MASK) == LPM6_META_FAST &&
 	       (lpm6_special[ip->src_addr[0]] | lpm6_special[ip->dst_addr[0]]) == 0 &&
 	       ip->hop_limits > 1 &&
-	       rte_be_to_cpu_16(ip->payload_len) <= fib->nh[hop].max_plen;
+	       /* 1..max_plen: payload length 0 (no upper layer, or a jumbogram)
+	        * must not pass for the max_plen-0 entries (local, connected,
+	        * "no route"); lpm6_ip6 takes it. */
+	       (uint32_t)rte_be_to_cpu_16(ip->payload_len) - 1u < fib->nh[hop].max_plen;
 }
 
 static __rte_always_inline uint16_t

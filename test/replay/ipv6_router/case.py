@@ -31,6 +31,13 @@ def sized(plen):
     return ip6(l4=UDP(sport=5, dport=6) / Raw(b"s" * (plen - 8)))
 
 
+def empty(dst):
+    """No upper layer (Next Header 59), payload length 0: a 54-byte frame.
+    lpm6's fast path must not take it to a local, connected or missing next
+    hop (their payload limit is 0)."""
+    return Ether(src=HOST, dst=R0) / IPv6(src=SRC, dst=dst, nh=59, plen=0)
+
+
 def ns(target, dst, hlim=255, src=SRC, sll=True, dst_mac="33:33:ff:00:00:01"):
     p = ICMPv6ND_NS(tgt=target)
     if sll:
@@ -52,6 +59,7 @@ FORWARDED = [
     sized(MTU1 - 40),                                    # exactly the egress MTU
     ip6(hlim=2),
     Ether(src=HOST, dst=R0) / Dot1Q(vlan=0) / IPv6(src=SRC, dst=FAR) / UDP() / Raw(b"vid0"),
+    empty(FAR),
 ]
 
 # (packet, reply) where reply is a function of the packet
@@ -71,6 +79,7 @@ ERRORS = [
     (ip6(hlim=0), (3, 0, 0)),
     (ip6(dst="2001:db9::1"), (1, 0, 0)),
     (ip6(dst="2001:db9::1", hlim=1), (1, 0, 0)),         # no route comes before hop limit
+    (empty("2001:db9::1"), (1, 0, 0)),
     (ip6(src=HOST_LL), (1, 2, 0)),                      # link-local source, off-link
     (sized(MTU1 - 39), (2, 0, MTU1)),
     (sized(1500), (2, 0, MTU1)),                         # quote cut at 1280 bytes in all
@@ -95,14 +104,14 @@ DROPPED = {
     "lpm6.ip6_dst_martian": [ip6(dst="::1"), ip6(dst="::ffff:10.0.0.1")],
     "lpm6.ip6_mcast_dst": [ip6(dst="ff0e::1", dst_mac="33:33:00:00:00:01")],
     "lpm6.ip6_linklocal_dst": [ip6(dst="fe80::1234")],
-    "lpm6.ip6_neighbour_unresolved": [ip6(dst="2001:db8::77")],
+    "lpm6.ip6_neighbour_unresolved": [ip6(dst="2001:db8::77"), empty("2001:db8::77")],
     "lpm6.ip6_l2mcast_unicast": [ip6(dst_mac="33:33:00:00:00:01")],
     "lpm6.l3_mac_mismatch": [ip6(dst_mac="02:00:00:00:00:99")],
     "lpm6.nd_invalid": [ns(R0_IP, "ff02::1:ff00:1", hlim=64)],
     "lpm6.nd_not_for_us": [ns("2001:db8::55", "ff02::1:ff00:55", dst_mac="33:33:ff:00:00:55"),
                            ns(R1_IP, R0_IP, dst_mac=R0)],   # p1's address asked on p0
     "lpm6.nd_ignored": [ip6(dst=R0_IP, l4=ICMPv6ND_NA(tgt=SRC))],
-    "lpm6.ip6_local_unsupported": [ip6(dst=R0_IP)],
+    "lpm6.ip6_local_unsupported": [ip6(dst=R0_IP), empty(R0_IP)],
     "lpm6.icmp6_bad_checksum": [echo(R0_IP, cksum=0x1234)],
 }
 
@@ -159,7 +168,7 @@ for _, (t, c, _v) in ERRORS:
     COUNTERS["icmp6." + _kinds[(t, c)]] = COUNTERS.get("icmp6." + _kinds[(t, c)], 0) + 1
 COUNTERS.update({"lpm6.ip6_hop_limit_expired": 0, "lpm6.ip6_no_route": 0,
                  "lpm6.ip6_too_big": 0, "lpm6.ip6_hop_limit_to_icmp": 4,
-                 "lpm6.ip6_no_route_to_icmp": 4, "lpm6.ip6_too_big_to_icmp": 2,
+                 "lpm6.ip6_no_route_to_icmp": 5, "lpm6.ip6_too_big_to_icmp": 2,
                  "lpm6.ip6_linklocal_src_to_icmp": 1, "icmp6.icmp6_ratelimited": 0,
                  "lpm6.icmp6_echo_reply": len(ECHOES), "lpm6.nd_na_sent": len(NSS),
                  "rx.ip6_ext_to_icmp": 2, "rx.ip6_hbh_not_first": 0,
