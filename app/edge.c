@@ -80,7 +80,7 @@ edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
  */
 static __rte_always_inline uint64_t
 direct_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
-	    int me, uint64_t t, uint16_t hint)
+	    int me, uint64_t t, uint16_t hint, uint16_t in_hint)
 {
 	uint64_t now = rte_rdtsc();
 
@@ -90,6 +90,7 @@ direct_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts
 	if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
 		pf_capture_burst(&r->tap, pkts, n);
 	r->to->st->in_burst_port = hint;
+	r->to->st->in_burst_in_port = in_hint;
 	return pf_rt_run_burst(r->to, pkts, n, me, now);
 }
 
@@ -102,7 +103,7 @@ edge_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 	  int me, uint64_t t)
 {
 	if (edge_direct(rs, r, me))
-		return direct_send(rs, r, pkts, n, me, t, 0);
+		return direct_send(rs, r, pkts, n, me, t, 0, 0);
 	ring_send(rs, r, pkts, n);
 	return t;
 }
@@ -218,16 +219,22 @@ check_drop_discipline(const struct pf_stage *st, uint64_t before, uint16_t n,
 			  st->conf->name, dropped, moved);
 }
 
-/* Debug builds: a burst-port hint must hold for every packet of the burst. */
+/*
+ * Debug builds: a hint must hold for every packet of the burst, the
+ * burst-port hint on out_port (@p out) or the in-port hint on in_port.
+ */
 static void
-check_burst_port(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t hint)
+check_hint(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t hint, bool out)
 {
-	uint16_t i;
+	uint16_t i, port;
 
-	for (i = 0; hint != 0 && i < n; i++)
-		if (pf_meta(pkts[i])->out_port != hint - 1)
-			rte_panic("stage %s: burst port hint %u, packet %u has out_port %u\n",
-				  st->conf->name, hint - 1, i, pf_meta(pkts[i])->out_port);
+	for (i = 0; hint != 0 && i < n; i++) {
+		port = out ? pf_meta(pkts[i])->out_port : pf_meta(pkts[i])->in_port;
+		if (port != hint - 1)
+			rte_panic("stage %s: %s hint %u, packet %u has %s %u\n", st->conf->name,
+				  out ? "burst port" : "in-port", hint - 1, i,
+				  out ? "out_port" : "in_port", port);
+	}
 }
 #endif
 
@@ -261,7 +268,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 {
 	uint16_t edge[PF_BURST_MAX];
 	uint64_t t1;
-	uint16_t all, i, diff = 0, hint;
+	uint16_t all, i, diff = 0, hint, in_hint;
 #ifndef NDEBUG
 	uint64_t drops_before = drop_ctr_sum(rs->st);
 #endif
@@ -270,21 +277,29 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 	if (unlikely(__atomic_load_n(&rs->watch, __ATOMIC_RELAXED) != 0)) {
 		all = pf_trace_burst(rs, pkts, n, edge);
 		hint = 0;       /* one packet per call: no hint holds for the burst */
+		in_hint = 0;
 	} else {
 		all = rs->st->ops->process_burst(rs->st, pkts, n, edge);
 		hint = rs->st->burst_port;
+		in_hint = rs->st->in_burst_in_port;
 	}
+	/* Its own hint and its producer's in-port hint end here (in_burst_port
+	 * lasts until the burst has left: a sink's tx reads it). */
 	rs->st->burst_port = 0;
+	rs->st->in_burst_in_port = 0;
 #ifndef NDEBUG
 	check_drop_discipline(rs->st, drops_before, n, edge, all);
-	check_burst_port(rs->st, pkts, n, hint);
+	check_hint(rs->st, pkts, n, hint, true);
+	check_hint(rs->st, pkts, n, in_hint, false);
 #endif
 	rs->packets += n;
 	rs->bursts++;
 	rs->ran = true;
 	if (unlikely(all == PF_EDGE_MIXED)) {
-		if (unlikely(rs->st->ops->emit != NULL))
+		if (unlikely(rs->st->ops->emit != NULL)) {
+			rs->st->in_burst_port = 0;
 			return run_held(rs, pkts, n, edge, me, t0);
+		}
 		/* The stage did not say: find out, eight edges per step. */
 		uint64_t want = edge[0] * 0x0001000100010001ull, w[2], d4 = 0;
 		uint16_t steps = n >> 3;
@@ -309,7 +324,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		if (r != NULL && all != PF_EDGE_DROP && rs->st->ops->tx == NULL &&
 		    edge_direct(rs, r, me)) {
 			rs->edge_pkts[all] += n;
-			t1 = direct_send(rs, r, pkts, n, me, t0, hint);
+			t1 = direct_send(rs, r, pkts, n, me, t0, hint, in_hint);
 			rs->st->in_burst_port = 0;
 			return t1;
 		}

@@ -113,6 +113,7 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 		conf.rx_adv_conf.rss_conf.rss_key_len = plan.rss_key_len;
 	}
 	conf.rxmode.offloads = plan.rx_offloads;
+	pc->rx_cksum_off = (plan.rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) == 0;
 	conf.txmode.offloads = plan.tx_offloads;
 	rc = rte_eth_dev_configure(pid, plan.n_rxq, plan.n_txq, &conf);
 	if (rc < 0 && plan.n_rxq != plan.n_txq &&

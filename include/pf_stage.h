@@ -368,6 +368,16 @@ struct pf_stage {
 	 */
 	uint16_t burst_port;
 	uint16_t in_burst_port;           /**< the producer's burst_port, or 0 (runtime) */
+	/**
+	 * In-port hint: PF_BURST_PORT(p) when every packet of the burst being
+	 * processed arrived on port p (metadata in_port), else 0. A source
+	 * sets it in process_burst for its own burst; the runtime hands it on
+	 * with a whole burst that goes direct to a consumer on this lcore (an
+	 * in_port never changes, so it holds for any part of the burst) and
+	 * clears it after each burst. Optional to set and to read; debug
+	 * builds check it.
+	 */
+	uint16_t in_burst_in_port;
 	/** Instance 0 of this stage's instances (itself when it is instance 0 or plain). */
 	struct pf_stage *first;
 

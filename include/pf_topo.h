@@ -59,6 +59,8 @@ struct pf_port_conf {
 	uint16_t port_id;          /**< DPDK port id, set by the runtime */
 	uint8_t rss;               /**< enum pf_rss_mode (pf_portplan.h): symmetric, device, off */
 	bool offloads_off;         /**< `offloads: off`: no rx checksum, no tx fast free */
+	/** Set by the runtime: the port runs without RX IPv4 checksum offload (rx sums). */
+	bool rx_cksum_off;
 };
 
 /**

@@ -111,6 +111,20 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
 /* in_port of an mbuf from a port this stage does not poll (an index, so tables need no test). */
 #define RX_PORT_UNKNOWN PF_MAX_PORTS
 
+/*
+ * What the fast path needs of one port, taken once per burst (by the first
+ * frame's mbuf->port) instead of once per frame. A frame from another port
+ * fails the rearm test with a multi-segment one and is looked up on its own
+ * (rx_other).
+ */
+struct rx_port_fast {
+	uint64_t rearm_hi;   /* mbuf bytes 20-23 (nb_segs, port): 1 and this DPDK port id */
+	uint64_t mac;        /* own MAC (pf_mac_u64), ~0 if none */
+	uint64_t meta_w0;    /* metadata bytes 0-7 but l3_len: in_port, out_port NONE, l2_len 14 */
+	uint32_t span;       /* fast_span of the port; 0 (never fast) when not polled */
+	bool hw_cksum;       /* RX IPv4 checksum offload on: read the verdict, else sum */
+};
+
 struct rx_cfg {
 	uint32_t pace_pps;
 	bool slow_only;                     /* fast_path: false */
@@ -138,6 +152,8 @@ struct rx_priv {
 	 */
 	uint32_t fast_span[PF_MAX_PORTS + 1];
 	uint64_t port_mac[PF_MAX_PORTS + 1]; /* own MAC (pf_mac_u64), ~0 if none */
+	/* By mbuf->port, masked as in_port_of: the fast path's per-port constants. */
+	struct rx_port_fast port_fast[2 * RTE_MAX_ETHPORTS];
 	uint16_t queue;
 	bool ip6_error;                     /* edge ip6_error wired */
 	int ts_offset;                      /* rx timestamp dynfield, -1 if none */
@@ -301,6 +317,18 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 			rx->fast_span[i] = rx->max_frame[i] - RX_FAST_MIN_LEN + 1u;
 		if (st->topo->ports[i].has_mac)
 			rx->port_mac[i] = pf_mac_u64(st->topo->ports[i].mac);
+	}
+	for (i = 0; i < RTE_DIM(rx->port_fast); i++) {
+		uint16_t idx = rx->in_port_of[i];
+		struct rx_port_fast *pf = &rx->port_fast[i];
+
+		pf->rearm_hi = 1u | (uint64_t)i << 16;
+		pf->mac = rx->port_mac[idx];
+		pf->meta_w0 = idx | (uint64_t)PF_PORT_NONE << 16 | (uint64_t)RTE_ETHER_HDR_LEN << 48;
+		pf->span = rx->fast_span[idx];
+		/* No offload: the mbuf carries no verdict worth a load, so the fast
+		 * path sums. Not set up by a runtime (tests): read the verdict. */
+		pf->hw_cksum = idx >= st->topo->n_ports || !st->topo->ports[idx].rx_cksum_off;
 	}
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
 	rx->ip6_error = (st->edge_connected & (1u << RX_EDGE_IP6_ERROR)) != 0;
@@ -708,28 +736,30 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
 
 /*
  * The fast path's metadata in three stores (no field read back, nothing left
- * stale): in_port, out_port NONE, vlan_tci 0, l2_len 14, l3_len | class,
- * flags, bd 0, flood_mask 0 | nexthop 0, l4_proto, rsvd 0.
+ * stale): @p w0 (the port's in_port, out_port NONE, vlan_tci 0, l2_len 14)
+ * with l3_len, then class | flags, bd 0, flood_mask 0 | nexthop 0,
+ * l4_proto, rsvd 0.
  */
 static __rte_always_inline void
-rx_meta_fast(struct pf_meta *md, uint16_t in_port, uint8_t l3_len, uint8_t cls, uint8_t flags,
+rx_meta_fast(struct pf_meta *md, uint64_t w0, uint8_t l3_len, uint8_t cls, uint8_t flags,
 	     uint8_t proto)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	uint64_t w0 = in_port | (uint64_t)PF_PORT_NONE << 16 |
-		      (uint64_t)RTE_ETHER_HDR_LEN << 48 | (uint64_t)l3_len << 56;
 	uint64_t w1 = cls | (uint64_t)flags << 8;
 	uint64_t w2 = (uint64_t)proto << 32;
 
 	RTE_BUILD_BUG_ON(sizeof(*md) != 24 || offsetof(struct pf_meta, l3_len) != 7 ||
+			 offsetof(struct pf_meta, out_port) != 2 ||
+			 offsetof(struct pf_meta, l2_len) != 6 ||
 			 offsetof(struct pf_meta, cls) != 8 || offsetof(struct pf_meta, bd) != 10 ||
 			 offsetof(struct pf_meta, nexthop) != 16 ||
 			 offsetof(struct pf_meta, l4_proto) != 20);
+	w0 |= (uint64_t)l3_len << 56;
 	memcpy(md, &w0, 8);
 	memcpy((uint8_t *)md + 8, &w1, 8);
 	memcpy((uint8_t *)md + 16, &w2, 8);
 #else
-	*md = (struct pf_meta){ .in_port = in_port, .out_port = PF_PORT_NONE,
+	*md = (struct pf_meta){ .in_port = (uint16_t)w0, .out_port = PF_PORT_NONE,
 				.l2_len = RTE_ETHER_HDR_LEN, .l3_len = l3_len,
 				.cls = cls, .flags = flags, .l4_proto = proto };
 #endif
@@ -746,55 +776,70 @@ rx_fast_bad(uint64_t bad, uint64_t w0, uint64_t w1)
 	       (bad != RX_SRC_ZERO || ((w0 >> 48) | (w1 & 0xffffffff)) == 0);
 }
 
+/* The IPv4 checksum on a port with RX checksum offload: its verdict, or the sum. */
+static __rte_always_inline bool
+rx_fast_cksum_hw(const struct rte_mbuf *m, const uint8_t *d)
+{
+	uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+
+	return ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+	       ((ck == RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN || ck == RTE_MBUF_F_RX_IP_CKSUM_NONE) &&
+		ip4_cksum_ok(d + 14, 20));
+}
+
 /*
- * One frame: its edge when the fast path takes it, else RX_EDGE_DROP (the
- * full parser decides). The test: from a polled port, 60 bytes (so the
- * header loads need no further length check) up to its max_frame; a single
- * segment, unicast destination, a source that is neither a group address nor
- * possibly ours (its last byte in own_last) nor zero; then by family (@p v4,
- * @p v6: its edge wired). IPv4: 0x45, no MF and no offset, total length
- * exactly what arrived, and the checksum (offload verdict or the sum).
- * IPv6: version 6, payload length exactly what arrived, and a Next Header
- * that is no extension header the full parser walks.
+ * One frame of a burst whose first frame came from @p pf's port: its edge
+ * when the fast path takes it, else RX_EDGE_DROP (rx_other decides). The
+ * test: the mbuf's nb_segs and port word is @p pf's (one segment, same
+ * port: one load and compare for both), 60 bytes (so the header loads need
+ * no further length check) up to the port's max_frame; unicast
+ * destination, a source that is neither a group address nor possibly ours
+ * (its last byte in own_last) nor zero; then by family (@p v4, @p v6: its
+ * edge wired). IPv4: 0x45, no MF and no offset, total length exactly what
+ * arrived, and the checksum (offload verdict or the sum). IPv6: version 6,
+ * payload length exactly what arrived, and a Next Header that is no
+ * extension header the full parser walks.
  */
 static __rte_always_inline uint16_t
-rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const bool v4, const bool v6)
+rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const struct rx_port_fast pf,
+	const bool v4, const bool v6)
 {
-	uint16_t in_port = rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)];
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint64_t rearm, w0, w1, w2, l2, et, bad;
+	const uint8_t *d;
 	uint32_t len = rte_pktmbuf_data_len(m);
-	uint64_t w0, w1, w2, l2, et, bad;
 
+	/* data_off, refcnt, nb_segs, port: one little-endian word. */
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, refcnt) != offsetof(struct rte_mbuf, data_off) + 2 ||
+			 offsetof(struct rte_mbuf, nb_segs) != offsetof(struct rte_mbuf, data_off) + 4 ||
+			 offsetof(struct rte_mbuf, port) != offsetof(struct rte_mbuf, data_off) + 6);
+	memcpy(&rearm, (const uint8_t *)m + offsetof(struct rte_mbuf, data_off), 8);
+	d = (const uint8_t *)m->buf_addr + (uint16_t)rearm;
 	/*
 	 * 60 bytes to max_frame in one compare. With one segment pkt_len is
 	 * data_len (an mbuf invariant, rte_mbuf_sanity_check), so this is
 	 * the full parser's oversize test too.
 	 */
-	if (unlikely(len - RX_FAST_MIN_LEN >= rx->fast_span[in_port]))
+	if (unlikely(len - RX_FAST_MIN_LEN >= pf.span))
 		return RX_EDGE_DROP;
 	/* Bytes 0-7, 8-15, 16-23 (little-endian words). */
 	memcpy(&w0, d, 8);
 	memcpy(&w1, d + 8, 8);
 	memcpy(&w2, d + 16, 8);
 	l2 = (w0 & RX_W0_GROUP_BITS) |                        /* dst or src group */
-	     ((uint64_t)m->nb_segs ^ 1u) |
+	     ((rearm >> 32) ^ pf.rearm_hi) |                  /* segments, port */
 	     rx->own_last[d[11]];                             /* maybe ours, or zero */
 	et = w1 & RX_W1_MASK;
 	if (v4 && likely(et == RX_W1_IPV4)) {
-		uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
-
 		bad = l2 | ((w2 & RX_W2_MASK) ^                   /* MF, offset, length */
 			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN)));
 		if (rx_fast_bad(bad, w0, w1))
 			return RX_EDGE_DROP;
-		/* No verdict (every vdev) first: then GOOD skips the sum, BAD is the parser's. */
-		if (likely(ck == RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN) ? ip4_cksum_ok(d + 14, 20) :
-		    ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
-		    (ck == RTE_MBUF_F_RX_IP_CKSUM_NONE && ip4_cksum_ok(d + 14, 20))) {
+		/* Offload: GOOD skips the sum, BAD is the parser's, no verdict sums. */
+		if (!pf.hw_cksum ? ip4_cksum_ok(d + 14, 20) : rx_fast_cksum_hw(m, d)) {
 			/* Destination = bytes 0-5: the shift drops the source's first two. */
-			rx_meta_fast(pf_meta_at(m, off), in_port, 20, PF_CLASS_IPV4,
-				     ((w0 ^ rx->port_mac[in_port]) << 16) == 0 ?
-				     PF_META_L2_LOCAL : 0, (uint8_t)(w2 >> 56));
+			rx_meta_fast(pf_meta_at(m, off), pf.meta_w0, 20, PF_CLASS_IPV4,
+				     ((w0 ^ pf.mac) << 16) == 0 ? PF_META_L2_LOCAL : 0,
+				     (uint8_t)(w2 >> 56));
 			return RX_EDGE_IPV4;
 		}
 		return RX_EDGE_DROP;
@@ -806,8 +851,8 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const bool v4, co
 		      rx_ip6_ext_hdr[(uint8_t)(w2 >> 32)];
 		if (rx_fast_bad(bad, w0, w1))
 			return RX_EDGE_DROP;
-		rx_meta_fast(pf_meta_at(m, off), in_port, 40, PF_CLASS_IPV6,
-			     ((w0 ^ rx->port_mac[in_port]) << 16) == 0 ? PF_META_L2_LOCAL : 0,
+		rx_meta_fast(pf_meta_at(m, off), pf.meta_w0, 40, PF_CLASS_IPV6,
+			     ((w0 ^ pf.mac) << 16) == 0 ? PF_META_L2_LOCAL : 0,
 			     (uint8_t)(w2 >> 32));
 		return RX_EDGE_IPV6;
 	}
@@ -815,58 +860,72 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const bool v4, co
 }
 
 /*
- * Any frame the fast path did not take (or all, with fast_path: false): the
- * full parser, its edge folded into the burst's any (acc[0]) and all
- * (acc[1]). Out of line with few arguments, so the fast path's loop keeps
- * its registers.
+ * A frame the burst's fast path did not take (or any, with fast_path:
+ * false): the fast path again with its own port's constants when it came
+ * from another port than the burst's first frame, else (or when that
+ * fails too) the full parser. Its edge is folded into the burst's any
+ * (acc[0]) and all (acc[1]). Out of line with few arguments, so the fast
+ * path's loop keeps its registers.
  */
 static __rte_noinline uint16_t
-rx_slow(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc)
+rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t burst_rearm_hi,
+	 bool v4, bool v6)
 {
 	const struct rx_priv *rx = st->priv;
-	uint16_t e;
+	const struct rx_port_fast *pf = &rx->port_fast[m->port & (2 * RTE_MAX_ETHPORTS - 1)];
+	uint16_t e = RX_EDGE_DROP;
 
-	e = rx_parse_full(rx, st->ctrs, st->edge_connected, m, pf_meta(m),
-			  rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
+	if ((v4 || v6) && pf->rearm_hi != burst_rearm_hi)
+		e = rx_fast(rx, pf_meta_off(), m, *pf, v4, v6);
+	if (e == RX_EDGE_DROP)
+		e = rx_parse_full(rx, st->ctrs, st->edge_connected, m, pf_meta(m),
+				  rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
 	acc[0] |= e;
 	acc[1] &= e;
 	return e;
 }
 
 /*
- * One frame. Only the full parser's verdicts feed the burst's any/all; the
- * fast path's edges (ipv4, ipv6) are or-ed into @p fast, added at the end.
+ * One frame. Only rx_other's verdicts feed the burst's any/all; the fast
+ * path's edges (ipv4, ipv6) are or-ed into @p fast, added at the end.
  */
 static __rte_always_inline void
-rx_one(const struct pf_stage *st, const struct rx_priv *rx, int off, struct rte_mbuf *m,
-       uint16_t *edge, uint16_t *acc, uint16_t *fast, const bool f4, const bool f6)
+rx_one(const struct pf_stage *st, const struct rx_priv *rx, int off, const struct rx_port_fast pf,
+       struct rte_mbuf *m, uint16_t *edge, uint16_t *acc, uint16_t *fast, const bool f4,
+       const bool f6)
 {
 	uint16_t e;
 
-	if ((f4 || f6) && likely((e = rx_fast(rx, off, m, f4, f6)) != RX_EDGE_DROP)) {
+	if ((f4 || f6) && likely((e = rx_fast(rx, off, m, pf, f4, f6)) != RX_EDGE_DROP)) {
 		*edge = e;
 		*fast |= e;
 		return;
 	}
-	*edge = rx_slow(st, m, acc);
+	*edge = rx_other(st, m, acc, pf.rearm_hi, f4, f6);
 }
 
 /*
  * The burst: packet data prefetched 4 ahead (as DPDK's lib/node), one
  * verdict per packet, and the burst's edge when all agree. The mbufs
  * themselves are not prefetched: the PMD's rx burst has just written them.
+ * The port constants come from the first frame: a burst is one port's in
+ * the common case (one rx burst per port, or one port per stage).
  */
 static __rte_always_inline uint16_t
-rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
+rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
 	 const bool f4, const bool f6)
 {
 	const struct rx_priv *rx = st->priv;
 	int off = pf_meta_off();
 	uint16_t acc[2] = { 0, UINT16_MAX }, fast = 0;
+	struct rx_port_fast pf;
 	unsigned int i;
 
-	if (n == 0)
+	if (n == 0) {
+		st->in_burst_in_port = 0;
 		return PF_EDGE_MIXED;
+	}
+	pf = rx->port_fast[pkts[0]->port & (2 * RTE_MAX_ETHPORTS - 1)];
 	for (i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	/* Four at a time: one loop test per four frames. */
@@ -875,17 +934,22 @@ rx_burst(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
-		rx_one(st, rx, off, pkts[i], &edge[i], acc, &fast, f4, f6);
-		rx_one(st, rx, off, pkts[i + 1], &edge[i + 1], acc, &fast, f4, f6);
-		rx_one(st, rx, off, pkts[i + 2], &edge[i + 2], acc, &fast, f4, f6);
-		rx_one(st, rx, off, pkts[i + 3], &edge[i + 3], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i + 1], &edge[i + 1], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i + 2], &edge[i + 2], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i + 3], &edge[i + 3], acc, &fast, f4, f6);
 	}
 	for (; i + 4 < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		rx_one(st, rx, off, pkts[i], &edge[i], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &fast, f4, f6);
 	}
 	for (; i < n; i++)
-		rx_one(st, rx, off, pkts[i], &edge[i], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &fast, f4, f6);
+	/*
+	 * Every frame on the fast path came from the first one's port (the
+	 * rearm test): the in-port hint, so xconnect need not look per frame.
+	 */
+	st->in_burst_in_port = acc[1] == UINT16_MAX ? PF_BURST_PORT((uint16_t)pf.meta_w0) : 0;
 	/* Both fast edges (ipv4 | ipv6 is arp's value): mixed whatever the rest. */
 	if (fast == (RX_EDGE_IPV4 | RX_EDGE_IPV6))
 		return PF_EDGE_MIXED;

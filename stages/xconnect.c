@@ -70,8 +70,9 @@ xc_cfg_free(void *cfg)
 /*
  * Usually a whole burst came in on one port (an rx stage polls one port per
  * burst slot): then one peer lookup serves the burst and it takes edge "out"
- * as a whole. The pass writes that peer while it checks the ingress ports
- * agree; a burst from several ports is redone packet by packet.
+ * as a whole. When rx's in-port hint says so, the pass only writes the
+ * peer; without it, the pass writes that peer while it checks the ingress
+ * ports agree; a burst from several ports is redone packet by packet.
  */
 static uint16_t
 xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
@@ -85,6 +86,25 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 
 	if (unlikely(n == 0))
 		return PF_EDGE_MIXED;
+	/* rx said the whole burst came in on one port: no per-packet look at in_port. */
+	if (likely(st->in_burst_in_port != 0)) {
+		peer = cfg->peer[st->in_burst_in_port - 1];
+		if (likely(peer != PF_PORT_NONE)) {
+			for (j = 0; j + 4 <= n; j += 4) {
+				pf_meta_at(pkts[j], off)->out_port = peer;
+				pf_meta_at(pkts[j + 1], off)->out_port = peer;
+				pf_meta_at(pkts[j + 2], off)->out_port = peer;
+				pf_meta_at(pkts[j + 3], off)->out_port = peer;
+				memcpy(&edge[j], &out4, sizeof(out4));
+			}
+			for (; j < n; j++) {
+				pf_meta_at(pkts[j], off)->out_port = peer;
+				edge[j] = XC_EDGE_OUT;
+			}
+			st->burst_port = PF_BURST_PORT(peer);
+			return XC_EDGE_OUT;
+		}
+	}
 	in0 = pf_meta_at(pkts[0], off)->in_port;
 	peer = cfg->peer[in0];
 	/* Four per step: the loop's own cost shared, four edges in one store. */

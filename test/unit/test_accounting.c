@@ -205,6 +205,24 @@ test_xconnect_discipline(void **state)
 	assert_int_equal(pf_meta(pkts[0])->out_port, 0);
 	assert_int_equal(pf_test_hints, hints0 + 1);
 	pf_test_free(pkts, 1);
+	/* With rx's in-port hint: the same verdicts, no per-packet in_port look. */
+	for (round = 0; round < 30; round++) {
+		uint16_t in = (uint16_t)(round % 3);
+		uint64_t drops0 = pf_test_ctr(xc, "no_xconnect");
+
+		n = (uint16_t)(1 + rnd(PF_BURST_MAX));
+		for (i = 0; i < n; i++)
+			pkts[i] = pf_test_mbuf(b, sizeof(b), in);
+		xc->in_burst_in_port = PF_BURST_PORT(in);
+		pf_test_process(xc, pkts, n, edge);
+		xc->in_burst_in_port = 0;       /* as the runtime does after each burst */
+		for (i = 0; i < n; i++) {
+			assert_int_equal(edge[i], in == 2 ? 0 : 1);
+			assert_int_equal(pf_meta(pkts[i])->out_port, in == 2 ? PF_PORT_NONE : 1 - in);
+		}
+		assert_int_equal(pf_test_ctr(xc, "no_xconnect") - drops0, in == 2 ? n : 0);
+		pf_test_free(pkts, n);
+	}
 }
 
 static void

@@ -1399,6 +1399,67 @@ test_bursts(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pf_test_pool()), 0);
 }
 
+/*
+ * The fast path takes its port's constants from a burst's first frame: a
+ * frame from the other port still gets its own in_port, MAC test and
+ * max_frame (by its own lookup), and the in-port hint is given only when
+ * every frame came from the first one's port.
+ */
+static void
+test_burst_ports(void **state)
+{
+	static const char *const patterns[] = {
+		"00000000000000000000000000000000", "11111111111111111111111111111111",
+		"00000000000000001111111111111111", "10101010101010101010101010101010",
+		"01111111111111111111111111111111", "11111111111111111111111111111110", "0", "1",
+	};
+	struct rte_mbuf *pkts[32];
+	uint16_t edge[32], i, n;
+	static struct frame f;
+	size_t k;
+
+	for (k = 0; k < RTE_DIM(patterns); k++) {
+		const char *pat = patterns[k];
+		bool one_port = true;
+
+		n = (uint16_t)strlen(pat);
+		for (i = 0; i < n; i++) {
+			uint16_t port = (uint16_t)(pat[i] - '0');
+
+			ipv4(&f, -1, 5, 100);
+			if (i % 3 == 0)
+				memcpy(f.b, mac_p1, 6);   /* local only when it arrives on p1 */
+			pkts[i] = guard_mbuf(f.b, f.len, port);
+			pf_meta(pkts[i])->in_port = (uint16_t)(1 - port);   /* stale */
+			one_port = one_port && pat[i] == pat[0];
+		}
+		pf_test_process(rx, pkts, n, edge);
+		for (i = 0; i < n; i++) {
+			uint16_t port = (uint16_t)(pat[i] - '0');
+
+			assert_int_equal(edge[i], E_IPV4);
+			assert_int_equal(pf_meta(pkts[i])->in_port, port);
+			assert_int_equal(pf_meta(pkts[i])->flags,
+					 port == 1 && i % 3 == 0 ? PF_META_L2_LOCAL : 0);
+		}
+		assert_int_equal(rx->in_burst_in_port,
+				 one_port ? PF_BURST_PORT(pat[0] - '0') : 0);
+		pf_test_free(pkts, n);
+	}
+	/* A frame over p0's max_frame (1518) but within p1's (9018), after p1 frames. */
+	ipv4(&f, -1, 5, 100);
+	pkts[0] = guard_mbuf(f.b, f.len, 1);
+	ipv4(&f, -1, 5, 2000);
+	pkts[1] = guard_mbuf(f.b, f.len, 1);
+	pkts[2] = guard_mbuf(f.b, f.len, 0);
+	pf_test_process(rx, pkts, 3, edge);
+	assert_int_equal(edge[0], E_IPV4);
+	assert_int_equal(edge[1], E_IPV4);
+	assert_int_equal(edge[2], E_DROP);    /* eth_oversize on p0 */
+	pf_test_free(pkts, 3);
+	assert_int_equal(rte_mempool_in_use_count(pf_test_pool()), 0);
+}
+
 int
 main(void)
 {
@@ -1418,6 +1479,7 @@ main(void)
 		cmocka_unit_test(test_padding_trimmed),
 		cmocka_unit_test(test_unwired_class),
 		cmocka_unit_test(test_ipv6_only),
+		cmocka_unit_test(test_burst_ports),
 		cmocka_unit_test(test_in_port_from_mbuf),
 		cmocka_unit_test(test_l2_local),
 		cmocka_unit_test(test_cksum_offload),

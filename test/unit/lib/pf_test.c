@@ -133,6 +133,12 @@ pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_
 			assert_int_equal(pf_meta(pkts[i])->out_port, st->burst_port - 1);
 		st->burst_port = 0;     /* as the runtime does after each burst */
 	}
+	/* A source's in-port hint (pf_stage.h): every packet arrived on that port. */
+	if (st->ops->rx != NULL && st->in_burst_in_port != 0) {
+		pf_test_hints++;
+		for (i = 0; i < n; i++)
+			assert_int_equal(pf_meta(pkts[i])->in_port, st->in_burst_in_port - 1);
+	}
 }
 
 uint64_t
