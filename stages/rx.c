@@ -882,23 +882,27 @@ rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t 
 				  rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
 	acc[0] |= e;
 	acc[1] &= e;
+	acc[2]++;
 	return e;
 }
 
 /*
- * One frame. Only rx_other's verdicts feed the burst's any/all; the fast
- * path's edges (ipv4, ipv6) are or-ed into @p fast, added at the end.
+ * One frame. Only rx_other's verdicts feed the burst's any/all (acc[0],
+ * acc[1]) and its count (acc[2]); the fast path's frames are the rest, of
+ * which @p n6 counts the IPv6 ones when both families are wired.
  */
 static __rte_always_inline void
 rx_one(const struct pf_stage *st, const struct rx_priv *rx, int off, const struct rx_port_fast pf,
-       struct rte_mbuf *m, uint16_t *edge, uint16_t *acc, uint16_t *fast, const bool f4,
+       struct rte_mbuf *m, uint16_t *edge, uint16_t *acc, uint16_t *n6, const bool f4,
        const bool f6)
 {
 	uint16_t e;
 
+	RTE_BUILD_BUG_ON(RX_EDGE_IPV4 != 1 || RX_EDGE_IPV6 != 2);
 	if ((f4 || f6) && likely((e = rx_fast(rx, off, m, pf, f4, f6)) != RX_EDGE_DROP)) {
 		*edge = e;
-		*fast |= e;
+		if (f4 && f6)
+			*n6 += e >> 1;
 		return;
 	}
 	*edge = rx_other(st, m, acc, pf.rearm_hi, f4, f6);
@@ -917,7 +921,7 @@ rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 {
 	const struct rx_priv *rx = st->priv;
 	int off = pf_meta_off();
-	uint16_t acc[2] = { 0, UINT16_MAX }, fast = 0;
+	uint16_t acc[3] = { 0, UINT16_MAX, 0 }, n6 = 0, fast = 0, n_fast;
 	struct rx_port_fast pf;
 	unsigned int i;
 
@@ -934,22 +938,30 @@ rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
-		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &fast, f4, f6);
-		rx_one(st, rx, off, pf, pkts[i + 1], &edge[i + 1], acc, &fast, f4, f6);
-		rx_one(st, rx, off, pf, pkts[i + 2], &edge[i + 2], acc, &fast, f4, f6);
-		rx_one(st, rx, off, pf, pkts[i + 3], &edge[i + 3], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &n6, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i + 1], &edge[i + 1], acc, &n6, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i + 2], &edge[i + 2], acc, &n6, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i + 3], &edge[i + 3], acc, &n6, f4, f6);
 	}
 	for (; i + 4 < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &n6, f4, f6);
 	}
 	for (; i < n; i++)
-		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &fast, f4, f6);
+		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &n6, f4, f6);
 	/*
 	 * Every frame on the fast path came from the first one's port (the
 	 * rearm test): the in-port hint, so xconnect need not look per frame.
 	 */
-	st->in_burst_in_port = acc[1] == UINT16_MAX ? PF_BURST_PORT((uint16_t)pf.meta_w0) : 0;
+	st->in_burst_in_port = acc[2] == 0 ? PF_BURST_PORT((uint16_t)pf.meta_w0) : 0;
+	/* The fast path's edges, from the counts. */
+	n_fast = (uint16_t)(n - acc[2]);
+	if (!f4)
+		n6 = n_fast;
+	if (n6 != 0)
+		fast |= RX_EDGE_IPV6;
+	if (f4 && n_fast != n6)
+		fast |= RX_EDGE_IPV4;
 	/* Both fast edges (ipv4 | ipv6 is arp's value): mixed whatever the rest. */
 	if (fast == (RX_EDGE_IPV4 | RX_EDGE_IPV6))
 		return PF_EDGE_MIXED;
