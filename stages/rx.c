@@ -367,8 +367,10 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 	}
 	if (unlikely(rx->n_ports == 0))
 		return 0;
-	for (k = 0; k < rx->n_ports && n < max; k++) {
-		p = (uint16_t)((rx->next_port + k) % rx->n_ports);
+	/* Round robin by compare and subtract: a division costs tens of cycles. */
+	for (k = 0, p = rx->next_port; k < rx->n_ports && n < max; k++, p++) {
+		if (p >= rx->n_ports)
+			p = (uint16_t)(p - rx->n_ports);
 		got = rte_eth_rx_burst(rx->port_id[p], rx->queue, pkts + n, max - n);
 		/* process_burst finds in_port from mbuf->port (no pass here for it). */
 		if (unlikely(rx->set_port & (1u << p)))
@@ -377,7 +379,7 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 		st->port_rx[rx->port_idx[p]] += got;
 		n += got;
 	}
-	rx->next_port = (uint16_t)((rx->next_port + 1) % rx->n_ports);
+	rx->next_port = rx->next_port + 1u < rx->n_ports ? (uint16_t)(rx->next_port + 1u) : 0;
 	/* Pacing spends what was asked, not what came back: a frame the PMD read
 	 * but could not deliver (rx_nombuf) still used its slot, as on a wire. */
 	if (rx->pace_pps != 0)
