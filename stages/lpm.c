@@ -1007,10 +1007,10 @@ lpm_x4_other(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
  * eight addresses' martian test in SSE. When all four pass lpm_plain,
  * forward them and return true; else return false with the destinations
  * (host order, where an untagged IPv4 frame holds them) in @p dst. @p hop
- * gets the four next hops either way. Out of line: a function of its own
- * keeps the registers for this work.
+ * gets the four next hops either way. Inlined into the loop (the call and
+ * its register saves cost about 7 instructions a packet).
  */
-static __rte_noinline bool
+static __rte_always_inline bool
 lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *eth, int off,
 	     uint32_t *hop, uint32_t *dst)
 {
