@@ -953,6 +953,24 @@ lpm_ld64(const uint8_t *p)
 	return v;
 }
 
+static __rte_always_inline uint32_t
+lpm_ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static __rte_always_inline void
+lpm_st32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Where an untagged IPv4 frame holds its TTL, protocol and checksum. */
+#define LPM_TTL_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, time_to_live))
+
 /* A big-endian 16-bit field (a plain byte swap: rte_be_to_cpu_16 is an asm barrier). */
 static __rte_always_inline uint32_t
 lpm_ld_be16(const uint8_t *p)
@@ -1016,9 +1034,9 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
 	const struct lpm_nh *nhs = fib->nh, *nh;
-	__m128i sd01, sd23, dv;
-	uint32_t bad = 0;
+	__m128i sd01, sd23, dv, tw;
 	int32_t neg = 0;
+	uint32_t bad;
 	uint16_t k;
 
 	/* Source and destination in one load per packet, the destinations
@@ -1031,13 +1049,19 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 					     _MM_SHUFFLE(3, 1, 3, 1)));
 	dv = _mm_shuffle_epi8(dv, bswap);
 	rte_lpm_lookupx4(fib->lpm, dv, hop, fib->dflt);
+	/* TTL, protocol and checksum of the four as 32-bit lanes (IP bytes 8-11, little-endian). */
+	tw = _mm_cvtsi32_si128((int)lpm_ld32(eth[0] + LPM_TTL_OFF));
+	tw = _mm_insert_epi32(tw, (int)lpm_ld32(eth[1] + LPM_TTL_OFF), 1);
+	tw = _mm_insert_epi32(tw, (int)lpm_ld32(eth[2] + LPM_TTL_OFF), 2);
+	tw = _mm_insert_epi32(tw, (int)lpm_ld32(eth[3] + LPM_TTL_OFF), 3);
 	/* lpm_plain for the four: bad != 0 or neg < 0 fails the group. */
+	bad = (uint32_t)_mm_movemask_epi8(_mm_cmplt_epi32(_mm_and_si128(tw, _mm_set1_epi32(0xff)),
+							  _mm_set1_epi32(2)));
 #pragma GCC unroll 4
 	for (k = 0; k < 4; k++) {
 		const uint8_t *ip = eth[k] + RTE_ETHER_HDR_LEN;
 
 		bad |= (lpm_meta_word(pf_meta_at(pkts[k], off)) & LPM_META_MASK) ^ LPM_META_FAST;
-		neg |= (int32_t)ip[offsetof(struct rte_ipv4_hdr, time_to_live)] - 2;
 		neg |= (int32_t)nhs[hop[k]].max_len -
 		       (int32_t)lpm_ld_be16(ip + offsetof(struct rte_ipv4_hdr, total_length));
 	}
@@ -1045,12 +1069,21 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 		_mm_storeu_si128((__m128i *)dst, dv);
 		return false;
 	}
+	/* lpm_ttl_dec_fwd for the four lanes: + 0xffff, and 0x10000 more where
+	 * the checksum (the lane's top half) is 0xfffe or 0xffff. */
+	tw = _mm_add_epi32(_mm_add_epi32(tw, _mm_set1_epi32(0xffff)),
+			   _mm_and_si128(_mm_cmpgt_epi32(_mm_srli_epi32(tw, 16),
+							 _mm_set1_epi32(0xfffd)),
+					 _mm_set1_epi32(0x10000)));
+	lpm_st32(eth[0] + LPM_TTL_OFF, (uint32_t)_mm_cvtsi128_si32(tw));
+	lpm_st32(eth[1] + LPM_TTL_OFF, (uint32_t)_mm_extract_epi32(tw, 1));
+	lpm_st32(eth[2] + LPM_TTL_OFF, (uint32_t)_mm_extract_epi32(tw, 2));
+	lpm_st32(eth[3] + LPM_TTL_OFF, (uint32_t)_mm_extract_epi32(tw, 3));
 #pragma GCC unroll 4
 	for (k = 0; k < 4; k++) {
 		struct pf_meta *md = pf_meta_at(pkts[k], off);
 
 		nh = &nhs[hop[k]];
-		lpm_ttl_dec_fwd(eth[k] + RTE_ETHER_HDR_LEN);
 		memcpy(eth[k], nh->macs, sizeof(nh->macs));
 		md->out_port = nh->port;
 		md->nexthop = hop[k];
@@ -1080,7 +1113,8 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 	uint32_t hop[4] __rte_aligned(16), dst[4];
 	__m128i h_or = _mm_setzero_si128(), h_and = _mm_set1_epi32(-1), hv;
 	uint32_t s_or = 0, s_and = UINT32_MAX;
-	uint16_t i, k, nout = 0, e;
+	unsigned int i, k, nout = 0;   /* not uint16_t: GCC then keeps them in memory */
+	uint16_t e;
 	uint8_t *eth[4], *next[4];
 	struct pf_meta *md;
 	bool slow = false;
