@@ -971,16 +971,6 @@ lpm_st32(uint8_t *p, uint32_t v)
 /* Where an untagged IPv4 frame holds its TTL, protocol and checksum. */
 #define LPM_TTL_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, time_to_live))
 
-/* A big-endian 16-bit field (a plain byte swap: rte_be_to_cpu_16 is an asm barrier). */
-static __rte_always_inline uint32_t
-lpm_ld_be16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return __builtin_bswap16(v);
-}
-
 /*
  * lpm_martian for the eight addresses of four packets at once, @p a and
  * @p b holding (source, destination) pairs as loaded (first octet in each
@@ -1021,8 +1011,8 @@ lpm_x4_other(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 /*
  * Four packets whose frames start at @p eth: look them up (one
  * rte_lpm_lookupx4) and test them as a whole, without a branch per packet:
- * the metadata words, TTLs and lengths folded into two accumulators, the
- * eight addresses' martian test in SSE. When all four pass lpm_plain,
+ * the metadata words, TTLs and lengths tested in SSE lanes, the eight
+ * addresses' martian test in SSE. When all four pass lpm_plain,
  * forward them and return true; else return false with the destinations
  * (host order, where an untagged IPv4 frame holds them) in @p dst. @p hop
  * gets the four next hops either way. Inlined into the loop (the call and
@@ -1034,8 +1024,9 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
 	const struct lpm_nh *nhs = fib->nh, *nh;
-	__m128i sd01, sd23, dv, tw;
-	int32_t neg = 0;
+	/* Each lane's bytes 2-3 (the total length) in host order. */
+	const __m128i len_be = _mm_set_epi8(-1, -1, 14, 15, -1, -1, 10, 11, -1, -1, 6, 7, -1, -1, 2, 3);
+	__m128i sd01, sd23, dv, tw, mw, lw;
 	uint32_t bad;
 	uint16_t k;
 
@@ -1057,15 +1048,24 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	/* lpm_plain for the four: bad != 0 or neg < 0 fails the group. */
 	bad = (uint32_t)_mm_movemask_epi8(_mm_cmplt_epi32(_mm_and_si128(tw, _mm_set1_epi32(0xff)),
 							  _mm_set1_epi32(2)));
-#pragma GCC unroll 4
-	for (k = 0; k < 4; k++) {
-		const uint8_t *ip = eth[k] + RTE_ETHER_HDR_LEN;
-
-		bad |= (lpm_meta_word(pf_meta_at(pkts[k], off)) & LPM_META_MASK) ^ LPM_META_FAST;
-		neg |= (int32_t)nhs[hop[k]].max_len -
-		       (int32_t)lpm_ld_be16(ip + offsetof(struct rte_ipv4_hdr, total_length));
-	}
-	if (unlikely((bad | (uint32_t)lpm_martian_x4(sd01, sd23)) != 0 || neg < 0)) {
+	/* The four metadata words (l2_len, l3_len, cls, flags). */
+	mw = _mm_cvtsi32_si128((int)lpm_meta_word(pf_meta_at(pkts[0], off)));
+	mw = _mm_insert_epi32(mw, (int)lpm_meta_word(pf_meta_at(pkts[1], off)), 1);
+	mw = _mm_insert_epi32(mw, (int)lpm_meta_word(pf_meta_at(pkts[2], off)), 2);
+	mw = _mm_insert_epi32(mw, (int)lpm_meta_word(pf_meta_at(pkts[3], off)), 3);
+	mw = _mm_cmpeq_epi32(_mm_and_si128(mw, _mm_set1_epi32((int)LPM_META_MASK)),
+			     _mm_set1_epi32((int)LPM_META_FAST));
+	bad |= (uint32_t)_mm_movemask_epi8(mw) ^ 0xffff;
+	/* Total lengths (IP bytes 2-3 of each lane, to host order) against max_len. */
+	lw = _mm_cvtsi32_si128((int)lpm_ld32(eth[0] + RTE_ETHER_HDR_LEN));
+	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[1] + RTE_ETHER_HDR_LEN), 1);
+	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[2] + RTE_ETHER_HDR_LEN), 2);
+	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[3] + RTE_ETHER_HDR_LEN), 3);
+	lw = _mm_cmpgt_epi32(_mm_shuffle_epi8(lw, len_be),
+			     _mm_set_epi32(nhs[hop[3]].max_len, nhs[hop[2]].max_len,
+					   nhs[hop[1]].max_len, nhs[hop[0]].max_len));
+	bad |= (uint32_t)_mm_movemask_epi8(lw);
+	if (unlikely((bad | (uint32_t)lpm_martian_x4(sd01, sd23)) != 0)) {
 		_mm_storeu_si128((__m128i *)dst, dv);
 		return false;
 	}
@@ -1079,12 +1079,17 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	lpm_st32(eth[1] + LPM_TTL_OFF, (uint32_t)_mm_extract_epi32(tw, 1));
 	lpm_st32(eth[2] + LPM_TTL_OFF, (uint32_t)_mm_extract_epi32(tw, 2));
 	lpm_st32(eth[3] + LPM_TTL_OFF, (uint32_t)_mm_extract_epi32(tw, 3));
+	/* The next hop's 12 MAC bytes and the frame's next four (EtherType,
+	 * version/IHL, TOS) in one 16-byte store each. */
 #pragma GCC unroll 4
 	for (k = 0; k < 4; k++) {
 		struct pf_meta *md = pf_meta_at(pkts[k], off);
+		__m128i mac;
 
 		nh = &nhs[hop[k]];
-		memcpy(eth[k], nh->macs, sizeof(nh->macs));
+		mac = _mm_insert_epi32(_mm_loadu_si128((const __m128i *)nh),
+				       (int)lpm_ld32(eth[k] + 12), 3);
+		_mm_storeu_si128((__m128i *)eth[k], mac);
 		md->out_port = nh->port;
 		md->nexthop = hop[k];
 	}
