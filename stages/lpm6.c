@@ -34,6 +34,7 @@
 #include <rte_lpm6.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
+#include <rte_vect.h>
 
 #include "lpm6.h"
 #include "nd6.h"
@@ -756,9 +757,14 @@ static __rte_always_inline uint32_t
 lpm6_fwd(const struct lpm6_fib *fib, struct pf_meta *md, uint8_t *eth, uint32_t hop)
 {
 	const struct lpm6_nh *nh = &fib->nh[hop];
+	uint32_t w;
 
+	/* The 12 MAC bytes and the frame's next four (EtherType, version,
+	 * traffic class) in one 16-byte store. */
+	memcpy(&w, eth + 12, sizeof(w));
+	_mm_storeu_si128((__m128i *)eth,
+			 _mm_insert_epi32(_mm_loadu_si128((const __m128i *)nh), (int)w, 3));
 	eth[RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, hop_limits)]--;
-	memcpy(eth, nh->macs, sizeof(nh->macs));
 	md->out_port = nh->port;
 	md->nexthop = hop;
 	return nh->port;
@@ -795,15 +801,19 @@ lpm6_dst(const struct pf_meta *md, const uint8_t *eth, uint8_t *dst)
 		memset(dst, 0, 16);
 }
 
-/* A big-endian 16-bit field (a plain byte swap: rte_be_to_cpu_16 is an asm barrier). */
-static __rte_always_inline int32_t
-lpm6_ld_be16(const uint8_t *p)
+static __rte_always_inline uint32_t
+lpm6_ld32(const uint8_t *p)
 {
-	uint16_t v;
+	uint32_t v;
 
 	memcpy(&v, p, sizeof(v));
-	return __builtin_bswap16(v);
+	return v;
 }
+
+/* Where an untagged IPv6 frame holds its source address. */
+#define LPM6_SRC_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, src_addr))
+/* Where an untagged IPv6 frame holds its payload length, next header and hop limit. */
+#define LPM6_PLEN_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, payload_len))
 
 /*
  * Four packets: one lookup call, then lpm6_plain for the four folded into
@@ -816,30 +826,54 @@ static __rte_always_inline bool
 lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *const *eth,
 	      int32_t *hop, uint32_t *p_or, uint32_t *p_and)
 {
+	/* Each lane's payload length (its first two bytes) in host order. */
+	const __m128i plen_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
 	uint8_t dst[4][RTE_LPM6_IPV6_ADDR_SIZE];
-	uint32_t bad = 0, h[4], port;
-	int32_t neg = 0, plen;
+	__m128i lw, plen, maxp, fail, sa, da, mw;
+	uint32_t bad, h[4], port;
 	uint16_t k;
 
 	for (k = 0; k < 4; k++)
 		lpm6_dst(md[k], eth[k], dst[k]);
 	rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, 4);
 #pragma GCC unroll 4
-	for (k = 0; k < 4; k++) {
-		const uint8_t *ip = eth[k] + RTE_ETHER_HDR_LEN;
-		uint32_t w;
-
+	for (k = 0; k < 4; k++)
 		h[k] = hop[k] < 0 ? fib->dflt : (uint32_t)hop[k];
-		memcpy(&w, &md[k]->l2_len, sizeof(w));
-		bad |= ((w & LPM6_META_MASK) ^ LPM6_META_FAST) |
-		       lpm6_special[ip[offsetof(struct rte_ipv6_hdr, src_addr)]] |
-		       lpm6_special[ip[offsetof(struct rte_ipv6_hdr, dst_addr)]];
-		/* As lpm6_plain: hop limit > 1, payload length 1..max_plen. */
-		plen = lpm6_ld_be16(ip + offsetof(struct rte_ipv6_hdr, payload_len));
-		neg |= ((int32_t)ip[offsetof(struct rte_ipv6_hdr, hop_limits)] - 2) | (plen - 1) |
-		       ((int32_t)fib->nh[h[k]].max_plen - plen);
-	}
-	if (unlikely(bad != 0 || neg < 0)) {
+	/* The four metadata words (l2_len, l3_len, cls, flags). */
+	mw = _mm_cvtsi32_si128((int)lpm6_ld32(&md[0]->l2_len));
+	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[1]->l2_len), 1);
+	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[2]->l2_len), 2);
+	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[3]->l2_len), 3);
+	mw = _mm_cmpeq_epi32(_mm_and_si128(mw, _mm_set1_epi32((int)LPM6_META_MASK)),
+			     _mm_set1_epi32((int)LPM6_META_FAST));
+	bad = (uint32_t)_mm_movemask_epi8(mw) ^ 0xffff;
+	/* lpm6_special for the eight addresses: their first bytes in the
+	 * lanes' low bytes; 0x00, 0xfe and 0xff are exactly (b + 2) mod 256 < 3. */
+	sa = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_SRC_OFF));
+	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[1] + LPM6_SRC_OFF), 1);
+	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[2] + LPM6_SRC_OFF), 2);
+	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[3] + LPM6_SRC_OFF), 3);
+	da = _mm_cvtsi32_si128((int)lpm6_ld32(dst[0]));
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[1]), 1);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[2]), 2);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[3]), 3);
+	sa = _mm_packs_epi32(_mm_and_si128(sa, _mm_set1_epi32(0xff)),
+			     _mm_and_si128(da, _mm_set1_epi32(0xff)));
+	sa = _mm_and_si128(_mm_add_epi16(sa, _mm_set1_epi16(2)), _mm_set1_epi16(0xff));
+	bad |= (uint32_t)_mm_movemask_epi8(_mm_cmplt_epi16(sa, _mm_set1_epi16(3)));
+	/* As lpm6_plain, in 32-bit lanes of IPv6 bytes 4-7 (payload length,
+	 * next header, hop limit): hop limit > 1, payload length 1..max_plen. */
+	lw = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_PLEN_OFF));
+	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[1] + LPM6_PLEN_OFF), 1);
+	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[2] + LPM6_PLEN_OFF), 2);
+	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[3] + LPM6_PLEN_OFF), 3);
+	plen = _mm_shuffle_epi8(lw, plen_be);
+	maxp = _mm_set_epi32(fib->nh[h[3]].max_plen, fib->nh[h[2]].max_plen,
+			     fib->nh[h[1]].max_plen, fib->nh[h[0]].max_plen);
+	fail = _mm_or_si128(_mm_cmplt_epi32(_mm_srli_epi32(lw, 24), _mm_set1_epi32(2)),
+			    _mm_or_si128(_mm_cmpeq_epi32(plen, _mm_setzero_si128()),
+					 _mm_cmpgt_epi32(plen, maxp)));
+	if (unlikely((bad | (uint32_t)_mm_movemask_epi8(fail)) != 0)) {
 		for (k = 0; k < 4; k++)
 			hop[k] = (int32_t)h[k];
 		return false;
