@@ -1026,7 +1026,8 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	const struct lpm_nh *nhs = fib->nh, *nh;
 	/* Each lane's bytes 2-3 (the total length) in host order. */
 	const __m128i len_be = _mm_set_epi8(-1, -1, 14, 15, -1, -1, 10, 11, -1, -1, 6, 7, -1, -1, 2, 3);
-	__m128i sd01, sd23, dv, tw, mw, lw;
+	const uint32_t *t24 = (const uint32_t *)fib->lpm->tbl24;
+	__m128i sd01, sd23, dv, tw, mw, lw, ml, iv, ev;
 	uint32_t bad;
 	uint16_t k;
 
@@ -1039,7 +1040,23 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	dv = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(sd01), _mm_castsi128_ps(sd23),
 					     _MM_SHUFFLE(3, 1, 3, 1)));
 	dv = _mm_shuffle_epi8(dv, bswap);
-	rte_lpm_lookupx4(fib->lpm, dv, hop, fib->dflt);
+	/* The four tbl24 entries straight from the table (fib_fill writes it,
+	 * rte_lpm_lookupx4 reads it so): when all four are direct hits their
+	 * next hops are the low 24 bits. Anything else (a tbl8 group, no
+	 * route) leaves the group to rte_lpm_lookupx4 and packet by packet. */
+	iv = _mm_srli_epi32(dv, 8);
+	ev = _mm_cvtsi32_si128((int)t24[(uint32_t)_mm_cvtsi128_si32(iv)]);
+	ev = _mm_insert_epi32(ev, (int)t24[(uint32_t)_mm_extract_epi32(iv, 1)], 1);
+	ev = _mm_insert_epi32(ev, (int)t24[(uint32_t)_mm_extract_epi32(iv, 2)], 2);
+	ev = _mm_insert_epi32(ev, (int)t24[(uint32_t)_mm_extract_epi32(iv, 3)], 3);
+	if (unlikely(_mm_movemask_epi8(_mm_cmpeq_epi32(
+			_mm_and_si128(ev, _mm_set1_epi32(RTE_LPM_VALID_EXT_ENTRY_BITMASK)),
+			_mm_set1_epi32(RTE_LPM_LOOKUP_SUCCESS))) != 0xffff)) {
+		rte_lpm_lookupx4(fib->lpm, dv, hop, fib->dflt);
+		_mm_storeu_si128((__m128i *)dst, dv);
+		return false;
+	}
+	_mm_store_si128((__m128i *)hop, _mm_and_si128(ev, _mm_set1_epi32(0x00ffffff)));
 	/* TTL, protocol and checksum of the four as 32-bit lanes (IP bytes 8-11, little-endian). */
 	tw = _mm_cvtsi32_si128((int)lpm_ld32(eth[0] + LPM_TTL_OFF));
 	tw = _mm_insert_epi32(tw, (int)lpm_ld32(eth[1] + LPM_TTL_OFF), 1);
@@ -1061,9 +1078,12 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[1] + RTE_ETHER_HDR_LEN), 1);
 	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[2] + RTE_ETHER_HDR_LEN), 2);
 	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[3] + RTE_ETHER_HDR_LEN), 3);
-	lw = _mm_cmpgt_epi32(_mm_shuffle_epi8(lw, len_be),
-			     _mm_set_epi32(nhs[hop[3]].max_len, nhs[hop[2]].max_len,
-					   nhs[hop[1]].max_len, nhs[hop[0]].max_len));
+	/* The limits into the lanes' low halves, one pinsrw each. */
+	ml = _mm_insert_epi16(_mm_setzero_si128(), nhs[hop[0]].max_len, 0);
+	ml = _mm_insert_epi16(ml, nhs[hop[1]].max_len, 2);
+	ml = _mm_insert_epi16(ml, nhs[hop[2]].max_len, 4);
+	ml = _mm_insert_epi16(ml, nhs[hop[3]].max_len, 6);
+	lw = _mm_cmpgt_epi32(_mm_shuffle_epi8(lw, len_be), ml);
 	bad |= (uint32_t)_mm_movemask_epi8(lw);
 	if (unlikely((bad | (uint32_t)lpm_martian_x4(sd01, sd23)) != 0)) {
 		_mm_storeu_si128((__m128i *)dst, dv);
