@@ -868,8 +868,11 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[2] + LPM6_PLEN_OFF), 2);
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[3] + LPM6_PLEN_OFF), 3);
 	plen = _mm_shuffle_epi8(lw, plen_be);
-	maxp = _mm_set_epi32(fib->nh[h[3]].max_plen, fib->nh[h[2]].max_plen,
-			     fib->nh[h[1]].max_plen, fib->nh[h[0]].max_plen);
+	/* The limits into the lanes' low halves, one pinsrw each. */
+	maxp = _mm_insert_epi16(_mm_setzero_si128(), fib->nh[h[0]].max_plen, 0);
+	maxp = _mm_insert_epi16(maxp, fib->nh[h[1]].max_plen, 2);
+	maxp = _mm_insert_epi16(maxp, fib->nh[h[2]].max_plen, 4);
+	maxp = _mm_insert_epi16(maxp, fib->nh[h[3]].max_plen, 6);
 	fail = _mm_or_si128(_mm_cmplt_epi32(_mm_srli_epi32(lw, 24), _mm_set1_epi32(2)),
 			    _mm_or_si128(_mm_cmpeq_epi32(plen, _mm_setzero_si128()),
 					 _mm_cmpgt_epi32(plen, maxp)));
