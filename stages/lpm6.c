@@ -791,14 +791,16 @@ lpm6_decide(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ct
 	return lpm6_ip6(lp, fib, ctrs, m, hop);
 }
 
-/* The destination of @p md's frame @p eth for the lookup: :: unless IPv6. */
+/*
+ * The destination of @p md's frame @p eth for the lookup, where an IPv6
+ * frame holds it, without a class test: for any other class (inside the
+ * mbuf's data room all the same) lpm6_ip6 drops the packet before it looks
+ * at the next hop.
+ */
 static __rte_always_inline void
 lpm6_dst(const struct pf_meta *md, const uint8_t *eth, uint8_t *dst)
 {
-	if (likely(md->cls == PF_CLASS_IPV6))
-		memcpy(dst, eth + md->l2_len + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
-	else
-		memset(dst, 0, 16);
+	memcpy(dst, eth + md->l2_len + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
 }
 
 static __rte_always_inline uint32_t
