@@ -34,6 +34,7 @@
 #include <rte_lpm6.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
+#include <rte_vect.h>
 
 #include "lpm6.h"
 #include "nd6.h"
@@ -751,62 +752,213 @@ lpm6_plain(const struct lpm6_fib *fib, const struct pf_meta *md, const uint8_t *
 	       (uint32_t)rte_be_to_cpu_16(ip->payload_len) - 1u < fib->nh[hop].max_plen;
 }
 
+/* Forward a packet lpm6_plain accepted; returns its egress port. */
+static __rte_always_inline uint32_t
+lpm6_fwd(const struct lpm6_fib *fib, struct pf_meta *md, uint8_t *eth, uint32_t hop)
+{
+	const struct lpm6_nh *nh = &fib->nh[hop];
+	uint32_t w;
+
+	/* The 12 MAC bytes and the frame's next four (EtherType, version,
+	 * traffic class) in one 16-byte store. */
+	memcpy(&w, eth + 12, sizeof(w));
+	_mm_storeu_si128((__m128i *)eth,
+			 _mm_insert_epi32(_mm_loadu_si128((const __m128i *)nh), (int)w, 3));
+	eth[RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, hop_limits)]--;
+	md->out_port = nh->port;
+	md->nexthop = hop;
+	return nh->port;
+}
+
+/*
+ * One packet: the fast path, else lpm6_ip6. @p p_or and @p p_and gather
+ * the egress ports of the fast path; @p slow is set when a packet leaves it.
+ */
 static __rte_always_inline uint16_t
 lpm6_decide(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
-	    struct rte_mbuf *m, struct pf_meta *md, uint32_t hop)
+	    struct rte_mbuf *m, struct pf_meta *md, uint8_t *eth, uint32_t hop, uint32_t *p_or,
+	    uint32_t *p_and, bool *slow)
 {
-	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t port;
 
 	if (likely(lpm6_plain(fib, md, eth, hop))) {
-		const struct lpm6_nh *nh = &fib->nh[hop];
-
-		eth[RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, hop_limits)]--;
-		memcpy(eth, nh->macs, sizeof(nh->macs));
-		md->out_port = nh->port;
-		md->nexthop = hop;
+		port = lpm6_fwd(fib, md, eth, hop);
+		*p_or |= port;
+		*p_and &= port;
 		return LPM6_EDGE_OUT;
 	}
+	*slow = true;
 	return lpm6_ip6(lp, fib, ctrs, m, hop);
 }
 
 /*
- * One burst: gather the destinations (prefetching ahead), one
- * rte_lpm6_lookup_bulk_func over the burst (as l3fwd), decide per packet.
+ * The destination of @p md's frame @p eth for the lookup, where an IPv6
+ * frame holds it, without a class test: for any other class (inside the
+ * mbuf's data room all the same) lpm6_ip6 drops the packet before it looks
+ * at the next hop.
+ */
+static __rte_always_inline void
+lpm6_dst(const struct pf_meta *md, const uint8_t *eth, uint8_t *dst)
+{
+	memcpy(dst, eth + md->l2_len + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
+}
+
+static __rte_always_inline uint32_t
+lpm6_ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Where an untagged IPv6 frame holds its source address. */
+#define LPM6_SRC_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, src_addr))
+/* Where an untagged IPv6 frame holds its payload length, next header and hop limit. */
+#define LPM6_PLEN_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, payload_len))
+
+/*
+ * Four packets: one lookup call, then lpm6_plain for the four folded into
+ * accumulators without a branch per packet (reading the fields of a frame
+ * that is not untagged IPv6 is harmless: the metadata test fails it). All
+ * four plain: forward them and return true; else return false, @p hop
+ * holding the four next hops.
+ */
+static __rte_always_inline bool
+lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *const *eth,
+	      int32_t *hop, uint32_t *p_or, uint32_t *p_and)
+{
+	/* Each lane's payload length (its first two bytes) in host order. */
+	const __m128i plen_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
+	uint8_t dst[4][RTE_LPM6_IPV6_ADDR_SIZE];
+	__m128i lw, plen, maxp, fail, sa, da, mw;
+	uint32_t bad, h[4], port;
+	uint16_t k;
+
+	for (k = 0; k < 4; k++)
+		lpm6_dst(md[k], eth[k], dst[k]);
+	rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, 4);
+#pragma GCC unroll 4
+	for (k = 0; k < 4; k++)
+		h[k] = hop[k] < 0 ? fib->dflt : (uint32_t)hop[k];
+	/* The four metadata words (l2_len, l3_len, cls, flags). */
+	mw = _mm_cvtsi32_si128((int)lpm6_ld32(&md[0]->l2_len));
+	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[1]->l2_len), 1);
+	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[2]->l2_len), 2);
+	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[3]->l2_len), 3);
+	mw = _mm_cmpeq_epi32(_mm_and_si128(mw, _mm_set1_epi32((int)LPM6_META_MASK)),
+			     _mm_set1_epi32((int)LPM6_META_FAST));
+	bad = (uint32_t)_mm_movemask_epi8(mw) ^ 0xffff;
+	/* lpm6_special for the eight addresses: their first bytes in the
+	 * lanes' low bytes; 0x00, 0xfe and 0xff are exactly (b + 2) mod 256 < 3. */
+	sa = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_SRC_OFF));
+	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[1] + LPM6_SRC_OFF), 1);
+	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[2] + LPM6_SRC_OFF), 2);
+	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[3] + LPM6_SRC_OFF), 3);
+	da = _mm_cvtsi32_si128((int)lpm6_ld32(dst[0]));
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[1]), 1);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[2]), 2);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[3]), 3);
+	sa = _mm_packs_epi32(_mm_and_si128(sa, _mm_set1_epi32(0xff)),
+			     _mm_and_si128(da, _mm_set1_epi32(0xff)));
+	sa = _mm_and_si128(_mm_add_epi16(sa, _mm_set1_epi16(2)), _mm_set1_epi16(0xff));
+	bad |= (uint32_t)_mm_movemask_epi8(_mm_cmplt_epi16(sa, _mm_set1_epi16(3)));
+	/* As lpm6_plain, in 32-bit lanes of IPv6 bytes 4-7 (payload length,
+	 * next header, hop limit): hop limit > 1, payload length 1..max_plen. */
+	lw = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_PLEN_OFF));
+	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[1] + LPM6_PLEN_OFF), 1);
+	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[2] + LPM6_PLEN_OFF), 2);
+	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[3] + LPM6_PLEN_OFF), 3);
+	plen = _mm_shuffle_epi8(lw, plen_be);
+	/* The limits into the lanes' low halves, one pinsrw each. */
+	maxp = _mm_insert_epi16(_mm_setzero_si128(), fib->nh[h[0]].max_plen, 0);
+	maxp = _mm_insert_epi16(maxp, fib->nh[h[1]].max_plen, 2);
+	maxp = _mm_insert_epi16(maxp, fib->nh[h[2]].max_plen, 4);
+	maxp = _mm_insert_epi16(maxp, fib->nh[h[3]].max_plen, 6);
+	fail = _mm_or_si128(_mm_cmplt_epi32(_mm_srli_epi32(lw, 24), _mm_set1_epi32(2)),
+			    _mm_or_si128(_mm_cmpeq_epi32(plen, _mm_setzero_si128()),
+					 _mm_cmpgt_epi32(plen, maxp)));
+	if (unlikely((bad | (uint32_t)_mm_movemask_epi8(fail)) != 0)) {
+		for (k = 0; k < 4; k++)
+			hop[k] = (int32_t)h[k];
+		return false;
+	}
+#pragma GCC unroll 4
+	for (k = 0; k < 4; k++) {
+		port = lpm6_fwd(fib, md[k], eth[k], h[k]);
+		*p_or |= port;
+		*p_and &= port;
+	}
+	return true;
+}
+
+/*
+ * One burst, after lpm's: four packets at a time (lpm6_x4_group, one
+ * rte_lpm6_lookup_bulk_func each), the next four frames prefetched; a group
+ * that fails the group test goes packet by packet (lpm6_decide), the 0-3
+ * left over too. The burst-port hint when all went out on one port, on the
+ * fast path.
  */
 static uint16_t
 lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
+	const uint64_t out4 = LPM6_EDGE_OUT * 0x0001000100010001ull;
 	const struct lpm6_priv *lp = st->priv;
 	const struct lpm6_fib *fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
-	uint8_t dst[PF_BURST_MAX][RTE_LPM6_IPV6_ADDR_SIZE];
-	struct pf_meta *md[PF_BURST_MAX];
-	int32_t hop[PF_BURST_MAX];
+	uint32_t p_or = 0, p_and = UINT32_MAX;
+	uint8_t *eth[4], *next[4], dst[RTE_LPM6_IPV6_ADDR_SIZE];
+	struct pf_meta *md[4];
 	const int off = pf_meta_off();
-	uint16_t i, nout = 0, e;
+	unsigned int i, k, nout = 0;   /* not uint16_t: GCC then keeps them in memory */
+	int32_t hop[4];
+	bool slow = false;
+	uint16_t e;
 
 	if (n == 0)
 		return PF_EDGE_MIXED;
-	for (i = 0; i < n && i < 4; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i < n; i++) {
-		md[i] = pf_meta_at(pkts[i], off);
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		if (likely(md[i]->cls == PF_CLASS_IPV6))
-			memcpy(dst[i], rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, md[i]->l2_len +
-				offsetof(struct rte_ipv6_hdr, dst_addr)), 16);
-		else
-			memset(dst[i], 0, 16);
+	for (k = 0; k < 4 && k < n; k++) {
+		next[k] = rte_pktmbuf_mtod(pkts[k], uint8_t *);
+		rte_prefetch0(next[k]);
 	}
-	rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, n);
-	for (i = 0; i < n; i++) {
-		e = lpm6_decide(lp, fib, st->ctrs, pkts[i], md[i],
-				hop[i] < 0 ? fib->dflt : (uint32_t)hop[i]);
+	for (i = 0; i + 4 <= n; i += 4) {
+		memcpy(eth, next, sizeof(eth));
+		for (k = 0; k < 4; k++)
+			md[k] = pf_meta_at(pkts[i + k], off);
+		if (likely(i + 8 <= n)) {
+			for (k = 0; k < 4; k++) {
+				next[k] = rte_pktmbuf_mtod(pkts[i + 4 + k], uint8_t *);
+				rte_prefetch0(next[k]);
+			}
+		}
+		if (likely(lpm6_x4_group(fib, md, eth, hop, &p_or, &p_and))) {
+			memcpy(&edge[i], &out4, sizeof(out4));
+			nout += 4;
+			continue;
+		}
+		slow = true;
+		for (k = 0; k < 4; k++) {
+			e = lpm6_decide(lp, fib, st->ctrs, pkts[i + k], md[k], eth[k],
+					(uint32_t)hop[k], &p_or, &p_and, &slow);
+			edge[i + k] = e;
+			nout += e == LPM6_EDGE_OUT;
+		}
+	}
+	for (; i < n; i++) {
+		md[0] = pf_meta_at(pkts[i], off);
+		eth[0] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		lpm6_dst(md[0], eth[0], dst);
+		if (rte_lpm6_lookup(fib->lpm, dst, (uint32_t *)&hop[0]) != 0)
+			hop[0] = (int32_t)fib->dflt;
+		e = lpm6_decide(lp, fib, st->ctrs, pkts[i], md[0], eth[0], (uint32_t)hop[0], &p_or,
+				&p_and, &slow);
 		edge[i] = e;
 		nout += e == LPM6_EDGE_OUT;
 	}
-	if (likely(nout == n))
+	if (likely(nout == n)) {
+		if (likely(!slow && p_or == p_and))
+			st->burst_port = PF_BURST_PORT(p_or);
 		return LPM6_EDGE_OUT;
+	}
 	return nout == 0 && !lp->icmp && lp->nt == NULL ? LPM6_EDGE_DROP : PF_EDGE_MIXED;
 }
 

@@ -1095,6 +1095,66 @@ test_x4_groups(void **state)
 		destroy(st[s], topo[s]);
 }
 
+/*
+ * The x4 group updates four TTLs and checksums in SSE lanes: every checksum
+ * value (TTLs 2-255), in bursts of 32, leaves the bytes the scalar
+ * reference leaves and a valid header.
+ */
+static void
+test_x4_cksum(void **state)
+{
+	struct pf_stage *st[2];
+	struct pf_topo *topo[2];
+	char yaml[4096];
+	uint32_t c = 0, t;
+	uint16_t s, j;
+
+	for (s = 0; s < 2; s++) {
+		snprintf(yaml, sizeof(yaml), topo_x4_fmt, s == 0 ? "x4" : "scalar");
+		st[s] = pf_test_stage(yaml, "lpm", &topo[s]);
+	}
+	while (c < 65536) {
+		struct rte_mbuf *pk[2][32];
+		uint16_t e[2][32];
+
+		for (j = 0; j < 32; j++, c++)
+			for (s = 0; s < 2; s++) {
+				struct rte_ipv4_hdr *ip;
+
+				pk[s][j] = mk_ip(mac_p0, ip4(192, 168, 0, 9), ip4(10, 1, 2, 3),
+						 (uint8_t)(2 + c % 254), 17, 0);
+				rx_l2_local(pk[s][j]);
+				ip = rte_pktmbuf_mtod_offset(pk[s][j], struct rte_ipv4_hdr *,
+							     RTE_ETHER_HDR_LEN);
+				/* ID = ~(sum + c): a valid header with checksum c. */
+				ip->packet_id = 0;
+				ip->hdr_checksum = 0;
+				t = rte_raw_cksum(ip, sizeof(*ip)) + c;
+				t = (t & 0xffff) + (t >> 16);
+				ip->packet_id = (uint16_t)~t;
+				ip->hdr_checksum = (uint16_t)c;
+			}
+		for (s = 0; s < 2; s++)
+			pf_test_process(st[s], pk[s], 32, e[s]);
+		for (j = 0; j < 32; j++) {
+			const struct rte_ipv4_hdr *ip =
+				rte_pktmbuf_mtod_offset(pk[0][j], struct rte_ipv4_hdr *,
+							RTE_ETHER_HDR_LEN);
+
+			assert_int_equal(e[0][j], 1);
+			assert_int_equal(e[1][j], 1);
+			if (memcmp(rte_pktmbuf_mtod(pk[0][j], void *),
+				   rte_pktmbuf_mtod(pk[1][j], void *), 60) != 0)
+				fail_msg("checksum %#x: x4 wrote other bytes", c - 32 + j);
+			assert_int_equal(rte_raw_cksum(ip, sizeof(*ip)), 0xffff);
+		}
+		for (s = 0; s < 2; s++)
+			pf_test_free(pk[s], 32);
+	}
+	for (s = 0; s < 2; s++)
+		destroy(st[s], topo[s]);
+}
+
 /* ---- live update -------------------------------------------------------- */
 
 static void
@@ -1154,6 +1214,7 @@ main(void)
 		cmocka_unit_test(test_icmp_echo),
 		cmocka_unit_test(test_modes_agree),
 		cmocka_unit_test(test_x4_groups),
+		cmocka_unit_test(test_x4_cksum),
 		cmocka_unit_test(test_update),
 	};
 
