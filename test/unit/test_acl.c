@@ -644,6 +644,71 @@ test_ipv6_mixed_burst(void **state)
 	}
 }
 
+/*
+ * IPv6 keys in place (no extension headers) and copied (behind them) in one
+ * burst, stateless: the all-IPv6 path classifies both kinds together; a
+ * TCP header too short for its data offset or a payload length that cuts
+ * the ports leaves the fast path (malformed, only rules without ports).
+ */
+static void
+test_ipv6_inplace_burst(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = acl_stage(
+		"    rules:\n"
+		"      - permit src 2001:db8:1::/48 proto udp dport 53\n"
+		"      - permit src 2001:db8:1::/48 proto tcp dport 80\n"
+		"      - permit src 2001:db8:2::/48\n", &topo);
+	static const uint16_t want[6] = { 1, 0, 1, 0, 1, 0 };
+	struct rte_mbuf *m[6];
+	struct tpkt t[6];
+	uint16_t e[6], i;
+
+	t[0] = udp6(1, 1, 2, 2, 1000, 53);
+	t[1] = udp6(1, 1, 2, 2, 1000, 54);
+	t[2] = udp6(1, 1, 2, 2, 1000, 53);
+	t[2].ext = 8;
+	t[3] = udp6(1, 1, 2, 2, 1000, 54);
+	t[3].ext = 16;
+	t[4] = udp6(1, 1, 2, 2, 1000, 80);
+	t[4].proto = 6;
+	t[5] = t[4];
+	t[5].dport = 81;
+	for (i = 0; i < 6; i++)
+		m[i] = tpkt_mbuf(&t[i]);
+	pf_test_process(st, m, 6, e);
+	pf_test_free(m, 6);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(e[i], want[i]);
+	assert_int_equal(gauge(st, "rule.1"), 2);
+	assert_int_equal(gauge(st, "rule.2"), 1);
+	assert_int_equal(pf_test_ctr(st, "default_deny"), 3);
+	assert_int_equal(pf_test_ctr(st, "acl_deny"), 3);
+
+	/* Data offset 4, then 6 with a 20-byte header, then UDP cut to 6 bytes:
+	 * malformed, so only rule 3 (no ports) can match. */
+	t[0] = udp6(1, 1, 2, 2, 1000, 80);
+	t[0].proto = 6;
+	t[0].tcp_doff = 4;
+	t[1] = t[0];
+	t[1].tcp_doff = 6;
+	t[2] = udp6(1, 1, 2, 2, 1000, 53);
+	t[2].l4_len = 6;
+	t[3] = t[0];
+	t[3].src6[5] = 2;
+	for (i = 0; i < 4; i++)
+		m[i] = tpkt_mbuf(&t[i]);
+	pf_test_process(st, m, 4, e);
+	pf_test_free(m, 4);
+	assert_int_equal(e[0], 0);
+	assert_int_equal(e[1], 0);
+	assert_int_equal(e[2], 0);
+	assert_int_equal(e[3], 1);
+	assert_int_equal(pf_test_ctr(st, "l4_malformed"), 4);
+	assert_int_equal(gauge(st, "rule.3"), 1);
+	done(st, topo);
+}
+
 /* ---- sessions ----------------------------------------------------------- */
 
 #define SEC 1000000000ull
@@ -909,6 +974,7 @@ main(void)
 		cmocka_unit_test(test_ipv6_verdicts),
 		cmocka_unit_test(test_ipv6_fragments),
 		cmocka_unit_test(test_ipv6_mixed_burst),
+		cmocka_unit_test(test_ipv6_inplace_burst),
 		cmocka_unit_test(test_ipv6_reflect_sessions),
 		cmocka_unit_test(test_session_table_full),
 		cmocka_unit_test(test_update),
