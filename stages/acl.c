@@ -1008,12 +1008,14 @@ acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
 }
 
 /*
- * What the gather counts per packet: ACL_PLAIN4 for a packet of the IPv4
- * main context (ports, key in keys[] or its own header), ACL_PLAIN6 for one
- * of the IPv6 main context, 0 for the others: the sum tells a burst that is
- * all one or the other (PF_BURST_MAX < 1 << 16).
+ * What the gather adds up per packet: nothing for a packet of the IPv4 main
+ * context (ports, key in keys[] or its own header: the common case costs no
+ * add), ACL_PLAIN6 for one of the IPv6 main context, ACL_OTHER for the
+ * others. The sum is 0 for a burst all IPv4 with ports, n * ACL_PLAIN6 for
+ * one all IPv6 with ports (PF_BURST_MAX < ACL_PLAIN6).
  */
-#define ACL_PLAIN4 1u
+#define ACL_PLAIN4 0u
+#define ACL_OTHER 1u
 #define ACL_PLAIN6 (1u << 16)
 
 /* acl_extract, its flags told as the gather counts them. */
@@ -1023,7 +1025,7 @@ acl_extract_slow(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
 {
 	uint8_t f = acl_extract(m, md, k, k6, kd, p, nonfirst_cat);
 
-	return f == PK_SESS ? ACL_PLAIN4 : f == (PK_SESS | PK_V6) ? ACL_PLAIN6 : 0;
+	return f == PK_SESS ? ACL_PLAIN4 : f == (PK_SESS | PK_V6) ? ACL_PLAIN6 : ACL_OTHER;
 }
 
 /* l2_len, l3_len, cls, flags as one little-endian word (layout checked in acl_init). */
@@ -1037,7 +1039,7 @@ acl_extract_slow(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
  * Same key and flags as acl_extract, which takes everything else. @p kd
  * gets what the classifier reads: without sessions (@p stateful false) a
  * plain packet's own header, else @p k (IPv6 with sessions: acl_extract's
- * copy). Returns ACL_PLAIN4, ACL_PLAIN6 or 0.
+ * copy). Returns ACL_PLAIN4, ACL_PLAIN6 or ACL_OTHER.
  */
 static __rte_always_inline uint32_t
 acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
@@ -1268,16 +1270,18 @@ acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs,
 		   uint16_t *edge)
 {
 	uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
+	const uint32_t r0 = pv->res[0];
 	const struct acl_verdict *v;
 	uint32_t r, diff = 0;
-	uint16_t i;
+	unsigned int i;
 
 	/* One rule for the whole burst (one flow, a catch-all rule): count it
-	 * once. The OR of the differences vectorises. */
-	for (i = 1; i < n; i++)
-		diff |= pv->res[i] ^ pv->res[0];
+	 * once. The OR of the differences vectorises (from 0: whole vectors
+	 * for a burst of 32, no scalar tail). */
+	for (i = 0; i < n; i++)
+		diff |= pv->res[i] ^ r0;
 	if (likely(diff == 0 && n != 0)) {
-		r = pv->res[0];
+		r = r0;
 		v = &t->verdict[r];
 		t->hits[r] += n;
 		ctrs[v->ctr] += n;
@@ -1311,15 +1315,16 @@ acl_prefetch_pkt(struct rte_mbuf *m)
 
 /*
  * Pass 1: every packet's key, four at a time, headers and metadata lines
- * prefetched 4 ahead. Returns the sum of the ACL_PLAIN4 / ACL_PLAIN6 counts.
+ * prefetched 4 ahead. Returns the sum of acl_extract_fast's counts.
  */
 static __rte_always_inline uint32_t
 acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts, uint16_t n,
 	   const bool stateful)
 {
-	const int off = pf_meta_offset;
+	const uint8_t nonfirst_cat = t->nonfirst_cat;
+	const int off = pf_meta_off();
 	uint32_t plain = 0;
-	uint16_t i, k;
+	unsigned int i, k;
 
 	for (i = 0; i < n && i < 4; i++)
 		acl_prefetch_pkt(pkts[i]);
@@ -1333,12 +1338,12 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 						  RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *),
 						  &pv->keys[i + k], &pv->keys6[i + k],
 						  &pv->kdata[i + k], &pv->pk[i + k],
-						  t->nonfirst_cat, stateful);
+						  nonfirst_cat, stateful);
 	}
 	for (; i < n; i++)
 		plain += acl_extract_fast(pkts[i], RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *),
 					  &pv->keys[i], &pv->keys6[i], &pv->kdata[i], &pv->pk[i],
-					  t->nonfirst_cat, stateful);
+					  nonfirst_cat, stateful);
 	return plain;
 }
 
@@ -1374,7 +1379,7 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		/* Pass 4: a bounded expiry sweep, so the data path never stalls. */
 		if (pv->sess_live != 0)
 			acl_sweep(pv, pv->sweep, now, ctrs);
-	} else if (likely(plain == n * ACL_PLAIN4)) {
+	} else if (likely(plain == 0)) {
 		/* Every packet has ports: one classify call, one table load each. */
 		acl_classify_set(t, &t->main, pv->kdata, pv->res, n, pv->tmp2);
 		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
