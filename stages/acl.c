@@ -1018,12 +1018,14 @@ acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
 #define ACL_OTHER 1u
 #define ACL_PLAIN6 (1u << 16)
 
-/* acl_extract, its flags told as the gather counts them. */
+/* acl_extract, its flags told as the gather counts them. Takes the metadata
+ * offset, not the pointer: the fast path then reads the metadata word with
+ * one load, no pointer kept for this call. */
 static uint32_t __rte_noinline
-acl_extract_slow(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
-		 struct acl6_key *k6, const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat)
+acl_extract_slow(struct rte_mbuf *m, int off, struct acl_key *k, struct acl6_key *k6,
+		 const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat)
 {
-	uint8_t f = acl_extract(m, md, k, k6, kd, p, nonfirst_cat);
+	uint8_t f = acl_extract(m, pf_meta_at(m, off), k, k6, kd, p, nonfirst_cat);
 
 	return f == PK_SESS ? ACL_PLAIN4 : f == (PK_SESS | PK_V6) ? ACL_PLAIN6 : ACL_OTHER;
 }
@@ -1042,11 +1044,12 @@ acl_extract_slow(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
  * copy). Returns ACL_PLAIN4, ACL_PLAIN6 or ACL_OTHER.
  */
 static __rte_always_inline uint32_t
-acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
+acl_extract_fast(struct rte_mbuf *m, int off, struct acl_key *k,
 		 struct acl6_key *k6, const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat,
 		 const bool stateful)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
+	const struct pf_meta *md = pf_meta_at(m, off);
 	int32_t l3len;
 	uint32_t w;
 
@@ -1096,7 +1099,7 @@ not4:
 	*kd = ip + offsetof(struct rte_ipv6_hdr, payload_len);
 	return ACL_PLAIN6;
 slow:
-	return acl_extract_slow(m, md, k, k6, kd, p, nonfirst_cat);
+	return acl_extract_slow(m, off, k, k6, kd, p, nonfirst_cat);
 }
 
 /*
@@ -1334,16 +1337,13 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 				acl_prefetch_pkt(pkts[i + k]);
 #pragma GCC unroll 4
 		for (k = 0; k < 4; k++)
-			plain += acl_extract_fast(pkts[i + k],
-						  RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *),
-						  &pv->keys[i + k], &pv->keys6[i + k],
+			plain += acl_extract_fast(pkts[i + k], off, &pv->keys[i + k], &pv->keys6[i + k],
 						  &pv->kdata[i + k], &pv->pk[i + k],
 						  nonfirst_cat, stateful);
 	}
 	for (; i < n; i++)
-		plain += acl_extract_fast(pkts[i], RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *),
-					  &pv->keys[i], &pv->keys6[i], &pv->kdata[i], &pv->pk[i],
-					  nonfirst_cat, stateful);
+		plain += acl_extract_fast(pkts[i], off, &pv->keys[i], &pv->keys6[i], &pv->kdata[i],
+					  &pv->pk[i], nonfirst_cat, stateful);
 	return plain;
 }
 
