@@ -210,6 +210,7 @@ struct acl_tbl {
 	uint8_t alg;                    /* enum rte_acl_classify_alg in use */
 	uint8_t alg_measured;           /* 1: chosen by timing at build ("default") */
 	uint8_t nonfirst_cat;           /* category for non-first fragments */
+	uint8_t reflect;                /* some rule is permit-reflect (opens sessions) */
 	struct acl_verdict *verdict;    /* [0]: no match (default), [r]: rule r */
 	uint64_t *hits;                 /* [r]: hits of rule r, single writer */
 	int32_t *prio;                  /* [r - 1]: rule r's rte_acl priority (rank) */
@@ -614,6 +615,7 @@ acl_verdicts(const struct acl_cfg *cfg, struct acl_tbl *t)
 			       act == ACL_DENY ? ACL_CTR_DEFAULT_DENY : ACL_CTR_DEFAULT_PERMIT,
 			.reflect = act == ACL_PERMIT_REFLECT,
 		};
+		t->reflect |= t->verdict[r].reflect;
 	}
 }
 
@@ -1355,16 +1357,21 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	const struct acl_tbl *t;
 	uint16_t i, nout = 0;
 	uint32_t plain;
+	bool stateful;
 
 	t = __atomic_load_n(&pv->tbl, __ATOMIC_ACQUIRE);
+	/* Sessions matter only when a rule can open one or some are live (kept
+	 * over a reload): else no packet can hit or open one, and the stateless
+	 * path gives the same verdicts and counters without session keys. */
+	stateful = pv->sess_h != NULL && (t->reflect || pv->sess_live != 0);
 
 	/* Pass 1: gather the keys (headers and metadata 4 ahead). */
-	if (pv->sess_h != NULL)
+	if (stateful)
 		plain = acl_gather(pv, t, pkts, n, true);
 	else
 		plain = acl_gather(pv, t, pkts, n, false);
 
-	if (pv->sess_h != NULL) {
+	if (stateful) {
 		/* Pass 2: sessions first, then the rules for the rest. */
 		now = pf_now_ns();
 		for (i = 0; i < n; i++)
@@ -1623,10 +1630,15 @@ acl_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t
 	const struct acl_priv *pv = st->priv;
 	char text[80];
 	uint32_t r = pv->res[0];
+	/* A packet classified in its own header has no flags or session slot
+	 * stored (stateless fast path): it is IP and has no session. Every
+	 * other packet's flags and slot are this burst's (-1 when stateless). */
+	bool inplace = pv->kdata[0] != (const uint8_t *)&pv->keys[0] &&
+		       pv->kdata[0] != (const uint8_t *)&pv->keys6[0];
 
-	if (pv->pk[0].flags & PK_NOTIP)
+	if (!inplace && (pv->pk[0].flags & PK_NOTIP))
 		snprintf(buf, len, "not IPv4: not classified");
-	else if (pv->sess_h != NULL && r == 0 && pv->pk[0].pos >= 0)
+	else if (pv->sess_h != NULL && !inplace && r == 0 && pv->pk[0].pos >= 0)
 		snprintf(buf, len, "session hit: no rule lookup");
 	else if (r == 0)
 		snprintf(buf, len, "no rule matched: default %s",

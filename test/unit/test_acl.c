@@ -829,6 +829,83 @@ test_ipv6_reflect_sessions(void **state)
 	pf_clock_set_mode(PF_CLOCK_WALL);
 }
 
+/*
+ * A session table and no permit-reflect rule: no packet can hit or open a
+ * session, so bursts take the stateless path (same verdicts, no session
+ * counters) until a reload brings a reflect rule; sessions it opened keep
+ * admitting their replies after a reload that drops the rule, until they
+ * expire. The trace names the rule of a packet classified in place, even
+ * right after a packet that was not IP.
+ */
+static void
+test_sessions_without_reflect(void **state)
+{
+	struct tpkt out = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 4000, 53);
+	struct tpkt back = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4000);
+	struct pf_topo *topo, *topo2, *topo3;
+	struct pf_errs errs = { 0 };
+	struct pf_stage *st;
+	struct rte_mbuf *m;
+	char buf[128], *y;
+	uint16_t e;
+	int si;
+
+	pf_clock_set_mode(PF_CLOCK_PCAP);
+	pf_clock_advance_ns(4000 * SEC);
+	st = acl_stage("    rules: [\"permit src 10.0.0.0/8 proto udp\"]\n"
+		       "    sessions: 64\n    session_timeouts: { udp: 5 }\n", &topo);
+	assert_int_equal(one(st, &out), 1);
+	assert_int_equal(one(st, &back), 0);
+	assert_int_equal(pf_test_ctr(st, "permit"), 1);
+	assert_int_equal(pf_test_ctr(st, "default_deny"), 1);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 0);
+	assert_int_equal(gauge(st, "sessions"), 0);
+	/* Trace: a packet that is not IP, then one classified in its own header. */
+	m = tpkt_mbuf(&out);
+	pf_meta(m)->cls = PF_CLASS_ARP;
+	pf_test_process(st, &m, 1, &e);
+	rte_pktmbuf_free(m);
+	m = tpkt_mbuf(&out);
+	pf_test_process(st, &m, 1, &e);
+	st->ops->trace(st, m, buf, sizeof(buf));
+	rte_pktmbuf_free(m);
+	assert_int_equal(e, 1);
+	assert_memory_equal(buf, "rule 1: permit src 10.0.0.0/8 ", 30);
+
+	/* A reflect rule: the session path, sessions open. */
+	si = pf_topo_stage_index(topo, "acl");
+	y = acl_topo_yaml("    rules: [\"permit-reflect src 10.0.0.0/8 proto udp\"]\n"
+			  "    sessions: 64\n    session_timeouts: { udp: 5 }\n");
+	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo2, &errs), 0);
+	free(y);
+	assert_int_equal(pf_stage_update(st, &topo2->stages[si], &errs), 0);
+	assert_int_equal(one(st, &out), 1);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 1);
+	/* Back to no reflect rule: the live session still admits the reply. */
+	y = acl_topo_yaml("    rules: [\"permit src 10.0.0.0/8 proto udp\"]\n"
+			  "    sessions: 64\n    session_timeouts: { udp: 5 }\n");
+	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo3, &errs), 0);
+	free(y);
+	assert_int_equal(pf_stage_update(st, &topo3->stages[si], &errs), 0);
+	assert_int_equal(one(st, &back), 1);
+	assert_int_equal(pf_test_ctr(st, "session_permit"), 1);
+	st->ops->trace(st, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "session hit: no rule lookup");
+	/* Expired and swept: stateless again, the reply denied, nothing opened. */
+	pf_clock_advance_ns(4010 * SEC);
+	st->ops->idle(st, pf_now_ns());
+	assert_int_equal(gauge(st, "sessions"), 0);
+	assert_int_equal(pf_test_ctr(st, "session_expired"), 1);
+	assert_int_equal(one(st, &back), 0);
+	assert_int_equal(one(st, &out), 1);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 1);
+	assert_int_equal(gauge(st, "sessions"), 0);
+	pf_clock_set_mode(PF_CLOCK_WALL);
+	done(st, topo);
+	pf_topo_free(topo2);
+	pf_topo_free(topo3);
+}
+
 static void
 test_tcp_session_timeouts(void **state)
 {
@@ -977,6 +1054,7 @@ main(void)
 		cmocka_unit_test(test_ipv6_inplace_burst),
 		cmocka_unit_test(test_ipv6_reflect_sessions),
 		cmocka_unit_test(test_session_table_full),
+		cmocka_unit_test(test_sessions_without_reflect),
 		cmocka_unit_test(test_update),
 	};
 
