@@ -1020,14 +1020,15 @@ acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
 #define ACL_OTHER 1u
 #define ACL_PLAIN6 (1u << 16)
 
-/* acl_extract, its flags told as the gather counts them. Takes the metadata
- * offset, not the pointer: the fast path then reads the metadata word with
- * one load, no pointer kept for this call. */
+/* acl_extract for packet @p i, its flags told as the gather counts them.
+ * Takes the metadata offset and the packet's index, not pointers: the fast
+ * path keeps none live for this call. */
 static uint32_t __rte_noinline
-acl_extract_slow(struct rte_mbuf *m, int off, struct acl_key *k, struct acl6_key *k6,
-		 const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat)
+acl_extract_slow(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int i,
+		 uint8_t nonfirst_cat)
 {
-	uint8_t f = acl_extract(m, pf_meta_at(m, off), k, k6, kd, p, nonfirst_cat);
+	uint8_t f = acl_extract(m, pf_meta_at(m, off), &pv->keys[i], &pv->keys6[i],
+				&pv->kdata[i], &pv->pk[i], nonfirst_cat);
 
 	return f == PK_SESS ? ACL_PLAIN4 : f == (PK_SESS | PK_V6) ? ACL_PLAIN6 : ACL_OTHER;
 }
@@ -1040,18 +1041,21 @@ acl_extract_slow(struct rte_mbuf *m, int off, struct acl_key *k, struct acl6_key
 /*
  * The common cases: IPv4 without options or IPv6 without extension
  * headers, not a non-first fragment, a complete TCP, UDP or SCTP header.
- * Same key and flags as acl_extract, which takes everything else. @p kd
- * gets what the classifier reads: without sessions (@p stateful false) a
- * plain packet's own header, else @p k (IPv6 with sessions: acl_extract's
- * copy). Returns ACL_PLAIN4, ACL_PLAIN6 or ACL_OTHER.
+ * Same key and flags as acl_extract, which takes everything else. Packet
+ * @p i's kdata[] gets what the classifier reads: without sessions (@p
+ * stateful false) a plain packet's own header, else its keys[] entry (IPv6
+ * with sessions: acl_extract's copy). Returns ACL_PLAIN4, ACL_PLAIN6 or
+ * ACL_OTHER.
  */
 static __rte_always_inline uint32_t
-acl_extract_fast(struct rte_mbuf *m, int off, struct acl_key *k,
-		 struct acl6_key *k6, const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat,
-		 const bool stateful)
+acl_extract_fast(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int i,
+		 uint8_t nonfirst_cat, const bool stateful)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
 	const struct pf_meta *md = pf_meta_at(m, off);
+	struct acl_key *k = &pv->keys[i];
+	const uint8_t **kd = &pv->kdata[i];
+	struct acl_pk *p = &pv->pk[i];
 	int32_t l3len;
 	uint32_t w;
 
@@ -1101,7 +1105,7 @@ not4:
 	*kd = ip + offsetof(struct rte_ipv6_hdr, payload_len);
 	return ACL_PLAIN6;
 slow:
-	return acl_extract_slow(m, off, k, k6, kd, p, nonfirst_cat);
+	return acl_extract_slow(m, off, pv, i, nonfirst_cat);
 }
 
 /*
@@ -1328,24 +1332,26 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 {
 	const uint8_t nonfirst_cat = t->nonfirst_cat;
 	const int off = pf_meta_off();
+	struct rte_mbuf **pp;
 	uint32_t plain = 0;
 	unsigned int i, k;
 
 	for (i = 0; i < n && i < 4; i++)
 		acl_prefetch_pkt(pkts[i]);
-	for (i = 0; i + 4 <= n; i += 4) {
-		if (likely(i + 8 <= n))
-			for (k = 4; k < 8; k++)
-				acl_prefetch_pkt(pkts[i + k]);
+	/* Through a pointer: constant displacements, no index arithmetic. */
+	for (i = 0, pp = pkts; i + 4 <= n; i += 4, pp += 4) {
+		if (likely(i + 8 <= n)) {
+			acl_prefetch_pkt(pp[4]);
+			acl_prefetch_pkt(pp[5]);
+			acl_prefetch_pkt(pp[6]);
+			acl_prefetch_pkt(pp[7]);
+		}
 #pragma GCC unroll 4
 		for (k = 0; k < 4; k++)
-			plain += acl_extract_fast(pkts[i + k], off, &pv->keys[i + k], &pv->keys6[i + k],
-						  &pv->kdata[i + k], &pv->pk[i + k],
-						  nonfirst_cat, stateful);
+			plain += acl_extract_fast(pp[k], off, pv, i + k, nonfirst_cat, stateful);
 	}
 	for (; i < n; i++)
-		plain += acl_extract_fast(pkts[i], off, &pv->keys[i], &pv->keys6[i], &pv->kdata[i],
-					  &pv->pk[i], nonfirst_cat, stateful);
+		plain += acl_extract_fast(pkts[i], off, pv, i, nonfirst_cat, stateful);
 	return plain;
 }
 
