@@ -1041,20 +1041,19 @@ acl_extract_slow(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int 
 /*
  * The common cases: IPv4 without options or IPv6 without extension
  * headers, not a non-first fragment, a complete TCP, UDP or SCTP header.
- * Same key and flags as acl_extract, which takes everything else. Packet
- * @p i's kdata[] gets what the classifier reads: without sessions (@p
+ * Same key and flags as acl_extract, which takes everything else. @p kd
+ * (packet @p i's kdata[] entry) gets what the classifier reads: without sessions (@p
  * stateful false) a plain packet's own header, else its keys[] entry (IPv6
  * with sessions: acl_extract's copy). Returns ACL_PLAIN4, ACL_PLAIN6 or
  * ACL_OTHER.
  */
 static __rte_always_inline uint32_t
 acl_extract_fast(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int i,
-		 uint8_t nonfirst_cat, const bool stateful)
+		 const uint8_t **kd, uint8_t nonfirst_cat, const bool stateful)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
 	const struct pf_meta *md = pf_meta_at(m, off);
 	struct acl_key *k = &pv->keys[i];
-	const uint8_t **kd = &pv->kdata[i];
 	struct acl_pk *p = &pv->pk[i];
 	int32_t l3len;
 	uint32_t w;
@@ -1279,23 +1278,27 @@ acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs,
 		   uint16_t *edge)
 {
 	uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
-	const uint32_t r0 = pv->res[0];
 	const struct acl_verdict *v;
-	uint32_t r, diff = 0;
+	uint32_t r, r0, diff = 0;
+	uint16_t e0;
 	unsigned int i;
 
+	if (unlikely(n == 0))
+		return 0;
 	/* One rule for the whole burst (one flow, a catch-all rule): count it
-	 * once. The OR of the differences vectorises (from 0: whole vectors
-	 * for a burst of 32, no scalar tail). */
-	for (i = 0; i < n; i++)
+	 * once. One vectorised pass ORs the differences from the first result
+	 * and writes the first packet's edge everywhere; a burst of several
+	 * rules then takes the per-packet loop, which rewrites the edges. */
+	r0 = pv->res[0];
+	e0 = t->verdict[r0].edge;
+	for (i = 0; i < n; i++) {
 		diff |= pv->res[i] ^ r0;
-	if (likely(diff == 0 && n != 0)) {
-		r = r0;
-		v = &t->verdict[r];
-		t->hits[r] += n;
+		edge[i] = e0;
+	}
+	if (likely(diff == 0)) {
+		v = &t->verdict[r0];
+		t->hits[r0] += n;
 		ctrs[v->ctr] += n;
-		for (i = 0; i < n; i++)
-			edge[i] = v->edge;
 	} else {
 		for (i = 0; i < n; i++) {
 			r = pv->res[i];
@@ -1332,6 +1335,7 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 {
 	const uint8_t nonfirst_cat = t->nonfirst_cat;
 	const int off = pf_meta_off();
+	const uint8_t **kd;
 	struct rte_mbuf **pp;
 	uint32_t plain = 0;
 	unsigned int i, k;
@@ -1339,7 +1343,7 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 	for (i = 0; i < n && i < 4; i++)
 		acl_prefetch_pkt(pkts[i]);
 	/* Through a pointer: constant displacements, no index arithmetic. */
-	for (i = 0, pp = pkts; i + 4 <= n; i += 4, pp += 4) {
+	for (i = 0, pp = pkts, kd = pv->kdata; i + 4 <= n; i += 4, pp += 4, kd += 4) {
 		if (likely(i + 8 <= n)) {
 			acl_prefetch_pkt(pp[4]);
 			acl_prefetch_pkt(pp[5]);
@@ -1348,10 +1352,12 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 		}
 #pragma GCC unroll 4
 		for (k = 0; k < 4; k++)
-			plain += acl_extract_fast(pp[k], off, pv, i + k, nonfirst_cat, stateful);
+			plain += acl_extract_fast(pp[k], off, pv, i + k, kd + k, nonfirst_cat,
+						  stateful);
 	}
 	for (; i < n; i++)
-		plain += acl_extract_fast(pkts[i], off, pv, i, nonfirst_cat, stateful);
+		plain += acl_extract_fast(pkts[i], off, pv, i, &pv->kdata[i], nonfirst_cat,
+					  stateful);
 	return plain;
 }
 
