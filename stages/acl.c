@@ -1058,8 +1058,11 @@ acl_extract_fast(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int 
 	int32_t l3len;
 	uint32_t w;
 
+	/* XOR then test, no copy of the word: ACL_META_FAST has no l2_len bits,
+	 * so the low byte stays l2_len. */
 	memcpy(&w, &md->l2_len, sizeof(w));
-	if (unlikely((w & ACL_META_MASK) != ACL_META_FAST))
+	w ^= ACL_META_FAST;
+	if (unlikely((w & ACL_META_MASK) != 0))
 		goto not4;
 	ip = d + (w & 0xff);
 	l4 = ip + sizeof(struct rte_ipv4_hdr);
@@ -1090,7 +1093,7 @@ not4:
 	/* IPv6 without extension headers, stateless: in place as well. The
 	 * upper-layer protocol is the header's own Next Header (rx's l4_proto
 	 * when it walked no extension header). */
-	if (stateful || (w & ACL_META_MASK) != ACL_META_FAST6)
+	if (stateful || (w & ACL_META_MASK) != (ACL_META_FAST6 ^ ACL_META_FAST))
 		goto slow;
 	ip = d + (w & 0xff);
 	l4 = ip + sizeof(struct rte_ipv6_hdr);
@@ -1462,6 +1465,9 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
 			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
 			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
 			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
+	/* acl_extract_fast XORs ACL_META_FAST in and keeps the low byte (l2_len). */
+	RTE_BUILD_BUG_ON((ACL_META_FAST & 0xffu) != 0 || (ACL_META_FAST & ~ACL_META_MASK) != 0 ||
+			 (ACL_META_FAST6 & ~ACL_META_MASK) != 0);
 	/* Keys classified in place: laid out as the headers they point into. */
 	RTE_BUILD_BUG_ON(offsetof(struct acl_key, proto) + offsetof(struct rte_ipv4_hdr, time_to_live) !=
 			 offsetof(struct rte_ipv4_hdr, next_proto_id) ||
