@@ -1468,21 +1468,19 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
 	/* acl_extract_fast XORs ACL_META_FAST in and keeps the low byte (l2_len). */
 	RTE_BUILD_BUG_ON((ACL_META_FAST & 0xffu) != 0 || (ACL_META_FAST & ~ACL_META_MASK) != 0 ||
 			 (ACL_META_FAST6 & ~ACL_META_MASK) != 0);
-	/* Keys classified in place: laid out as the headers they point into. */
-	RTE_BUILD_BUG_ON(offsetof(struct acl_key, proto) + offsetof(struct rte_ipv4_hdr, time_to_live) !=
-			 offsetof(struct rte_ipv4_hdr, next_proto_id) ||
-			 offsetof(struct acl_key, src) + offsetof(struct rte_ipv4_hdr, time_to_live) !=
-			 offsetof(struct rte_ipv4_hdr, src_addr) ||
-			 offsetof(struct acl_key, sport) + offsetof(struct rte_ipv4_hdr, time_to_live) !=
-			 sizeof(struct rte_ipv4_hdr));
-	RTE_BUILD_BUG_ON(offsetof(struct acl6_key, proto) + offsetof(struct rte_ipv6_hdr, payload_len) !=
-			 offsetof(struct rte_ipv6_hdr, proto) ||
-			 offsetof(struct acl6_key, src) + offsetof(struct rte_ipv6_hdr, payload_len) !=
-			 offsetof(struct rte_ipv6_hdr, src_addr) ||
-			 offsetof(struct acl6_key, dst) + offsetof(struct rte_ipv6_hdr, payload_len) !=
-			 offsetof(struct rte_ipv6_hdr, dst_addr) ||
-			 offsetof(struct acl6_key, sport) + offsetof(struct rte_ipv6_hdr, payload_len) !=
-			 sizeof(struct rte_ipv6_hdr));
+	/* Keys classified in place: laid out as the headers they point into
+	 * (IPv4 from the TTL on, IPv6 from the payload length on). */
+#define ACL_AT4(f) (offsetof(struct acl_key, f) + offsetof(struct rte_ipv4_hdr, time_to_live))
+#define ACL_AT6(f) (offsetof(struct acl6_key, f) + offsetof(struct rte_ipv6_hdr, payload_len))
+	RTE_BUILD_BUG_ON(ACL_AT4(proto) != offsetof(struct rte_ipv4_hdr, next_proto_id) ||
+			 ACL_AT4(src) != offsetof(struct rte_ipv4_hdr, src_addr) ||
+			 ACL_AT4(sport) != sizeof(struct rte_ipv4_hdr));
+	RTE_BUILD_BUG_ON(ACL_AT6(proto) != offsetof(struct rte_ipv6_hdr, proto) ||
+			 ACL_AT6(src) != offsetof(struct rte_ipv6_hdr, src_addr) ||
+			 ACL_AT6(dst) != offsetof(struct rte_ipv6_hdr, dst_addr) ||
+			 ACL_AT6(sport) != sizeof(struct rte_ipv6_hdr));
+#undef ACL_AT4
+#undef ACL_AT6
 	for (i = 0; i < PF_BURST_MAX; i++)
 		pv->kdata[i] = (const uint8_t *)&pv->keys[i];
 	pv->sweep = cfg->sweep;
