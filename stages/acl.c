@@ -110,14 +110,17 @@ static const struct rte_acl_field_def acl_field_defs[F_NUM] = {
 };
 
 /*
- * The IPv6 key: l3fwd's IPv6 layout, each 128-bit address as four 32-bit
- * fields (rte_acl compares at most 4 bytes per field), the ports sharing
- * the last group of four bytes. Always a copy: the upper-layer header may
- * follow extension headers.
+ * The IPv6 key: each 128-bit address as four 32-bit fields (rte_acl
+ * compares at most 4 bytes per field), the ports sharing the last group of
+ * four bytes. Laid out as the IPv6 header from its payload length on, so a
+ * packet without extension headers is classified in place (as l3fwd's);
+ * the others (the ports behind extension headers) get this copy. rte_acl
+ * reads neither pad field.
  */
 struct acl6_key {
+	uint16_t plen_pad;
 	uint8_t proto;
-	uint8_t pad[3];
+	uint8_t hlim_pad;
 	uint32_t src[4];
 	uint32_t dst[4];
 	uint16_t sport;
@@ -207,6 +210,7 @@ struct acl_tbl {
 	uint8_t alg;                    /* enum rte_acl_classify_alg in use */
 	uint8_t alg_measured;           /* 1: chosen by timing at build ("default") */
 	uint8_t nonfirst_cat;           /* category for non-first fragments */
+	uint8_t reflect;                /* some rule is permit-reflect (opens sessions) */
 	struct acl_verdict *verdict;    /* [0]: no match (default), [r]: rule r */
 	uint64_t *hits;                 /* [r]: hits of rule r, single writer */
 	int32_t *prio;                  /* [r - 1]: rule r's rte_acl priority (rank) */
@@ -611,6 +615,7 @@ acl_verdicts(const struct acl_cfg *cfg, struct acl_tbl *t)
 			       act == ACL_DENY ? ACL_CTR_DEFAULT_DENY : ACL_CTR_DEFAULT_PERMIT,
 			.reflect = act == ACL_PERMIT_REFLECT,
 		};
+		t->reflect |= t->verdict[r].reflect;
 	}
 }
 
@@ -891,18 +896,22 @@ static const uint8_t acl_l4_min[256] = {
 	[IPPROTO_TCP] = sizeof(struct rte_tcp_hdr), [IPPROTO_UDP] = 8, [IPPROTO_SCTP] = 12,
 };
 
-/* The same for the fast path as the IPv4 total length it takes (header
- * without options included), "no ports" as a length no packet has: one
- * compare tells a complete port header. */
+/* The same for the fast paths as the IP length it takes (IPv4 total length,
+ * IPv6 40 + payload length: a header without options or extension headers
+ * included), "no ports" as a length no packet has: one compare tells a
+ * complete port header. */
 #define ACL_NO_PORTS INT32_MAX
 #define ACL_IP4 ((int32_t)sizeof(struct rte_ipv4_hdr))
-static const int32_t acl_l3l4_need[256] = {
-	[0 ... IPPROTO_TCP - 1] = ACL_NO_PORTS,
-	[IPPROTO_TCP] = ACL_IP4 + (int32_t)sizeof(struct rte_tcp_hdr),
-	[IPPROTO_TCP + 1 ... IPPROTO_UDP - 1] = ACL_NO_PORTS, [IPPROTO_UDP] = ACL_IP4 + 8,
-	[IPPROTO_UDP + 1 ... IPPROTO_SCTP - 1] = ACL_NO_PORTS, [IPPROTO_SCTP] = ACL_IP4 + 12,
-	[IPPROTO_SCTP + 1 ... 255] = ACL_NO_PORTS,
-};
+#define ACL_IP6 ((int32_t)sizeof(struct rte_ipv6_hdr))
+#define ACL_L3L4_NEED(hl) {									\
+	[0 ... IPPROTO_TCP - 1] = ACL_NO_PORTS,							\
+	[IPPROTO_TCP] = (hl) + (int32_t)sizeof(struct rte_tcp_hdr),				\
+	[IPPROTO_TCP + 1 ... IPPROTO_UDP - 1] = ACL_NO_PORTS, [IPPROTO_UDP] = (hl) + 8,		\
+	[IPPROTO_UDP + 1 ... IPPROTO_SCTP - 1] = ACL_NO_PORTS, [IPPROTO_SCTP] = (hl) + 12,	\
+	[IPPROTO_SCTP + 1 ... 255] = ACL_NO_PORTS,						\
+}
+static const int32_t acl_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP4);
+static const int32_t acl6_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP6);
 
 /*
  * Fill packet i's key and scratch; returns its PK_* flags. Never reads past
@@ -970,7 +979,7 @@ acl6_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl6_key *k,
 	return p->flags = PK_V6 | acl_extract_l4(d + l2 + l3, l4len, k->proto, &k->sport, p);
 }
 
-static uint8_t __rte_noinline
+static __rte_always_inline uint8_t
 acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
 	    struct acl6_key *k6, const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat)
 {
@@ -1000,28 +1009,61 @@ acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
 	return p->flags = acl_extract_l4(d + l2 + l3, l4len, k->proto, &k->sport, p);
 }
 
+/*
+ * What the gather adds up per packet: nothing for a packet of the IPv4 main
+ * context (ports, key in keys[] or its own header: the common case costs no
+ * add), ACL_PLAIN6 for one of the IPv6 main context, ACL_OTHER for the
+ * others. The sum is 0 for a burst all IPv4 with ports, n * ACL_PLAIN6 for
+ * one all IPv6 with ports (PF_BURST_MAX < ACL_PLAIN6).
+ */
+#define ACL_PLAIN4 0u
+#define ACL_OTHER 1u
+#define ACL_PLAIN6 (1u << 16)
+
+/* acl_extract for packet @p i, its flags told as the gather counts them.
+ * Takes the metadata offset and the packet's index, not pointers: the fast
+ * path keeps none live for this call. */
+static uint32_t __rte_noinline
+acl_extract_slow(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int i,
+		 uint8_t nonfirst_cat)
+{
+	uint8_t f = acl_extract(m, pf_meta_at(m, off), &pv->keys[i], &pv->keys6[i],
+				&pv->kdata[i], &pv->pk[i], nonfirst_cat);
+
+	return f == PK_SESS ? ACL_PLAIN4 : f == (PK_SESS | PK_V6) ? ACL_PLAIN6 : ACL_OTHER;
+}
+
 /* l2_len, l3_len, cls, flags as one little-endian word (layout checked in acl_init). */
 #define ACL_META_MASK (0xffu << 8 | 0xffu << 16 | (uint32_t)PF_META_IP_NONFIRST << 24)
 #define ACL_META_FAST (20u << 8 | PF_CLASS_IPV4 << 16)
+#define ACL_META_FAST6 (40u << 8 | PF_CLASS_IPV6 << 16)
 
 /*
- * The common case: IPv4 without options, not a non-first fragment, a
- * complete TCP, UDP or SCTP header. Same key and flags as acl_extract, which
- * takes everything else. @p kd gets what the classifier reads: without
- * sessions (@p stateful false) a plain packet's own header, else @p k.
+ * The common cases: IPv4 without options or IPv6 without extension
+ * headers, not a non-first fragment, a complete TCP, UDP or SCTP header.
+ * Same key and flags as acl_extract, which takes everything else. @p kd
+ * (packet @p i's kdata[] entry) gets what the classifier reads: without sessions (@p
+ * stateful false) a plain packet's own header, else its keys[] entry (IPv6
+ * with sessions: acl_extract's copy). Returns ACL_PLAIN4, ACL_PLAIN6 or
+ * ACL_OTHER.
  */
-static __rte_always_inline uint8_t
-acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
-		 struct acl6_key *k6, const uint8_t **kd, struct acl_pk *p, uint8_t nonfirst_cat,
-		 const bool stateful)
+static __rte_always_inline uint32_t
+acl_extract_fast(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int i,
+		 const uint8_t **kd, uint8_t nonfirst_cat, const bool stateful)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
+	const struct pf_meta *md = pf_meta_at(m, off);
+	struct acl_key *k = &pv->keys[i];
+	struct acl_pk *p = &pv->pk[i];
 	int32_t l3len;
 	uint32_t w;
 
+	/* XOR then test, no copy of the word: ACL_META_FAST has no l2_len bits,
+	 * so the low byte stays l2_len. */
 	memcpy(&w, &md->l2_len, sizeof(w));
-	if (unlikely((w & ACL_META_MASK) != ACL_META_FAST))
-		goto slow;
+	w ^= ACL_META_FAST;
+	if (unlikely((w & ACL_META_MASK) != 0))
+		goto not4;
 	ip = d + (w & 0xff);
 	l4 = ip + sizeof(struct rte_ipv4_hdr);
 	/* What the packet holds from its IPv4 header on: the total length, or
@@ -1035,9 +1077,9 @@ acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
 		goto slow;
 	if (!stateful) {
 		/* Only the classifier reads the key: it reads the header itself. No
-		 * flags stored: acl_classify_mixed knows these by kd (PK_SESS). */
+		 * flags stored: acl_flags_inplace knows these by kd. */
 		*kd = ip + offsetof(struct rte_ipv4_hdr, time_to_live);
-		return PK_SESS;
+		return ACL_PLAIN4;
 	}
 	k->proto = ip[9];
 	memcpy(&k->src, ip + offsetof(struct rte_ipv4_hdr, src_addr), 2 * sizeof(uint32_t));
@@ -1045,9 +1087,27 @@ acl_extract_fast(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k
 	p->pos = -1;
 	p->tcpf = ip[9] == IPPROTO_TCP ? l4[13] : 0;
 	*kd = (const uint8_t *)k;
-	return p->flags = PK_SESS;
+	p->flags = PK_SESS;
+	return ACL_PLAIN4;
+not4:
+	/* IPv6 without extension headers, stateless: in place as well. The
+	 * upper-layer protocol is the header's own Next Header (rx's l4_proto
+	 * when it walked no extension header). */
+	if (stateful || (w & ACL_META_MASK) != (ACL_META_FAST6 ^ ACL_META_FAST))
+		goto slow;
+	ip = d + (w & 0xff);
+	l4 = ip + sizeof(struct rte_ipv6_hdr);
+	l3len = RTE_MIN(ACL_IP6 + (int32_t)rte_be_to_cpu_16(
+				((const struct rte_ipv6_hdr *)ip)->payload_len),
+			(int32_t)rte_pktmbuf_data_len(m) - (int32_t)(w & 0xff));
+	if (unlikely(ip[6] != md->l4_proto || l3len < acl6_l3l4_need[ip[6]] ||
+		     (ip[6] == IPPROTO_TCP &&
+		      ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l3len - ACL_IP6))))
+		goto slow;
+	*kd = ip + offsetof(struct rte_ipv6_hdr, payload_len);
+	return ACL_PLAIN6;
 slow:
-	return acl_extract(m, md, k, k6, kd, p, nonfirst_cat);
+	return acl_extract_slow(m, off, pv, i, nonfirst_cat);
 }
 
 /*
@@ -1102,24 +1162,36 @@ acl6_classify(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n)
 }
 
 /*
- * A burst that is not all plain packets with ports (or a stateful one):
- * packets with ports go to the main context, the others to the auxiliary
- * one in their category; packets with a live session and non-IPv4 are not
- * classified (result 0).
+ * Stateless, before a mixed burst's classify: pk[].pos is not kept up to
+ * date (no packet has a session), nor the flags of the plain packets
+ * classified in their own header (told by their key pointer).
  */
 static void
-acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n, bool stateful)
+acl_flags_inplace(struct acl_priv *pv, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t i, j, nm = 0, na = 0, n6 = 0;
+	const int off = pf_meta_off();
+	uint16_t i;
 
-	/* Without sessions pk[].pos is not kept up to date (no packet has one),
-	 * nor the flags of plain packets (classified in their own header). */
-	for (i = 0; i < n && !stateful; i++) {
+	for (i = 0; i < n; i++) {
 		pv->pk[i].pos = -1;
 		if (pv->kdata[i] != (const uint8_t *)&pv->keys[i] &&
 		    pv->kdata[i] != (const uint8_t *)&pv->keys6[i])
-			pv->pk[i].flags = PK_SESS;
+			pv->pk[i].flags = pf_meta_at(pkts[i], off)->cls == PF_CLASS_IPV6 ?
+					  PK_SESS | PK_V6 : PK_SESS;
 	}
+}
+
+/*
+ * A burst that is not all plain packets with ports (or a stateful one):
+ * packets with ports go to the main context, the others to the auxiliary
+ * one in their category; packets with a live session and non-IPv4 are not
+ * classified (result 0). Stateless, acl_flags_inplace has run first.
+ */
+static void
+acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n)
+{
+	uint16_t i, j, nm = 0, na = 0, n6 = 0;
+
 	for (i = 0; i < n; i++) {
 		pv->res[i] = 0;
 		n6 += !!(pv->pk[i].flags & PK_V6);
@@ -1210,20 +1282,26 @@ acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs,
 {
 	uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
 	const struct acl_verdict *v;
-	uint32_t r, diff = 0;
-	uint16_t i;
+	uint32_t r, r0, diff = 0;
+	uint16_t e0;
+	unsigned int i;
 
+	if (unlikely(n == 0))
+		return 0;
 	/* One rule for the whole burst (one flow, a catch-all rule): count it
-	 * once. The OR of the differences vectorises. */
-	for (i = 1; i < n; i++)
-		diff |= pv->res[i] ^ pv->res[0];
-	if (likely(diff == 0 && n != 0)) {
-		r = pv->res[0];
-		v = &t->verdict[r];
-		t->hits[r] += n;
+	 * once. One vectorised pass ORs the differences from the first result
+	 * and writes the first packet's edge everywhere; a burst of several
+	 * rules then takes the per-packet loop, which rewrites the edges. */
+	r0 = pv->res[0];
+	e0 = t->verdict[r0].edge;
+	for (i = 0; i < n; i++) {
+		diff |= pv->res[i] ^ r0;
+		edge[i] = e0;
+	}
+	if (likely(diff == 0)) {
+		v = &t->verdict[r0];
+		t->hits[r0] += n;
 		ctrs[v->ctr] += n;
-		for (i = 0; i < n; i++)
-			edge[i] = v->edge;
 	} else {
 		for (i = 0; i < n; i++) {
 			r = pv->res[i];
@@ -1236,19 +1314,6 @@ acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs,
 	denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY] - denied;
 	ctrs[ACL_CTR_DENY] += denied;
 	return (uint16_t)(n - denied);
-}
-
-/* Stateless: is every packet of the burst IPv6 with ports (its key in keys6[])? */
-static bool
-acl6_all_plain(const struct acl_priv *pv, uint16_t n)
-{
-	uint16_t i;
-
-	for (i = 0; i < n; i++)
-		if (pv->kdata[i] != (const uint8_t *)&pv->keys6[i] ||
-		    pv->pk[i].flags != (PK_V6 | PK_SESS))
-			return false;
-	return n != 0;
 }
 
 /*
@@ -1265,33 +1330,37 @@ acl_prefetch_pkt(struct rte_mbuf *m)
 
 /*
  * Pass 1: every packet's key, four at a time, headers and metadata lines
- * prefetched 4 ahead. Returns how many are plain (ports, main context).
+ * prefetched 4 ahead. Returns the sum of acl_extract_fast's counts.
  */
-static __rte_always_inline uint16_t
+static __rte_always_inline uint32_t
 acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts, uint16_t n,
 	   const bool stateful)
 {
-	const int off = pf_meta_offset;
-	uint16_t i, k, plain = 0;
+	const uint8_t nonfirst_cat = t->nonfirst_cat;
+	const int off = pf_meta_off();
+	const uint8_t **kd;
+	struct rte_mbuf **pp;
+	uint32_t plain = 0;
+	unsigned int i, k;
 
 	for (i = 0; i < n && i < 4; i++)
 		acl_prefetch_pkt(pkts[i]);
-	for (i = 0; i + 4 <= n; i += 4) {
-		if (likely(i + 8 <= n))
-			for (k = 4; k < 8; k++)
-				acl_prefetch_pkt(pkts[i + k]);
+	/* Through a pointer: constant displacements, no index arithmetic. */
+	for (i = 0, pp = pkts, kd = pv->kdata; i + 4 <= n; i += 4, pp += 4, kd += 4) {
+		if (likely(i + 8 <= n)) {
+			acl_prefetch_pkt(pp[4]);
+			acl_prefetch_pkt(pp[5]);
+			acl_prefetch_pkt(pp[6]);
+			acl_prefetch_pkt(pp[7]);
+		}
 #pragma GCC unroll 4
 		for (k = 0; k < 4; k++)
-			plain += acl_extract_fast(pkts[i + k],
-						  RTE_MBUF_DYNFIELD(pkts[i + k], off, struct pf_meta *),
-						  &pv->keys[i + k], &pv->keys6[i + k],
-						  &pv->kdata[i + k], &pv->pk[i + k],
-						  t->nonfirst_cat, stateful) == PK_SESS;
+			plain += acl_extract_fast(pp[k], off, pv, i + k, kd + k, nonfirst_cat,
+						  stateful);
 	}
 	for (; i < n; i++)
-		plain += acl_extract_fast(pkts[i], RTE_MBUF_DYNFIELD(pkts[i], off, struct pf_meta *),
-					  &pv->keys[i], &pv->keys6[i], &pv->kdata[i], &pv->pk[i],
-					  t->nonfirst_cat, stateful) == PK_SESS;
+		plain += acl_extract_fast(pkts[i], off, pv, i, &pv->kdata[i], nonfirst_cat,
+					  stateful);
 	return plain;
 }
 
@@ -1301,17 +1370,23 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	struct acl_priv *pv = st->priv;
 	uint64_t *ctrs = st->ctrs, now;
 	const struct acl_tbl *t;
-	uint16_t i, nout = 0, plain = 0;
+	uint16_t i, nout = 0;
+	uint32_t plain;
+	bool stateful;
 
 	t = __atomic_load_n(&pv->tbl, __ATOMIC_ACQUIRE);
+	/* Sessions matter only when a rule can open one or some are live (kept
+	 * over a reload): else no packet can hit or open one, and the stateless
+	 * path gives the same verdicts and counters without session keys. */
+	stateful = pv->sess_h != NULL && (t->reflect || pv->sess_live != 0);
 
 	/* Pass 1: gather the keys (headers and metadata 4 ahead). */
-	if (pv->sess_h != NULL)
+	if (stateful)
 		plain = acl_gather(pv, t, pkts, n, true);
 	else
 		plain = acl_gather(pv, t, pkts, n, false);
 
-	if (pv->sess_h != NULL) {
+	if (stateful) {
 		/* Pass 2: sessions first, then the rules for the rest. */
 		now = pf_now_ns();
 		for (i = 0; i < n; i++)
@@ -1321,21 +1396,22 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 				pv->pk[i].dir = acl6_skey_make(&pv->keys6[i], &pv->skeys[i]);
 		if (pv->sess_live != 0)
 			acl_sess_lookup(pv, n, now, ctrs);
-		acl_classify_mixed(pv, t, n, true);
+		acl_classify_mixed(pv, t, n);
 		nout = acl_verdicts_general(pv, t, ctrs, n, edge, now, true);
 		/* Pass 4: a bounded expiry sweep, so the data path never stalls. */
 		if (pv->sess_live != 0)
 			acl_sweep(pv, pv->sweep, now, ctrs);
-	} else if (likely(plain == n)) {
+	} else if (likely(plain == 0)) {
 		/* Every packet has ports: one classify call, one table load each. */
 		acl_classify_set(t, &t->main, pv->kdata, pv->res, n, pv->tmp2);
 		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
-	} else if (acl6_all_plain(pv, n)) {
+	} else if (plain == n * ACL_PLAIN6) {
 		/* The same for a burst of IPv6 packets with ports. */
 		acl_classify_set(t, &t->main6, pv->kdata, pv->res, n, pv->tmp2);
 		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
 	} else {
-		acl_classify_mixed(pv, t, n, false);
+		acl_flags_inplace(pv, pkts, n);
+		acl_classify_mixed(pv, t, n);
 		nout = acl_verdicts_general(pv, t, ctrs, n, edge, 0, false);
 	}
 	if (likely(nout == n && n != 0))
@@ -1389,6 +1465,22 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
 			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
 			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
 			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
+	/* acl_extract_fast XORs ACL_META_FAST in and keeps the low byte (l2_len). */
+	RTE_BUILD_BUG_ON((ACL_META_FAST & 0xffu) != 0 || (ACL_META_FAST & ~ACL_META_MASK) != 0 ||
+			 (ACL_META_FAST6 & ~ACL_META_MASK) != 0);
+	/* Keys classified in place: laid out as the headers they point into
+	 * (IPv4 from the TTL on, IPv6 from the payload length on). */
+#define ACL_AT4(f) (offsetof(struct acl_key, f) + offsetof(struct rte_ipv4_hdr, time_to_live))
+#define ACL_AT6(f) (offsetof(struct acl6_key, f) + offsetof(struct rte_ipv6_hdr, payload_len))
+	RTE_BUILD_BUG_ON(ACL_AT4(proto) != offsetof(struct rte_ipv4_hdr, next_proto_id) ||
+			 ACL_AT4(src) != offsetof(struct rte_ipv4_hdr, src_addr) ||
+			 ACL_AT4(sport) != sizeof(struct rte_ipv4_hdr));
+	RTE_BUILD_BUG_ON(ACL_AT6(proto) != offsetof(struct rte_ipv6_hdr, proto) ||
+			 ACL_AT6(src) != offsetof(struct rte_ipv6_hdr, src_addr) ||
+			 ACL_AT6(dst) != offsetof(struct rte_ipv6_hdr, dst_addr) ||
+			 ACL_AT6(sport) != sizeof(struct rte_ipv6_hdr));
+#undef ACL_AT4
+#undef ACL_AT6
 	for (i = 0; i < PF_BURST_MAX; i++)
 		pv->kdata[i] = (const uint8_t *)&pv->keys[i];
 	pv->sweep = cfg->sweep;
@@ -1554,10 +1646,15 @@ acl_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t
 	const struct acl_priv *pv = st->priv;
 	char text[80];
 	uint32_t r = pv->res[0];
+	/* A packet classified in its own header has no flags or session slot
+	 * stored (stateless fast path): it is IP and has no session. Every
+	 * other packet's flags and slot are this burst's (-1 when stateless). */
+	bool inplace = pv->kdata[0] != (const uint8_t *)&pv->keys[0] &&
+		       pv->kdata[0] != (const uint8_t *)&pv->keys6[0];
 
-	if (pv->pk[0].flags & PK_NOTIP)
+	if (!inplace && (pv->pk[0].flags & PK_NOTIP))
 		snprintf(buf, len, "not IPv4: not classified");
-	else if (pv->sess_h != NULL && r == 0 && pv->pk[0].pos >= 0)
+	else if (pv->sess_h != NULL && !inplace && r == 0 && pv->pk[0].pos >= 0)
 		snprintf(buf, len, "session hit: no rule lookup");
 	else if (r == 0)
 		snprintf(buf, len, "no rule matched: default %s",

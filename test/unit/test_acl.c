@@ -644,6 +644,71 @@ test_ipv6_mixed_burst(void **state)
 	}
 }
 
+/*
+ * IPv6 keys in place (no extension headers) and copied (behind them) in one
+ * burst, stateless: the all-IPv6 path classifies both kinds together; a
+ * TCP header too short for its data offset or a payload length that cuts
+ * the ports leaves the fast path (malformed, only rules without ports).
+ */
+static void
+test_ipv6_inplace_burst(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = acl_stage(
+		"    rules:\n"
+		"      - permit src 2001:db8:1::/48 proto udp dport 53\n"
+		"      - permit src 2001:db8:1::/48 proto tcp dport 80\n"
+		"      - permit src 2001:db8:2::/48\n", &topo);
+	static const uint16_t want[6] = { 1, 0, 1, 0, 1, 0 };
+	struct rte_mbuf *m[6];
+	struct tpkt t[6];
+	uint16_t e[6], i;
+
+	t[0] = udp6(1, 1, 2, 2, 1000, 53);
+	t[1] = udp6(1, 1, 2, 2, 1000, 54);
+	t[2] = udp6(1, 1, 2, 2, 1000, 53);
+	t[2].ext = 8;
+	t[3] = udp6(1, 1, 2, 2, 1000, 54);
+	t[3].ext = 16;
+	t[4] = udp6(1, 1, 2, 2, 1000, 80);
+	t[4].proto = 6;
+	t[5] = t[4];
+	t[5].dport = 81;
+	for (i = 0; i < 6; i++)
+		m[i] = tpkt_mbuf(&t[i]);
+	pf_test_process(st, m, 6, e);
+	pf_test_free(m, 6);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(e[i], want[i]);
+	assert_int_equal(gauge(st, "rule.1"), 2);
+	assert_int_equal(gauge(st, "rule.2"), 1);
+	assert_int_equal(pf_test_ctr(st, "default_deny"), 3);
+	assert_int_equal(pf_test_ctr(st, "acl_deny"), 3);
+
+	/* Data offset 4, then 6 with a 20-byte header, then UDP cut to 6 bytes:
+	 * malformed, so only rule 3 (no ports) can match. */
+	t[0] = udp6(1, 1, 2, 2, 1000, 80);
+	t[0].proto = 6;
+	t[0].tcp_doff = 4;
+	t[1] = t[0];
+	t[1].tcp_doff = 6;
+	t[2] = udp6(1, 1, 2, 2, 1000, 53);
+	t[2].l4_len = 6;
+	t[3] = t[0];
+	t[3].src6[5] = 2;
+	for (i = 0; i < 4; i++)
+		m[i] = tpkt_mbuf(&t[i]);
+	pf_test_process(st, m, 4, e);
+	pf_test_free(m, 4);
+	assert_int_equal(e[0], 0);
+	assert_int_equal(e[1], 0);
+	assert_int_equal(e[2], 0);
+	assert_int_equal(e[3], 1);
+	assert_int_equal(pf_test_ctr(st, "l4_malformed"), 4);
+	assert_int_equal(gauge(st, "rule.3"), 1);
+	done(st, topo);
+}
+
 /* ---- sessions ----------------------------------------------------------- */
 
 #define SEC 1000000000ull
@@ -762,6 +827,83 @@ test_ipv6_reflect_sessions(void **state)
 	assert_int_equal(one(st, &t), 0);
 	done(st, topo);
 	pf_clock_set_mode(PF_CLOCK_WALL);
+}
+
+/*
+ * A session table and no permit-reflect rule: no packet can hit or open a
+ * session, so bursts take the stateless path (same verdicts, no session
+ * counters) until a reload brings a reflect rule; sessions it opened keep
+ * admitting their replies after a reload that drops the rule, until they
+ * expire. The trace names the rule of a packet classified in place, even
+ * right after a packet that was not IP.
+ */
+static void
+test_sessions_without_reflect(void **state)
+{
+	struct tpkt out = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 4000, 53);
+	struct tpkt back = udp(IP(1, 1, 1, 1), IP(10, 0, 0, 1), 53, 4000);
+	struct pf_topo *topo, *topo2, *topo3;
+	struct pf_errs errs = { 0 };
+	struct pf_stage *st;
+	struct rte_mbuf *m;
+	char buf[128], *y;
+	uint16_t e;
+	int si;
+
+	pf_clock_set_mode(PF_CLOCK_PCAP);
+	pf_clock_advance_ns(4000 * SEC);
+	st = acl_stage("    rules: [\"permit src 10.0.0.0/8 proto udp\"]\n"
+		       "    sessions: 64\n    session_timeouts: { udp: 5 }\n", &topo);
+	assert_int_equal(one(st, &out), 1);
+	assert_int_equal(one(st, &back), 0);
+	assert_int_equal(pf_test_ctr(st, "permit"), 1);
+	assert_int_equal(pf_test_ctr(st, "default_deny"), 1);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 0);
+	assert_int_equal(gauge(st, "sessions"), 0);
+	/* Trace: a packet that is not IP, then one classified in its own header. */
+	m = tpkt_mbuf(&out);
+	pf_meta(m)->cls = PF_CLASS_ARP;
+	pf_test_process(st, &m, 1, &e);
+	rte_pktmbuf_free(m);
+	m = tpkt_mbuf(&out);
+	pf_test_process(st, &m, 1, &e);
+	st->ops->trace(st, m, buf, sizeof(buf));
+	rte_pktmbuf_free(m);
+	assert_int_equal(e, 1);
+	assert_memory_equal(buf, "rule 1: permit src 10.0.0.0/8 ", 30);
+
+	/* A reflect rule: the session path, sessions open. */
+	si = pf_topo_stage_index(topo, "acl");
+	y = acl_topo_yaml("    rules: [\"permit-reflect src 10.0.0.0/8 proto udp\"]\n"
+			  "    sessions: 64\n    session_timeouts: { udp: 5 }\n");
+	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo2, &errs), 0);
+	free(y);
+	assert_int_equal(pf_stage_update(st, &topo2->stages[si], &errs), 0);
+	assert_int_equal(one(st, &out), 1);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 1);
+	/* Back to no reflect rule: the live session still admits the reply. */
+	y = acl_topo_yaml("    rules: [\"permit src 10.0.0.0/8 proto udp\"]\n"
+			  "    sessions: 64\n    session_timeouts: { udp: 5 }\n");
+	assert_int_equal(pf_topo_load_string("inline.yaml", y, &topo3, &errs), 0);
+	free(y);
+	assert_int_equal(pf_stage_update(st, &topo3->stages[si], &errs), 0);
+	assert_int_equal(one(st, &back), 1);
+	assert_int_equal(pf_test_ctr(st, "session_permit"), 1);
+	st->ops->trace(st, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "session hit: no rule lookup");
+	/* Expired and swept: stateless again, the reply denied, nothing opened. */
+	pf_clock_advance_ns(4010 * SEC);
+	st->ops->idle(st, pf_now_ns());
+	assert_int_equal(gauge(st, "sessions"), 0);
+	assert_int_equal(pf_test_ctr(st, "session_expired"), 1);
+	assert_int_equal(one(st, &back), 0);
+	assert_int_equal(one(st, &out), 1);
+	assert_int_equal(pf_test_ctr(st, "session_created"), 1);
+	assert_int_equal(gauge(st, "sessions"), 0);
+	pf_clock_set_mode(PF_CLOCK_WALL);
+	done(st, topo);
+	pf_topo_free(topo2);
+	pf_topo_free(topo3);
 }
 
 static void
@@ -909,8 +1051,10 @@ main(void)
 		cmocka_unit_test(test_ipv6_verdicts),
 		cmocka_unit_test(test_ipv6_fragments),
 		cmocka_unit_test(test_ipv6_mixed_burst),
+		cmocka_unit_test(test_ipv6_inplace_burst),
 		cmocka_unit_test(test_ipv6_reflect_sessions),
 		cmocka_unit_test(test_session_table_full),
+		cmocka_unit_test(test_sessions_without_reflect),
 		cmocka_unit_test(test_update),
 	};
 
