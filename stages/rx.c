@@ -94,8 +94,8 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
 /* The fast path reads the first 60 bytes without checking each length. */
 #define RX_FAST_MIN_LEN 60
 /*
- * The fast path's header test on bytes 0-15 in one register: masked,
- * compared with the family's pattern, one movemask. IPv4: the group bit of
+ * The fast path's header test on bytes 0-15 in one register: the bytes
+ * under the family's mask equal its pattern (one ptest). IPv4: the group bit of
  * both MACs clear, EtherType 0x0800 and version/IHL 0x45; IPv6: the group
  * bits, 0x86dd and version 6. (The lengths vary by frame and stay scalar,
  * with IPv4's MF and fragment offset: bytes 20-21 under RX_IP4_FRAG_MASK.)
@@ -104,8 +104,8 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
 #define RX_V4_PAT _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0, 0x45, 0)
 #define RX_V6_MASK _mm_setr_epi8(1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, -1, -1, (char)0xf0, 0)
 #define RX_V6_PAT _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (char)0x86, (char)0xdd, 0x60, 0)
-/* The destination MAC: bytes 0-5. */
-#define RX_V_DST _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+/* The destination MAC (bytes 0-5) moved to bytes 8-13, the rest zero (pshufb). */
+#define RX_V_DST_HI _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4, 5, -1, -1)
 /* PF_META_L2_LOCAL in metadata bytes 0-15 (flags: byte 9). */
 #define RX_V_LOCAL _mm_set_epi64x(PF_META_L2_LOCAL << 8, 0)
 /* MF and the fragment offset, as they lie in bytes 20-21 (network order). */
@@ -406,24 +406,38 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
  * loads, four adds and one modulo by a constant; options take the generic
  * path. (memcpy: the header may be unaligned; it compiles to plain loads.)
  */
-static __rte_always_inline bool
-ip4_cksum_ok(const void *ip, uint32_t ihl)
+/* The 20-byte header's sum, wrapped to 64 bits (a multiple of 0xffff when right). */
+static __rte_always_inline uint64_t
+ip4_sum20(const void *ip)
 {
 	uint64_t a, b, sum;
 	uint32_t c;
 	bool cy1, cy2;
 
-	if (unlikely(ihl != 20))
-		return rte_raw_cksum(ip, ihl) == 0xffff;
 	memcpy(&a, ip, 8);
 	memcpy(&b, (const uint8_t *)ip + 8, 8);
 	memcpy(&c, (const uint8_t *)ip + 16, 4);
 	/* Carries wrap around (2^64 = 1 mod 0xffff); the last add cannot carry. */
 	cy1 = __builtin_add_overflow(a, b, &sum);
 	cy2 = __builtin_add_overflow(sum, (uint64_t)c + cy1, &sum);
-	sum += cy2;
+	return sum + cy2;
+}
+
+/*
+ * x % 0xffff == 0 as one multiply and compare (0xffff is odd: times its
+ * inverse mod 2^64, the multiples are exactly the products up to
+ * (2^64 - 1) / 0xffff). The fast path keeps both constants in registers.
+ */
+#define IP4_SUM_INV 0xfffefffefffeffffull
+#define IP4_SUM_LIM 0x0001000100010001ull
+
+static __rte_always_inline bool
+ip4_cksum_ok(const void *ip, uint32_t ihl)
+{
+	if (unlikely(ihl != 20))
+		return rte_raw_cksum(ip, ihl) == 0xffff;
 	/* Version 4 makes the sum non-zero: 0 cannot pass as a multiple. */
-	return sum % 0xffff == 0;
+	return ip4_sum20(ip) % 0xffff == 0;
 }
 
 /*
@@ -748,8 +762,9 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
  * class, flags 0, bd 0, flood_mask 0).
  */
 struct rx_fast_k {
-	__m128i mac;         /* pf_mac_u64 in bytes 0-5, ~0 if none */
+	__m128i mac;         /* pf_mac_u64 in bytes 8-13 (~0 if none), bytes 0-7 zero */
 	__m128i md4, md6;
+	uint64_t sum_inv, sum_lim;  /* IP4_SUM_INV, IP4_SUM_LIM */
 };
 
 static __rte_always_inline struct rx_fast_k
@@ -758,9 +773,10 @@ rx_fast_k(const struct rx_port_fast *pf)
 	RTE_BUILD_BUG_ON(offsetof(struct pf_meta, l3_len) != 7 ||
 			 offsetof(struct pf_meta, cls) != 8 || offsetof(struct pf_meta, flags) != 9);
 	return (struct rx_fast_k){
-		.mac = _mm_cvtsi64_si128((long long)pf->mac),
+		.mac = _mm_set_epi64x((long long)pf->mac, 0),
 		.md4 = _mm_set_epi64x(PF_CLASS_IPV4, (long long)(pf->meta_w0 | 20ull << 56)),
 		.md6 = _mm_set_epi64x(PF_CLASS_IPV6, (long long)(pf->meta_w0 | 40ull << 56)),
+		.sum_inv = IP4_SUM_INV, .sum_lim = IP4_SUM_LIM,
 	};
 }
 
@@ -774,12 +790,12 @@ static __rte_always_inline void
 rx_meta_fast(struct pf_meta *md, __m128i md01, __m128i x, __m128i mac, uint8_t proto)
 {
 	uint64_t w2 = (uint64_t)proto << 32;
-	/* Quadword 0 all ones when the destination is ours; moved to flags' quadword. */
-	__m128i local = _mm_cmpeq_epi64(_mm_and_si128(x, RX_V_DST), mac);
+	/* Quadword 1 (flags') all ones when the destination is ours (0 is 0 in quadword 0). */
+	__m128i local = _mm_cmpeq_epi64(_mm_shuffle_epi8(x, RX_V_DST_HI), mac);
 
 	RTE_BUILD_BUG_ON(sizeof(*md) != 24 || offsetof(struct pf_meta, nexthop) != 16 ||
 			 offsetof(struct pf_meta, l4_proto) != 20);
-	md01 = _mm_or_si128(md01, _mm_and_si128(_mm_slli_si128(local, 8), RX_V_LOCAL));
+	md01 = _mm_or_si128(md01, _mm_and_si128(local, RX_V_LOCAL));
 	_mm_storeu_si128((__m128i *)md, md01);
 	memcpy((uint8_t *)md + 16, &w2, 8);
 }
@@ -836,7 +852,7 @@ rx_ld16(const uint8_t *p)
  * that is no extension header the full parser walks.
  */
 static __rte_always_inline uint16_t
-rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const struct rx_port_fast pf,
+rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct rx_port_fast pf,
 	const struct rx_fast_k k, const bool v4, const bool v6, const bool hw)
 {
 	uint64_t rearm, l2, bad;
@@ -860,28 +876,28 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const struct rx_p
 	x = _mm_loadu_si128((const __m128i *)d);
 	l2 = ((rearm >> 32) ^ pf.rearm_hi) |                  /* segments, port */
 	     rx->own_last[d[11]];                             /* maybe ours, or zero */
-	if (v4 && likely(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, RX_V4_MASK),
-							   RX_V4_PAT)) == 0xffff)) {
+	/* Masked bytes equal to the pattern: (x ^ pattern) & mask is zero (one ptest). */
+	if (v4 && likely(_mm_testz_si128(_mm_xor_si128(x, RX_V4_PAT), RX_V4_MASK))) {
 		bad = l2 | (rx_ld16(d + 16) ^                                  /* total length */
 			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN))) |
 		      (rx_ld16(d + 20) & RX_IP4_FRAG_MASK);                  /* MF, offset */
 		if (unlikely(rx_fast_bad(bad, d)))
 			return RX_EDGE_DROP;
 		/* Offload: GOOD skips the sum, BAD is the parser's, no verdict sums. */
-		if (!hw ? ip4_cksum_ok(d + 14, 20) : rx_fast_cksum_hw(m, d)) {
-			rx_meta_fast(pf_meta_at(m, off), k.md4, x, k.mac, d[23]);
+		if (likely(!hw ? ip4_sum20(d + 14) * k.sum_inv <= k.sum_lim :
+			   rx_fast_cksum_hw(m, d))) {
+			rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md4, x, k.mac, d[23]);
 			return RX_EDGE_IPV4;
 		}
 		return RX_EDGE_DROP;
 	}
-	if (v6 && _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, RX_V6_MASK),
-						    RX_V6_PAT)) == 0xffff) {
+	if (v6 && _mm_testz_si128(_mm_xor_si128(x, RX_V6_PAT), RX_V6_MASK)) {
 		bad = l2 | (rx_ld16(d + 18) ^                                  /* payload */
 			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN - 40))) |
 		      rx_ip6_ext_hdr[d[20]];
 		if (unlikely(rx_fast_bad(bad, d)))
 			return RX_EDGE_DROP;
-		rx_meta_fast(pf_meta_at(m, off), k.md6, x, k.mac, d[20]);
+		rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md6, x, k.mac, d[20]);
 		return RX_EDGE_IPV6;
 	}
 	return RX_EDGE_DROP;
@@ -921,7 +937,7 @@ rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t 
  * which @p n6 counts the IPv6 ones when both families are wired.
  */
 static __rte_always_inline void
-rx_one(const struct pf_stage *st, const struct rx_priv *rx, int off, const struct rx_port_fast pf,
+rx_one(const struct pf_stage *st, const struct rx_priv *rx, intptr_t off, const struct rx_port_fast pf,
        const struct rx_fast_k k, struct rte_mbuf *m, uint16_t *edge, uint16_t *acc, uint16_t *n6, const bool f4,
        const bool f6, const bool hw)
 {
@@ -950,11 +966,15 @@ rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 	 const struct rx_port_fast *pfp, const bool f4, const bool f6, const bool hw)
 {
 	const struct rx_priv *rx = st->priv;
-	int off = pf_meta_off();
+	/* Pointer-sized, its range hidden: GCC would keep the int and sign-extend it per frame. */
+	intptr_t off = pf_meta_off();
 	uint16_t acc[3] = { 0, UINT16_MAX, 0 }, n6 = 0, fast = 0, n_fast;
 	const struct rx_port_fast pf = *pfp;
-	const struct rx_fast_k k = rx_fast_k(pfp);
+	struct rx_fast_k k = rx_fast_k(pfp);
 	unsigned int i;
+
+	/* Hidden from the optimiser: else it re-makes each constant per frame (movabs). */
+	__asm__("" : "+r"(off), "+r"(k.sum_inv), "+r"(k.sum_lim));
 
 	for (i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
