@@ -855,17 +855,14 @@ static __rte_always_inline uint16_t
 rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct rx_port_fast pf,
 	const struct rx_fast_k k, const bool v4, const bool v6, const bool hw)
 {
-	uint64_t rearm, l2, bad;
-	const uint8_t *d;
-	uint32_t len = rte_pktmbuf_data_len(m);
+	uint64_t l2, bad;
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), segs_port;
 	__m128i x;
 
-	/* data_off, refcnt, nb_segs, port: one little-endian word. */
-	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, refcnt) != offsetof(struct rte_mbuf, data_off) + 2 ||
-			 offsetof(struct rte_mbuf, nb_segs) != offsetof(struct rte_mbuf, data_off) + 4 ||
-			 offsetof(struct rte_mbuf, port) != offsetof(struct rte_mbuf, data_off) + 6);
-	memcpy(&rearm, (const uint8_t *)m + offsetof(struct rte_mbuf, data_off), 8);
-	d = (const uint8_t *)m->buf_addr + (uint16_t)rearm;
+	/* nb_segs, port: one little-endian word. */
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, port) != offsetof(struct rte_mbuf, nb_segs) + 2);
+	memcpy(&segs_port, (const uint8_t *)m + offsetof(struct rte_mbuf, nb_segs), 4);
 	/*
 	 * 60 bytes to max_frame in one compare. With one segment pkt_len is
 	 * data_len (an mbuf invariant, rte_mbuf_sanity_check), so this is
@@ -874,7 +871,7 @@ rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct
 	if (unlikely(len - RX_FAST_MIN_LEN >= pf.span))
 		return RX_EDGE_DROP;
 	x = _mm_loadu_si128((const __m128i *)d);
-	l2 = ((rearm >> 32) ^ pf.rearm_hi) |                  /* segments, port */
+	l2 = (segs_port ^ pf.rearm_hi) |                      /* segments, port */
 	     rx->own_last[d[11]];                             /* maybe ours, or zero */
 	/* Masked bytes equal to the pattern: (x ^ pattern) & mask is zero (one ptest). */
 	if (v4 && likely(_mm_testz_si128(_mm_xor_si128(x, RX_V4_PAT), RX_V4_MASK))) {
