@@ -38,6 +38,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
+#include <rte_vect.h>
 
 #include "pf_ownmac.h"
 #include "pf_stage.h"
@@ -93,18 +94,22 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
 /* The fast path reads the first 60 bytes without checking each length. */
 #define RX_FAST_MIN_LEN 60
 /*
- * The fast path's header test on little-endian words of bytes 0-7, 8-15 and
- * 16-23: the group bit of both MACs clear; EtherType 0x0800 and version/IHL
- * 0x45; MF and fragment offset zero, total length (tested against the frame).
+ * The fast path's header test on bytes 0-15 in one register: the bytes
+ * under the family's mask equal its pattern (one ptest). IPv4: the group bit of
+ * both MACs clear, EtherType 0x0800 and version/IHL 0x45; IPv6: the group
+ * bits, 0x86dd and version 6. (The lengths vary by frame and stay scalar,
+ * with IPv4's MF and fragment offset: bytes 20-21 under RX_IP4_FRAG_MASK.)
  */
-#define RX_W0_GROUP_BITS 0x0001000000000001ull
-#define RX_W1_MASK 0x00ffffff00000000ull
-#define RX_W1_IPV4 0x0045000800000000ull
-#define RX_W2_MASK 0x0000ff3f0000ffffull
-/* IPv6: EtherType 0x86dd and version 6 in bytes 12-14; payload length in bytes 18-19. */
-#define RX_W1_V6_MASK 0x00f0ffff00000000ull
-#define RX_W1_IPV6 0x0060dd8600000000ull
-#define RX_W2_V6_MASK 0x00000000ffff0000ull
+#define RX_V4_MASK _mm_setr_epi8(1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, -1, -1, -1, 0)
+#define RX_V4_PAT _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0, 0x45, 0)
+#define RX_V6_MASK _mm_setr_epi8(1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, -1, -1, (char)0xf0, 0)
+#define RX_V6_PAT _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (char)0x86, (char)0xdd, 0x60, 0)
+/* The destination MAC (bytes 0-5) moved to bytes 8-13, the rest zero (pshufb). */
+#define RX_V_DST_HI _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4, 5, -1, -1)
+/* PF_META_L2_LOCAL in metadata bytes 0-15 (flags: byte 9). */
+#define RX_V_LOCAL _mm_set_epi64x(PF_META_L2_LOCAL << 8, 0)
+/* MF and the fragment offset, as they lie in bytes 20-21 (network order). */
+#define RX_IP4_FRAG_MASK RTE_BE16(0x3fff)
 /* own_last[] values: above every bit the header test and its other terms set. */
 #define RX_SRC_OWN (1ull << 62)
 #define RX_SRC_ZERO (1ull << 63)
@@ -401,24 +406,38 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
  * loads, four adds and one modulo by a constant; options take the generic
  * path. (memcpy: the header may be unaligned; it compiles to plain loads.)
  */
-static __rte_always_inline bool
-ip4_cksum_ok(const void *ip, uint32_t ihl)
+/* The 20-byte header's sum, wrapped to 64 bits (a multiple of 0xffff when right). */
+static __rte_always_inline uint64_t
+ip4_sum20(const void *ip)
 {
 	uint64_t a, b, sum;
 	uint32_t c;
 	bool cy1, cy2;
 
-	if (unlikely(ihl != 20))
-		return rte_raw_cksum(ip, ihl) == 0xffff;
 	memcpy(&a, ip, 8);
 	memcpy(&b, (const uint8_t *)ip + 8, 8);
 	memcpy(&c, (const uint8_t *)ip + 16, 4);
 	/* Carries wrap around (2^64 = 1 mod 0xffff); the last add cannot carry. */
 	cy1 = __builtin_add_overflow(a, b, &sum);
 	cy2 = __builtin_add_overflow(sum, (uint64_t)c + cy1, &sum);
-	sum += cy2;
+	return sum + cy2;
+}
+
+/*
+ * x % 0xffff == 0 as one multiply and compare (0xffff is odd: times its
+ * inverse mod 2^64, the multiples are exactly the products up to
+ * (2^64 - 1) / 0xffff). The fast path keeps both constants in registers.
+ */
+#define IP4_SUM_INV 0xfffefffefffeffffull
+#define IP4_SUM_LIM 0x0001000100010001ull
+
+static __rte_always_inline bool
+ip4_cksum_ok(const void *ip, uint32_t ihl)
+{
+	if (unlikely(ihl != 20))
+		return rte_raw_cksum(ip, ihl) == 0xffff;
 	/* Version 4 makes the sum non-zero: 0 cannot pass as a multiple. */
-	return sum % 0xffff == 0;
+	return ip4_sum20(ip) % 0xffff == 0;
 }
 
 /*
@@ -737,45 +756,65 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
 }
 
 /*
- * The fast path's metadata in three stores (no field read back, nothing left
- * stale): @p w0 (the port's in_port, out_port NONE, vlan_tci 0, l2_len 14)
- * with l3_len, then class | flags, bd 0, flood_mask 0 | nexthop 0,
- * l4_proto, rsvd 0.
+ * The fast path's per-burst constants, in vector registers (the loop's
+ * general registers are all taken): the port's MAC, and metadata bytes
+ * 0-15 per family (in_port, out_port NONE, vlan_tci 0, l2_len 14, l3_len;
+ * class, flags 0, bd 0, flood_mask 0).
+ */
+struct rx_fast_k {
+	__m128i mac;         /* pf_mac_u64 in bytes 8-13 (~0 if none), bytes 0-7 zero */
+	__m128i md4, md6;
+	uint64_t sum_inv, sum_lim;  /* IP4_SUM_INV, IP4_SUM_LIM */
+};
+
+static __rte_always_inline struct rx_fast_k
+rx_fast_k(const struct rx_port_fast *pf)
+{
+	RTE_BUILD_BUG_ON(offsetof(struct pf_meta, l3_len) != 7 ||
+			 offsetof(struct pf_meta, cls) != 8 || offsetof(struct pf_meta, flags) != 9);
+	return (struct rx_fast_k){
+		.mac = _mm_set_epi64x((long long)pf->mac, 0),
+		.md4 = _mm_set_epi64x(PF_CLASS_IPV4, (long long)(pf->meta_w0 | 20ull << 56)),
+		.md6 = _mm_set_epi64x(PF_CLASS_IPV6, (long long)(pf->meta_w0 | 40ull << 56)),
+		.sum_inv = IP4_SUM_INV, .sum_lim = IP4_SUM_LIM,
+	};
+}
+
+/*
+ * The fast path's metadata in two stores (no field read back, nothing left
+ * stale): @p md01 (bytes 0-15 of the family, rx_fast_k) with
+ * PF_META_L2_LOCAL when the destination (bytes 0-5 of @p x) is @p mac,
+ * then nexthop 0, l4_proto @p proto, rsvd 0.
  */
 static __rte_always_inline void
-rx_meta_fast(struct pf_meta *md, uint64_t w0, uint8_t l3_len, uint8_t cls, uint8_t flags,
-	     uint8_t proto)
+rx_meta_fast(struct pf_meta *md, __m128i md01, __m128i x, __m128i mac, uint8_t proto)
 {
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	uint64_t w1 = cls | (uint64_t)flags << 8;
 	uint64_t w2 = (uint64_t)proto << 32;
+	/* Quadword 1 (flags') all ones when the destination is ours (0 is 0 in quadword 0). */
+	__m128i local = _mm_cmpeq_epi64(_mm_shuffle_epi8(x, RX_V_DST_HI), mac);
 
-	RTE_BUILD_BUG_ON(sizeof(*md) != 24 || offsetof(struct pf_meta, l3_len) != 7 ||
-			 offsetof(struct pf_meta, out_port) != 2 ||
-			 offsetof(struct pf_meta, l2_len) != 6 ||
-			 offsetof(struct pf_meta, cls) != 8 || offsetof(struct pf_meta, bd) != 10 ||
-			 offsetof(struct pf_meta, nexthop) != 16 ||
+	RTE_BUILD_BUG_ON(sizeof(*md) != 24 || offsetof(struct pf_meta, nexthop) != 16 ||
 			 offsetof(struct pf_meta, l4_proto) != 20);
-	w0 |= (uint64_t)l3_len << 56;
-	memcpy(md, &w0, 8);
-	memcpy((uint8_t *)md + 8, &w1, 8);
+	md01 = _mm_or_si128(md01, _mm_and_si128(local, RX_V_LOCAL));
+	_mm_storeu_si128((__m128i *)md, md01);
 	memcpy((uint8_t *)md + 16, &w2, 8);
-#else
-	*md = (struct pf_meta){ .in_port = (uint16_t)w0, .out_port = PF_PORT_NONE,
-				.l2_len = RTE_ETHER_HDR_LEN, .l3_len = l3_len,
-				.cls = cls, .flags = flags, .l4_proto = proto };
-#endif
 }
 
 /*
  * Whether the fast path's header test failed on something the full parser
  * must see: anything but a source ending in 0x00 that is not all zero.
+ * The source is read from @p d only then.
  */
 static __rte_always_inline bool
-rx_fast_bad(uint64_t bad, uint64_t w0, uint64_t w1)
+rx_fast_bad(uint64_t bad, const uint8_t *d)
 {
-	return unlikely(bad != 0) &&
-	       (bad != RX_SRC_ZERO || ((w0 >> 48) | (w1 & 0xffffffff)) == 0);
+	uint64_t w0, w1;
+
+	if (likely(bad == 0))
+		return false;
+	memcpy(&w0, d, 8);
+	memcpy(&w1, d + 8, 8);
+	return bad != RX_SRC_ZERO || ((w0 >> 48) | (w1 & 0xffffffff)) == 0;
 }
 
 /* The IPv4 checksum on a port with RX checksum offload: its verdict, or the sum. */
@@ -789,6 +828,16 @@ rx_fast_cksum_hw(const struct rte_mbuf *m, const uint8_t *d)
 		ip4_cksum_ok(d + 14, 20));
 }
 
+/* 16 bits at @p p as they lie (network order). */
+static __rte_always_inline uint32_t
+rx_ld16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
 /*
  * One frame of a burst whose first frame came from @p pf's port: its edge
  * when the fast path takes it, else RX_EDGE_DROP (rx_other decides). The
@@ -798,24 +847,22 @@ rx_fast_cksum_hw(const struct rte_mbuf *m, const uint8_t *d)
  * destination, a source that is neither a group address nor possibly ours
  * (its last byte in own_last) nor zero; then by family (@p v4, @p v6: its
  * edge wired). IPv4: 0x45, no MF and no offset, total length exactly what
- * arrived, and the checksum (offload verdict or the sum). IPv6: version 6,
- * payload length exactly what arrived, and a Next Header that is no
- * extension header the full parser walks.
+ * arrived, and the checksum (@p hw: the offload verdict, else the sum).
+ * IPv6: version 6, payload length exactly what arrived, and a Next Header
+ * that is no extension header the full parser walks.
  */
 static __rte_always_inline uint16_t
-rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const struct rx_port_fast pf,
-	const bool v4, const bool v6)
+rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct rx_port_fast pf,
+	const struct rx_fast_k k, const bool v4, const bool v6, const bool hw)
 {
-	uint64_t rearm, w0, w1, w2, l2, et, bad;
-	const uint8_t *d;
-	uint32_t len = rte_pktmbuf_data_len(m);
+	uint64_t l2, bad;
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), segs_port;
+	__m128i x;
 
-	/* data_off, refcnt, nb_segs, port: one little-endian word. */
-	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, refcnt) != offsetof(struct rte_mbuf, data_off) + 2 ||
-			 offsetof(struct rte_mbuf, nb_segs) != offsetof(struct rte_mbuf, data_off) + 4 ||
-			 offsetof(struct rte_mbuf, port) != offsetof(struct rte_mbuf, data_off) + 6);
-	memcpy(&rearm, (const uint8_t *)m + offsetof(struct rte_mbuf, data_off), 8);
-	d = (const uint8_t *)m->buf_addr + (uint16_t)rearm;
+	/* nb_segs, port: one little-endian word. */
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, port) != offsetof(struct rte_mbuf, nb_segs) + 2);
+	memcpy(&segs_port, (const uint8_t *)m + offsetof(struct rte_mbuf, nb_segs), 4);
 	/*
 	 * 60 bytes to max_frame in one compare. With one segment pkt_len is
 	 * data_len (an mbuf invariant, rte_mbuf_sanity_check), so this is
@@ -823,39 +870,31 @@ rx_fast(const struct rx_priv *rx, int off, struct rte_mbuf *m, const struct rx_p
 	 */
 	if (unlikely(len - RX_FAST_MIN_LEN >= pf.span))
 		return RX_EDGE_DROP;
-	/* Bytes 0-7, 8-15, 16-23 (little-endian words). */
-	memcpy(&w0, d, 8);
-	memcpy(&w1, d + 8, 8);
-	memcpy(&w2, d + 16, 8);
-	l2 = (w0 & RX_W0_GROUP_BITS) |                        /* dst or src group */
-	     ((rearm >> 32) ^ pf.rearm_hi) |                  /* segments, port */
+	x = _mm_loadu_si128((const __m128i *)d);
+	l2 = (segs_port ^ pf.rearm_hi) |                      /* segments, port */
 	     rx->own_last[d[11]];                             /* maybe ours, or zero */
-	et = w1 & RX_W1_MASK;
-	if (v4 && likely(et == RX_W1_IPV4)) {
-		bad = l2 | ((w2 & RX_W2_MASK) ^                   /* MF, offset, length */
-			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN)));
-		if (rx_fast_bad(bad, w0, w1))
+	/* Masked bytes equal to the pattern: (x ^ pattern) & mask is zero (one ptest). */
+	if (v4 && likely(_mm_testz_si128(_mm_xor_si128(x, RX_V4_PAT), RX_V4_MASK))) {
+		bad = l2 | (rx_ld16(d + 16) ^                                  /* total length */
+			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN))) |
+		      (rx_ld16(d + 20) & RX_IP4_FRAG_MASK);                  /* MF, offset */
+		if (unlikely(rx_fast_bad(bad, d)))
 			return RX_EDGE_DROP;
 		/* Offload: GOOD skips the sum, BAD is the parser's, no verdict sums. */
-		if (!pf.hw_cksum ? ip4_cksum_ok(d + 14, 20) : rx_fast_cksum_hw(m, d)) {
-			/* Destination = bytes 0-5: the shift drops the source's first two. */
-			rx_meta_fast(pf_meta_at(m, off), pf.meta_w0, 20, PF_CLASS_IPV4,
-				     ((w0 ^ pf.mac) << 16) == 0 ? PF_META_L2_LOCAL : 0,
-				     (uint8_t)(w2 >> 56));
+		if (likely(!hw ? ip4_sum20(d + 14) * k.sum_inv <= k.sum_lim :
+			   rx_fast_cksum_hw(m, d))) {
+			rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md4, x, k.mac, d[23]);
 			return RX_EDGE_IPV4;
 		}
 		return RX_EDGE_DROP;
 	}
-	if (v6 && (et & RX_W1_V6_MASK) == RX_W1_IPV6) {
-		bad = l2 | ((w2 & RX_W2_V6_MASK) ^                /* payload length */
-			    (uint64_t)rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN - 40))
-			    << 16) |
-		      rx_ip6_ext_hdr[(uint8_t)(w2 >> 32)];
-		if (rx_fast_bad(bad, w0, w1))
+	if (v6 && likely(_mm_testz_si128(_mm_xor_si128(x, RX_V6_PAT), RX_V6_MASK))) {
+		bad = l2 | (rx_ld16(d + 18) ^                                  /* payload */
+			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN - 40))) |
+		      rx_ip6_ext_hdr[d[20]];
+		if (unlikely(rx_fast_bad(bad, d)))
 			return RX_EDGE_DROP;
-		rx_meta_fast(pf_meta_at(m, off), pf.meta_w0, 40, PF_CLASS_IPV6,
-			     ((w0 ^ pf.mac) << 16) == 0 ? PF_META_L2_LOCAL : 0,
-			     (uint8_t)(w2 >> 32));
+		rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md6, x, k.mac, d[20]);
 		return RX_EDGE_IPV6;
 	}
 	return RX_EDGE_DROP;
@@ -878,7 +917,8 @@ rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t 
 	uint16_t e = RX_EDGE_DROP;
 
 	if ((v4 || v6) && pf->rearm_hi != burst_rearm_hi)
-		e = rx_fast(rx, pf_meta_off(), m, *pf, v4, v6);
+		e = pf->hw_cksum ? rx_fast(rx, pf_meta_off(), m, *pf, rx_fast_k(pf), v4, v6, true) :
+				   rx_fast(rx, pf_meta_off(), m, *pf, rx_fast_k(pf), v4, v6, false);
 	if (e == RX_EDGE_DROP)
 		e = rx_parse_full(rx, st->ctrs, st->edge_connected, m, pf_meta(m),
 				  rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
@@ -894,14 +934,14 @@ rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t 
  * which @p n6 counts the IPv6 ones when both families are wired.
  */
 static __rte_always_inline void
-rx_one(const struct pf_stage *st, const struct rx_priv *rx, int off, const struct rx_port_fast pf,
-       struct rte_mbuf *m, uint16_t *edge, uint16_t *acc, uint16_t *n6, const bool f4,
-       const bool f6)
+rx_one(const struct pf_stage *st, const struct rx_priv *rx, intptr_t off, const struct rx_port_fast pf,
+       const struct rx_fast_k k, struct rte_mbuf *m, uint16_t *edge, uint16_t *acc, uint16_t *n6, const bool f4,
+       const bool f6, const bool hw)
 {
 	uint16_t e;
 
 	RTE_BUILD_BUG_ON(RX_EDGE_IPV4 != 1 || RX_EDGE_IPV6 != 2);
-	if ((f4 || f6) && likely((e = rx_fast(rx, off, m, pf, f4, f6)) != RX_EDGE_DROP)) {
+	if ((f4 || f6) && likely((e = rx_fast(rx, off, m, pf, k, f4, f6, hw)) != RX_EDGE_DROP)) {
 		*edge = e;
 		if (f4 && f6)
 			*n6 += e >> 1;
@@ -911,46 +951,58 @@ rx_one(const struct pf_stage *st, const struct rx_priv *rx, int off, const struc
 }
 
 /*
+ * The frame's first line where a PMD puts it (data_off is the headroom on
+ * every rx burst); one load less than rte_pktmbuf_mtod, and a frame that
+ * starts elsewhere only misses the prefetch.
+ */
+static __rte_always_inline void
+rx_prefetch(const struct rte_mbuf *m)
+{
+	rte_prefetch0((const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM);
+}
+
+/*
  * The burst: packet data prefetched 4 ahead (as DPDK's lib/node), one
  * verdict per packet, and the burst's edge when all agree. The mbufs
  * themselves are not prefetched: the PMD's rx burst has just written them.
- * The port constants come from the first frame: a burst is one port's in
- * the common case (one rx burst per port, or one port per stage).
+ * The port constants come from the first frame (@p pf, @p hw its
+ * checksum offload): a burst is one port's in the common case (one rx
+ * burst per port, or one port per stage).
  */
 static __rte_always_inline uint16_t
 rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
-	 const bool f4, const bool f6)
+	 const struct rx_port_fast *pfp, const bool f4, const bool f6, const bool hw)
 {
 	const struct rx_priv *rx = st->priv;
-	int off = pf_meta_off();
+	/* Pointer-sized, its range hidden: GCC would keep the int and sign-extend it per frame. */
+	intptr_t off = pf_meta_off();
 	uint16_t acc[3] = { 0, UINT16_MAX, 0 }, n6 = 0, fast = 0, n_fast;
-	struct rx_port_fast pf;
+	const struct rx_port_fast pf = *pfp;
+	struct rx_fast_k k = rx_fast_k(pfp);
 	unsigned int i;
 
-	if (n == 0) {
-		st->in_burst_in_port = 0;
-		return PF_EDGE_MIXED;
-	}
-	pf = rx->port_fast[pkts[0]->port & (2 * RTE_MAX_ETHPORTS - 1)];
+	/* Hidden from the optimiser: else it re-makes each constant per frame (movabs). */
+	__asm__("" : "+r"(off), "+r"(k.sum_inv), "+r"(k.sum_lim));
+
 	for (i = 0; i < n && i < 4; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		rx_prefetch(pkts[i]);
 	/* Four at a time: one loop test per four frames. */
 	for (i = 0; i + 8 <= n; i += 4) {
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 5], void *));
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 6], void *));
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 7], void *));
-		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &n6, f4, f6);
-		rx_one(st, rx, off, pf, pkts[i + 1], &edge[i + 1], acc, &n6, f4, f6);
-		rx_one(st, rx, off, pf, pkts[i + 2], &edge[i + 2], acc, &n6, f4, f6);
-		rx_one(st, rx, off, pf, pkts[i + 3], &edge[i + 3], acc, &n6, f4, f6);
+		rx_prefetch(pkts[i + 4]);
+		rx_prefetch(pkts[i + 5]);
+		rx_prefetch(pkts[i + 6]);
+		rx_prefetch(pkts[i + 7]);
+		rx_one(st, rx, off, pf, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw);
+		rx_one(st, rx, off, pf, k, pkts[i + 1], &edge[i + 1], acc, &n6, f4, f6, hw);
+		rx_one(st, rx, off, pf, k, pkts[i + 2], &edge[i + 2], acc, &n6, f4, f6, hw);
+		rx_one(st, rx, off, pf, k, pkts[i + 3], &edge[i + 3], acc, &n6, f4, f6, hw);
 	}
 	for (; i + 4 < n; i++) {
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &n6, f4, f6);
+		rx_prefetch(pkts[i + 4]);
+		rx_one(st, rx, off, pf, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw);
 	}
 	for (; i < n; i++)
-		rx_one(st, rx, off, pf, pkts[i], &edge[i], acc, &n6, f4, f6);
+		rx_one(st, rx, off, pf, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw);
 	/*
 	 * Every frame on the fast path came from the first one's port (the
 	 * rearm test): the in-port hint, so xconnect need not look per frame.
@@ -980,19 +1032,28 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 {
 	const struct rx_priv *rx = st->priv;
 	uint32_t c = st->edge_connected;
+	const struct rx_port_fast *pf;
 
+	if (n == 0) {
+		st->in_burst_in_port = 0;
+		return PF_EDGE_MIXED;
+	}
+	pf = &rx->port_fast[pkts[0]->port & (2 * RTE_MAX_ETHPORTS - 1)];
 	/* A family whose edge is unwired needs the full parser (ethertype_unsupported). */
 	if (unlikely(!rx->fast_path))
-		return rx_burst(st, pkts, n, edge, false, false);
+		return rx_burst(st, pkts, n, edge, pf, false, false, false);
+	/* The checksum offload of the burst's port: a constant of the loop. */
 	switch (c & (1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6)) {
 	case 1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6:
-		return rx_burst(st, pkts, n, edge, true, true);
+		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, true, true) :
+				      rx_burst(st, pkts, n, edge, pf, true, true, false);
 	case 1u << RX_EDGE_IPV4:
-		return rx_burst(st, pkts, n, edge, true, false);
+		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, false, true) :
+				      rx_burst(st, pkts, n, edge, pf, true, false, false);
 	case 1u << RX_EDGE_IPV6:
-		return rx_burst(st, pkts, n, edge, false, true);
+		return rx_burst(st, pkts, n, edge, pf, false, true, false);
 	default:
-		return rx_burst(st, pkts, n, edge, false, false);
+		return rx_burst(st, pkts, n, edge, pf, false, false, false);
 	}
 }
 

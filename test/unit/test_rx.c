@@ -1012,6 +1012,7 @@ test_l2_local(void **state)
 {
 	struct rte_mbuf *m;
 	struct frame f;
+	int i;
 
 	ipv4(&f, -1, 5, 100);
 	memcpy(f.b, mac_p1, 6);
@@ -1031,6 +1032,18 @@ test_l2_local(void **state)
 	m = one(rx, &f, 1, E_IPV6, NONE, "ipv6 to p1's mac on p1");
 	assert_int_equal(pf_meta(m)->flags, PF_META_L2_LOCAL);
 	rte_pktmbuf_free(m);
+	/* One bit off p1's MAC in its first or last byte (still unicast): not local. */
+	for (i = 0; i < 4; i++) {
+		if (i < 2)
+			ipv4(&f, -1, 5, 100);
+		else
+			ipv6(&f, -1, 60);
+		memcpy(f.b, mac_p1, 6);
+		f.b[i % 2 == 0 ? 0 : 5] ^= 0x02;
+		m = one(rx, &f, 1, i < 2 ? E_IPV4 : E_IPV6, NONE, "one bit off p1's mac on p1");
+		assert_int_equal(pf_meta(m)->flags, 0);
+		rte_pktmbuf_free(m);
+	}
 	/* p1's MAC as a source is a spoof or a loop, on any port. */
 	ipv4(&f, -1, 5, 100);
 	memcpy(f.b + 6, mac_p1, 6);
