@@ -1080,14 +1080,7 @@ test_x4_groups(void **state)
 		for (s = 0; s < 2; s++)
 			pf_test_free(pk[s], b);
 	}
-	for (c = 0; c < st[0]->ops->n_ctrs; c++) {
-		if (st[0]->ctrs[c] != st[1]->ctrs[c])
-			fail_msg("counter %s: x4 %" PRIu64 ", scalar %" PRIu64,
-				 st[0]->ops->ctrs[c].name, st[0]->ctrs[c], st[1]->ctrs[c]);
-		if (st[0]->ops->ctrs[c].kind == PF_CTR_DROP && st[0]->ctrs[c] != want[c])
-			fail_msg("counter %s: %" PRIu64 ", want %" PRIu64, st[0]->ops->ctrs[c].name,
-				 st[0]->ctrs[c], want[c]);
-	}
+	pf_test_ctrs_agree(st[0], st[1], want, "x4", "scalar");
 	assert_true(pf_test_ctr(st[0], "ip4_martian_src") != 0);
 	assert_true(pf_test_ctr(st[0], "arp_reply") != 0);
 	assert_true(total > 8000);

@@ -224,14 +224,7 @@ test_x4_groups(void **state)
 		for (s = 0; s < 2; s++)
 			pf_test_free(pk[s], b);
 	}
-	for (c = 0; c < st[0]->ops->n_ctrs; c++) {
-		if (st[0]->ctrs[c] != st[1]->ctrs[c])
-			fail_msg("counter %s: burst %" PRIu64 ", single %" PRIu64,
-				 st[0]->ops->ctrs[c].name, st[0]->ctrs[c], st[1]->ctrs[c]);
-		if (st[0]->ops->ctrs[c].kind == PF_CTR_DROP && st[0]->ctrs[c] != want[c])
-			fail_msg("counter %s: %" PRIu64 ", want %" PRIu64, st[0]->ops->ctrs[c].name,
-				 st[0]->ctrs[c], want[c]);
-	}
+	pf_test_ctrs_agree(st[0], st[1], want, "burst", "single");
 	/* bursts that all went out on one port carry the hint (checked per burst) */
 	assert_true(pf_test_hints > hints0);
 	assert_true(pf_test_ctr(st[0], "ip6_too_big") != 0);

@@ -141,6 +141,22 @@ pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_
 	}
 }
 
+void
+pf_test_ctrs_agree(const struct pf_stage *a, const struct pf_stage *b, const uint64_t *want,
+		   const char *a_name, const char *b_name)
+{
+	uint16_t c;
+
+	for (c = 0; c < a->ops->n_ctrs; c++) {
+		if (a->ctrs[c] != b->ctrs[c])
+			fail_msg("counter %s: %s %" PRIu64 ", %s %" PRIu64, a->ops->ctrs[c].name,
+				 a_name, a->ctrs[c], b_name, b->ctrs[c]);
+		if (a->ops->ctrs[c].kind == PF_CTR_DROP && a->ctrs[c] != want[c])
+			fail_msg("counter %s: %" PRIu64 ", want %" PRIu64, a->ops->ctrs[c].name,
+				 a->ctrs[c], want[c]);
+	}
+}
+
 uint64_t
 pf_test_ctr(const struct pf_stage *st, const char *name)
 {

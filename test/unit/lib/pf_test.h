@@ -36,6 +36,13 @@ struct pf_stage *pf_test_stage(const char *yaml, const char *stage, struct pf_to
 void pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge);
 /** Bursts pf_test_process saw with a burst-port hint (each one checked). */
 extern uint64_t pf_test_hints;
+/**
+ * Two stages that ran the same packets (@p a_name and @p b_name, for the
+ * messages) have every counter equal, and @p a's drop counters are @p want
+ * (indexed as the stage's counters).
+ */
+void pf_test_ctrs_agree(const struct pf_stage *a, const struct pf_stage *b, const uint64_t *want,
+			const char *a_name, const char *b_name);
 /** Counter value by name (fails the test if unknown). */
 uint64_t pf_test_ctr(const struct pf_stage *st, const char *name);
 /** Free the first @p n mbufs. */
