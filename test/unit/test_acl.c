@@ -30,6 +30,23 @@ one(struct pf_stage *st, const struct tpkt *t)
 	return e;
 }
 
+/* Classify @p n packets as one burst: their edges must be @p want (the mbufs freed). */
+static void
+burst(struct pf_stage *st, const struct tpkt *t, uint16_t n, const uint16_t *want)
+{
+	struct rte_mbuf *m[PF_BURST_MAX];
+	uint16_t e[PF_BURST_MAX], i;
+
+	assert_true(n <= PF_BURST_MAX);
+	for (i = 0; i < n; i++)
+		m[i] = tpkt_mbuf(&t[i]);
+	pf_test_process(st, m, n, e);
+	pf_test_free(m, n);
+	for (i = 0; i < n; i++)
+		if (e[i] != want[i])
+			fail_msg("packet %u: edge %u, want %u", i, e[i], want[i]);
+}
+
 static uint64_t
 gauge(const struct pf_stage *st, const char *name)
 {
@@ -604,9 +621,7 @@ test_ipv6_mixed_burst(void **state)
 	char params[256];
 	struct pf_topo *topo;
 	struct pf_stage *st;
-	struct rte_mbuf *m[8];
 	struct tpkt t[8];
-	uint16_t e[8], i;
 	int k;
 
 	for (k = 0; k < 2; k++) {
@@ -626,18 +641,7 @@ test_ipv6_mixed_burst(void **state)
 		t[6].proto = 58;
 		t[7] = udp(IP(10, 0, 0, 1), IP(1, 1, 1, 1), 1, 2);
 		t[7].frag_off = 3;
-		for (i = 0; i < 8; i++)
-			m[i] = tpkt_mbuf(&t[i]);
-		pf_test_process(st, m, 8, e);
-		pf_test_free(m, 8);
-		assert_int_equal(e[0], 1);
-		assert_int_equal(e[1], 1);
-		assert_int_equal(e[2], 0);
-		assert_int_equal(e[3], 0);
-		assert_int_equal(e[4], 1);
-		assert_int_equal(e[5], 1);
-		assert_int_equal(e[6], 0);
-		assert_int_equal(e[7], 1);
+		burst(st, t, 8, (const uint16_t[]){ 1, 1, 0, 0, 1, 1, 0, 1 });
 		assert_int_equal(gauge(st, "rule.1"), 2);
 		assert_int_equal(gauge(st, "rule.2"), 3);
 		done(st, topo);
@@ -660,9 +664,7 @@ test_ipv6_inplace_burst(void **state)
 		"      - permit src 2001:db8:1::/48 proto tcp dport 80\n"
 		"      - permit src 2001:db8:2::/48\n", &topo);
 	static const uint16_t want[6] = { 1, 0, 1, 0, 1, 0 };
-	struct rte_mbuf *m[6];
 	struct tpkt t[6];
-	uint16_t e[6], i;
 
 	t[0] = udp6(1, 1, 2, 2, 1000, 53);
 	t[1] = udp6(1, 1, 2, 2, 1000, 54);
@@ -674,12 +676,7 @@ test_ipv6_inplace_burst(void **state)
 	t[4].proto = 6;
 	t[5] = t[4];
 	t[5].dport = 81;
-	for (i = 0; i < 6; i++)
-		m[i] = tpkt_mbuf(&t[i]);
-	pf_test_process(st, m, 6, e);
-	pf_test_free(m, 6);
-	for (i = 0; i < 6; i++)
-		assert_int_equal(e[i], want[i]);
+	burst(st, t, 6, want);
 	assert_int_equal(gauge(st, "rule.1"), 2);
 	assert_int_equal(gauge(st, "rule.2"), 1);
 	assert_int_equal(pf_test_ctr(st, "default_deny"), 3);
@@ -696,14 +693,7 @@ test_ipv6_inplace_burst(void **state)
 	t[2].l4_len = 6;
 	t[3] = t[0];
 	t[3].src6[5] = 2;
-	for (i = 0; i < 4; i++)
-		m[i] = tpkt_mbuf(&t[i]);
-	pf_test_process(st, m, 4, e);
-	pf_test_free(m, 4);
-	assert_int_equal(e[0], 0);
-	assert_int_equal(e[1], 0);
-	assert_int_equal(e[2], 0);
-	assert_int_equal(e[3], 1);
+	burst(st, t, 4, (const uint16_t[]){ 0, 0, 0, 1 });
 	assert_int_equal(pf_test_ctr(st, "l4_malformed"), 4);
 	assert_int_equal(gauge(st, "rule.3"), 1);
 	done(st, topo);
