@@ -210,6 +210,8 @@ class Runner:
         # valgrind); instrumentation is switched on once the sink transmits.
         vg = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--instr-atstart=no",
               "--callgrind-out-file=%s/cg.%%p" % d]
+        if self.args.dump_instr:
+            vg.insert(2, "--dump-instr=yes")
         logf = os.path.join(d, "log")
         t_start = time.monotonic()
         res = dict(command=" ".join(vg[:4] + cmd))
@@ -676,6 +678,8 @@ def main():
     ap.add_argument("--start-timeout", type=int, default=240)
     ap.add_argument("--prefix", default=os.environ.get("PF_INSTR_PREFIX", "instr%d" % os.getpid()),
                     help="DPDK --file-prefix stem")
+    ap.add_argument("--dump-instr", action="store_true", help="per-instruction counts in the "
+                    "kept dump (callgrind_annotate --auto=yes on a -g build shows them by line)")
     ap.add_argument("--keep", action="store_true", help="keep every thread's callgrind file")
     ap.add_argument("--arm", metavar="COMMAND", help="telemetry command sent to pipefwd once it "
                     "forwards, before the window (e.g. a drop capture, to measure the armed "
