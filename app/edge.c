@@ -228,6 +228,9 @@ check_hint(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 {
 	uint16_t i, port;
 
+	/* out_port unwritten: the hint stands for it (the runtime writes it where needed). */
+	if (out && (hint & PF_BURST_PORT_UNWRITTEN))
+		return;
 	for (i = 0; hint != 0 && i < n; i++) {
 		port = out ? pf_meta(pkts[i])->out_port : pf_meta(pkts[i])->in_port;
 		if (port != hint - 1)
@@ -263,78 +266,153 @@ run_held(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint16_t *e
 	return rte_rdtsc();
 }
 
+static uint64_t run_expand(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me,
+			   uint64_t t0);
+
+/*
+ * A sink that takes every packet (PF_STAGE_TX_ALL): no verdicts, straight
+ * to ops->tx, which reads the producer's hint in in_burst_port.
+ */
+static __rte_always_inline uint64_t
+run_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint64_t t0)
+{
+	struct pf_stage *st = rs->st;
+	uint64_t t1;
+
+	rs->packets += n;
+	rs->bursts++;
+	rs->ran = true;
+	rs->edge_pkts[1] += n;
+	st->ops->tx(st, pkts, n);
+	st->in_burst_port = 0;
+	st->in_burst_in_port = 0;
+	t1 = rte_rdtsc();
+	rs->cycles += t1 - t0;
+	return t1;
+}
+
+/*
+ * Whether a burst whose out_port only the hint holds (PF_BURST_PORT_UNWRITTEN)
+ * may reach @p r's consumer so: a sink that takes the hint, with no capture
+ * on the edge and no trace on the sink (both read out_port).
+ */
+static __rte_always_inline bool
+hint_suffices(const struct pf_rt_ring *r)
+{
+	return (r->to->st->ops->flags & PF_STAGE_TX_ALL) &&
+	       __atomic_load_n(&r->tap, __ATOMIC_RELAXED) == NULL &&
+	       __atomic_load_n(&r->to->watch, __ATOMIC_RELAXED) == 0;
+}
+
+/*
+ * Run the burst through @p rs and on, depth-first, through the consumers
+ * on this lcore. A whole burst handed directly to the next stage is a tail
+ * call: the loop goes on with that stage (one frame and one edge array for
+ * the chain), so a fused pipeline costs one call per burst, not per stage.
+ */
 static __rte_always_inline uint64_t
 run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
 {
 	uint16_t edge[PF_BURST_MAX];
 	uint64_t t1;
-	uint16_t all, i, diff = 0, hint, in_hint;
+	uint16_t all, i, diff, hint, in_hint;
+
+	for (;;) {
+		struct pf_stage *st = rs->st;
+		uint8_t watch = __atomic_load_n(&rs->watch, __ATOMIC_RELAXED);
 #ifndef NDEBUG
-	uint64_t drops_before = drop_ctr_sum(rs->st);
+		uint64_t drops_before = drop_ctr_sum(st);
 #endif
 
-	/* Trace or drop capture armed (app/trace.c): the one branch per burst. */
-	if (unlikely(__atomic_load_n(&rs->watch, __ATOMIC_RELAXED) != 0)) {
-		all = pf_trace_burst(rs, pkts, n, edge);
-		hint = 0;       /* one packet per call: no hint holds for the burst */
-		in_hint = 0;
-	} else {
-		all = rs->st->ops->process_burst(rs->st, pkts, n, edge);
-		hint = rs->st->burst_port;
-		in_hint = rs->st->in_burst_in_port;
-	}
-	/* Its own hint and its producer's in-port hint end here (in_burst_port
-	 * lasts until the burst has left: a sink's tx reads it). */
-	rs->st->burst_port = 0;
-	rs->st->in_burst_in_port = 0;
+		if ((st->ops->flags & PF_STAGE_TX_ALL) && likely(watch == 0))
+			return run_sink(rs, pkts, n, t0);
+		/* Trace or drop capture armed (app/trace.c): the one branch per burst. */
+		if (unlikely(watch != 0)) {
+			/* One packet per call: no hint holds for the burst, none is taken. */
+			st->in_burst_in_port = 0;
+			all = pf_trace_burst(rs, pkts, n, edge);
+			hint = 0;
+			in_hint = 0;
+		} else {
+			all = st->ops->process_burst(st, pkts, n, edge);
+			hint = st->burst_port;
+			in_hint = st->in_burst_in_port;
+		}
+		/* Its own hint and its producer's in-port hint end here (in_burst_port
+		 * lasts until the burst has left: a sink's tx reads it). */
+		st->burst_port = 0;
+		st->in_burst_in_port = 0;
 #ifndef NDEBUG
-	check_drop_discipline(rs->st, drops_before, n, edge, all);
-	check_hint(rs->st, pkts, n, hint, true);
-	check_hint(rs->st, pkts, n, in_hint, false);
+		check_drop_discipline(st, drops_before, n, edge, all);
+		check_hint(st, pkts, n, hint, true);
+		check_hint(st, pkts, n, in_hint, false);
 #endif
-	rs->packets += n;
-	rs->bursts++;
-	rs->ran = true;
-	if (unlikely(all == PF_EDGE_MIXED)) {
-		if (unlikely(rs->st->ops->emit != NULL)) {
-			rs->st->in_burst_port = 0;
-			return run_held(rs, pkts, n, edge, me, t0);
-		}
-		/* The stage did not say: find out, eight edges per step. */
-		uint64_t want = edge[0] * 0x0001000100010001ull, w[2], d4 = 0;
-		uint16_t steps = n >> 3;
+		rs->packets += n;
+		rs->bursts++;
+		rs->ran = true;
+		diff = 0;
+		if (unlikely(all == PF_EDGE_MIXED)) {
+			if (unlikely(hint & PF_BURST_PORT_UNWRITTEN))
+				pf_burst_port_write(pkts, n, hint);
+			if (unlikely(st->ops->emit != NULL)) {
+				st->in_burst_port = 0;
+				return run_held(rs, pkts, n, edge, me, t0);
+			}
+			/* The stage did not say: find out, eight edges per step. */
+			uint64_t want = edge[0] * 0x0001000100010001ull, w[2], d4 = 0;
+			uint16_t steps = n >> 3;
 
-		all = edge[0];
-		for (i = 0; i < steps; i++) {
-			memcpy(w, edge + 8 * i, sizeof(w));
-			d4 |= (w[0] ^ want) | (w[1] ^ want);
+			all = edge[0];
+			for (i = 0; i < steps; i++) {
+				memcpy(w, edge + 8 * i, sizeof(w));
+				d4 |= (w[0] ^ want) | (w[1] ^ want);
+			}
+			for (i = steps * 8; i < n; i++)
+				diff |= edge[i] ^ all;
+			diff |= d4 != 0;
+			if (diff != 0)
+				t0 = dispatch_mixed(rs, pkts, n, edge, me, t0);
 		}
-		for (i = steps * 8; i < n; i++)
-			diff |= edge[i] ^ all;
-		diff |= d4 != 0;
-		if (diff != 0)
-			t0 = dispatch_mixed(rs, pkts, n, edge, me, t0);
-	}
-	if (likely(diff == 0)) {
-		/* The common case: the whole burst takes one edge. A direct
-		 * hand-over charged this stage already: its consumer's end is
-		 * this stage's end too (no second timestamp). */
-		struct pf_rt_ring *r = rs->out[all];
+		if (likely(diff == 0)) {
+			/* The common case: the whole burst takes one edge. Handed
+			 * over directly, this stage's end is its consumer's start
+			 * (one timestamp) and the loop goes on with the consumer. */
+			struct pf_rt_ring *r = rs->out[all];
 
-		if (r != NULL && all != PF_EDGE_DROP && rs->st->ops->tx == NULL &&
-		    edge_direct(rs, r, me)) {
-			rs->edge_pkts[all] += n;
-			t1 = direct_send(rs, r, pkts, n, me, t0, hint, in_hint);
-			rs->st->in_burst_port = 0;
-			return t1;
+			if (r != NULL && all != PF_EDGE_DROP && st->ops->tx == NULL &&
+			    edge_direct(rs, r, me)) {
+				struct pf_rt_stage *to = r->to;
+
+				if (unlikely(hint & PF_BURST_PORT_UNWRITTEN) && !hint_suffices(r)) {
+					pf_burst_port_write(pkts, n, hint);
+					hint &= (uint16_t)~PF_BURST_PORT_UNWRITTEN;
+				}
+				rs->edge_pkts[all] += n;
+				t1 = rte_rdtsc();
+				rs->cycles += t1 - t0;
+				r->direct += n;
+				/* A capture on the edge sees the burst as its consumer gets it. */
+				if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
+					pf_capture_burst(&r->tap, pkts, n);
+				st->in_burst_port = 0;
+				to->st->in_burst_port = hint;
+				to->st->in_burst_in_port = in_hint;
+				if (unlikely(to->st->ops->expand != NULL))
+					return run_expand(to, pkts, n, me, t1);
+				rs = to;
+				t0 = t1;
+				continue;
+			}
+			if (unlikely(hint & PF_BURST_PORT_UNWRITTEN))
+				pf_burst_port_write(pkts, n, hint);
+			t0 = edge_move(rs, all, pkts, n, me, t0);
 		}
-		t0 = edge_move(rs, all, pkts, n, me, t0);
+		/* This burst's hint from the producer (if any) ends with it. */
+		st->in_burst_port = 0;
+		t1 = rte_rdtsc();
+		rs->cycles += t1 - t0;
+		return t1;
 	}
-	/* This burst's hint from the producer (if any) ends with it. */
-	rs->st->in_burst_port = 0;
-	t1 = rte_rdtsc();
-	rs->cycles += t1 - t0;
-	return t1;
 }
 
 /*

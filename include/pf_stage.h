@@ -81,6 +81,26 @@ struct pf_gauge {
 
 /** A burst_port hint value for port index @p p (0 means no hint). */
 #define PF_BURST_PORT(p) ((uint16_t)((p) + 1))
+/**
+ * Or'ed into a burst_port hint: the producer left out_port unwritten, the
+ * hint stands for it. The runtime writes out_port (pf_burst_port_write)
+ * before anything but a sink that takes the hint sees the burst; such a
+ * sink (tx) finds the flag in in_burst_port and must not read out_port.
+ */
+#define PF_BURST_PORT_UNWRITTEN 0x8000u
+/** The port index of a burst_port hint @p h (non-zero). */
+#define PF_BURST_PORT_INDEX(h) ((uint16_t)(((h) & ~PF_BURST_PORT_UNWRITTEN) - 1u))
+
+/** Write out_port from burst_port hint @p hint into the @p n packets (what the hint stood for). */
+static inline void
+pf_burst_port_write(struct rte_mbuf **pkts, uint16_t n, uint16_t hint)
+{
+	uint16_t port = PF_BURST_PORT_INDEX(hint), i;
+	int off = pf_meta_off();
+
+	for (i = 0; i < n; i++)
+		pf_meta_at(pkts[i], off)->out_port = port;
+}
 
 /** Stage type flags. */
 #define PF_STAGE_SOURCE 0x1  /**< reads packets from ports (has ops->rx) */
@@ -98,6 +118,12 @@ struct pf_gauge {
  * neighbour table), so it goes on the first one's socket (NUMA).
  */
 #define PF_STAGE_UPSTREAM_READS 0x80
+/**
+ * A sink whose process_burst sends every packet to ops->tx (edge 1, the
+ * whole burst): the runtime calls ops->tx without it (process_burst still
+ * runs for a traced packet).
+ */
+#define PF_STAGE_TX_ALL 0x100
 
 struct pf_stage;
 struct rte_tel_data;
@@ -360,7 +386,8 @@ struct pf_stage {
 	/**
 	 * Burst-port hint, optional: process_burst may set it to
 	 * PF_BURST_PORT(p) when it returns one edge for the whole burst and
-	 * every packet's out_port is p. The runtime reads and clears it after
+	 * every packet's out_port is p (or, with PF_BURST_PORT_UNWRITTEN, will
+	 * be: the producer wrote none). The runtime reads and clears it after
 	 * each burst; when that burst goes whole and direct to a stage on this
 	 * lcore, the consumer finds it in in_burst_port for that burst only
 	 * (0 otherwise: a ring, a mixed burst, a producer that set none), so a

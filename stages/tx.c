@@ -13,7 +13,8 @@
  * goes whole to one port with nothing buffered is sent as it is, no copy;
  * when its producer gave the burst-port hint (pf_stage.h), without a pass.
  *
- * process_burst hands every packet to tx (edge 1, the whole burst); tx
+ * process_burst hands every packet to tx (edge 1, the whole burst: the
+ * runtime skips it, PF_STAGE_TX_ALL, but for a traced packet); tx
  * checks out_port in the pass that buffers, so an unserved port is counted
  * no_tx_port and freed there (the counter, not the drop edge, carries it).
  */
@@ -214,8 +215,15 @@ tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 		return;
 	/* The common burst: one served port, nothing buffered there. Send it as is. */
 	if (likely(st->in_burst_port != 0)) {
-		/* The producer vouched for every packet's out_port (pf_stage.h). */
-		p0 = st->in_burst_port - 1u;
+		/* The producer vouched for every packet's out_port (pf_stage.h),
+		 * or left it unwritten: then only the hint holds it. */
+		p0 = PF_BURST_PORT_INDEX(st->in_burst_port);
+		if (unlikely(tx->buf[p0].n != 0) && (tx->served_mask & (1u << p0))) {
+			/* Behind what is buffered there: append, in order. */
+			for (j = 0; j < n; j++)
+				tx_append(st, (uint16_t)p0, pkts[j], now);
+			goto flush_old;
+		}
 	} else {
 		p0 = pf_meta_at(pkts[0], off)->out_port;
 		/* Four per step: the loop's own cost shared, four independent loads. */
@@ -232,6 +240,7 @@ tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 		tx_send(st, p0, pkts, n);
 	else
 		tx_buffer(st, pkts, n, off, now);
+flush_old:
 	/* Light traffic: do not hold packets longer than tx_flush_us. */
 	pending = tx->pending;
 	while (pending != 0) {
@@ -302,7 +311,7 @@ tx_free(struct pf_stage *st)
 const struct pf_stage_ops pf_tx_ops = {
 	.type = "tx",
 	.summary = "buffer per port and transmit in bursts; replicate flooded packets",
-	.flags = PF_STAGE_SINK,
+	.flags = PF_STAGE_SINK | PF_STAGE_TX_ALL,
 	.priv_size = sizeof(struct tx_priv),
 	.n_edges = 1,
 	.edge_names = tx_edges,

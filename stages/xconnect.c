@@ -70,9 +70,11 @@ xc_cfg_free(void *cfg)
 /*
  * Usually a whole burst came in on one port (an rx stage polls one port per
  * burst slot): then one peer lookup serves the burst and it takes edge "out"
- * as a whole. When rx's in-port hint says so, the pass only writes the
- * peer; without it, the pass writes that peer while it checks the ingress
- * ports agree; a burst from several ports is redone packet by packet.
+ * as a whole. When rx's in-port hint says so, there is no pass: the
+ * burst-port hint stands for every out_port (the runtime writes them where
+ * anything but tx reads the burst); without it, the pass writes that peer
+ * while it checks the ingress ports agree; a burst from several ports is
+ * redone packet by packet.
  */
 static uint16_t
 xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
@@ -90,18 +92,13 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 	if (likely(st->in_burst_in_port != 0)) {
 		peer = cfg->peer[st->in_burst_in_port - 1];
 		if (likely(peer != PF_PORT_NONE)) {
-			for (j = 0; j + 4 <= n; j += 4) {
-				pf_meta_at(pkts[j], off)->out_port = peer;
-				pf_meta_at(pkts[j + 1], off)->out_port = peer;
-				pf_meta_at(pkts[j + 2], off)->out_port = peer;
-				pf_meta_at(pkts[j + 3], off)->out_port = peer;
+			/* The hint stands for every out_port: the runtime writes
+			 * them unless the burst goes straight to tx (pf_stage.h). */
+			for (j = 0; j + 4 <= n; j += 4)
 				memcpy(&edge[j], &out4, sizeof(out4));
-			}
-			for (; j < n; j++) {
-				pf_meta_at(pkts[j], off)->out_port = peer;
+			for (; j < n; j++)
 				edge[j] = XC_EDGE_OUT;
-			}
-			st->burst_port = PF_BURST_PORT(peer);
+			st->burst_port = PF_BURST_PORT(peer) | PF_BURST_PORT_UNWRITTEN;
 			return XC_EDGE_OUT;
 		}
 	}

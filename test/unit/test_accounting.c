@@ -421,19 +421,27 @@ test_tx_direct(void **state)
 	tx->ops->tx(tx, pkts, 20);
 	assert_int_equal(tx->port_tx[0] - sent0, 20);
 	assert_int_equal(tx_in_flight(tx), 0);
-	/* Mixed (p0, p1, p0), then p0 only, twice. */
-	for (n = 0; n < 3; n++) {
+	/*
+	 * Mixed (p0, p1, p0), then p0 only, three times: behind what p0 has
+	 * buffered, in order. The last burst's out_port is unwritten (its
+	 * producer's hint stands for it, PF_BURST_PORT_UNWRITTEN): tx must
+	 * take the port from the hint alone.
+	 */
+	for (n = 0; n < 4; n++) {
 		uint16_t k = n == 0 ? 3 : 8;
 
 		for (i = 0; i < k; i++) {
+			bool p1 = n == 0 && i == 1;
+
 			pkts[i] = pf_test_mbuf(b, sizeof(b), 1);
-			pf_meta(pkts[i])->out_port = (uint16_t)(n == 0 && i == 1);
-			if (pf_meta(pkts[i])->out_port == 0)
+			pf_meta(pkts[i])->out_port = n == 3 ? PF_PORT_NONE : (uint16_t)p1;
+			if (!p1)
 				rte_pktmbuf_mtod(pkts[i], uint8_t *)[0] = (uint8_t)seq++;
 		}
 		pf_test_process(tx, pkts, k, edge);
 		/* The p0-only bursts come with a producer's burst-port hint (pf_stage.h). */
-		tx->in_burst_port = n == 0 ? 0 : PF_BURST_PORT(0);
+		tx->in_burst_port = n == 0 ? 0 : n == 3 ? PF_BURST_PORT(0) | PF_BURST_PORT_UNWRITTEN :
+				    PF_BURST_PORT(0);
 		tx->ops->tx(tx, pkts, k);
 		tx->in_burst_port = 0;
 	}
