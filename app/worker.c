@@ -15,6 +15,38 @@
 #include "pf_capture.h"
 #include "rt_internal.h"
 
+/*
+ * A burst from each of @p rs's input rings, from ring @p i on (the first
+ * that is not empty). Out of line: on one lcore most rings stay empty (their
+ * edges go direct), and the pass that only looks at them keeps its registers.
+ */
+static __rte_noinline uint16_t
+run_rings(struct pf_rt_stage *rs, int me, uint16_t i)
+{
+	struct rte_mbuf *pkts[PF_BURST_MAX];
+	uint16_t n, moved = 0;
+	uint32_t max;
+
+	for (; i < rs->n_in; i++) {
+		struct pf_rt_ring *r = rs->in[i];
+
+		if (rte_ring_empty(r->ring))
+			continue;
+		max = __atomic_load_n(&r->burst, __ATOMIC_RELAXED);
+		if (unlikely(rs->lossless))
+			max = pf_rt_room(rs, me, max);
+		n = (uint16_t)rte_ring_dequeue_burst(r->ring, (void **)pkts, max, NULL);
+		if (n == 0)
+			continue;
+		r->dequeued += n;
+		if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
+			pf_capture_burst(&r->tap, pkts, n);
+		pf_rt_run_burst(rs, pkts, n, me, rte_rdtsc());
+		moved += n;
+	}
+	return moved;
+}
+
 /* One pass of a stage; returns packets it took in. */
 static __rte_always_inline uint16_t
 run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
@@ -38,25 +70,13 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
 			}
 		}
 	} else {
-		for (i = 0; i < rs->n_in; i++) {
-			struct pf_rt_ring *r = rs->in[i];
-
-			/* Most edges on one lcore go direct and their rings stay
-			 * empty: one look at the ring, not a dequeue. */
-			if (rte_ring_empty(r->ring))
-				continue;
-			max = __atomic_load_n(&r->burst, __ATOMIC_RELAXED);
-			if (unlikely(rs->lossless))
-				max = pf_rt_room(rs, me, max);
-			n = (uint16_t)rte_ring_dequeue_burst(r->ring, (void **)pkts, max, NULL);
-			if (n == 0)
-				continue;
-			r->dequeued += n;
-			if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
-				pf_capture_burst(&r->tap, pkts, n);
-			pf_rt_run_burst(rs, pkts, n, me, rte_rdtsc());
-			moved += n;
-		}
+		/* Most edges on one lcore go direct and their rings stay empty:
+		 * one look at each ring, not a dequeue. */
+		for (i = 0; i < rs->n_in; i++)
+			if (!rte_ring_empty(rs->in[i]->ring)) {
+				moved = run_rings(rs, me, i);
+				break;
+			}
 	}
 	/* Idle: no burst since the last check, from a port, a ring or a
 	 * producer on this lcore that handed one over directly. */

@@ -141,6 +141,7 @@ struct rx_priv {
 	uint16_t port_idx[PF_MAX_PORTS];    /* pipefwd port index */
 	uint16_t port_id[PF_MAX_PORTS];     /* DPDK port id */
 	uint32_t set_port;                  /* bit k: port_id[k]'s PMD leaves mbuf->port unset */
+	bool one_port;                      /* rx_rx's plain case: one port, nothing else to do */
 	bool fast_path;
 	/*
 	 * mbuf->port (a DPDK port id, < RTE_MAX_ETHPORTS) to pipefwd port index,
@@ -352,6 +353,8 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 
 		rx->ts_flag = bit >= 0 ? 1ull << bit : 0;
 	}
+	rx->one_port = rx->n_ports == 1 && rx->set_port == 0 && rx->pace_pps == 0 &&
+		       !(rx->pcap_clock && rx->ts_offset >= 0);
 	return 0;
 }
 
@@ -361,6 +364,12 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 	struct rx_priv *rx = st->priv;
 	uint16_t n = 0, k, i, p, got;
 
+	/* One port, no pacing, no port to stamp, no pcap clock: one call. */
+	if (likely(rx->one_port)) {
+		got = rte_eth_rx_burst(rx->port_id[0], rx->queue, pkts, max);
+		st->port_rx[rx->port_idx[0]] += got;
+		return got;
+	}
 	if (unlikely(rx->pace_pps != 0)) {
 		uint64_t now = rte_rdtsc(), elapsed = RTE_MIN(now - rx->last_tsc, rx->hz);
 
