@@ -12,7 +12,8 @@
  *           counts it (ring_full) on the producer and on the ring: the
  *           producer never blocks.
  * Time is chained: one rdtsc per stage boundary, a stage's end is the next
- * one's start, so each stage's cycles exclude the consumers it called.
+ * one's start, so each stage's cycles exclude the consumers it called; and
+ * sampled: only a timed pass takes them (charge()).
  * Ring statistics (enqueued, hwm, histogram) move only on ring sends; a
  * direct hand-over counts its packets in the ring's `direct`.
  *
@@ -33,6 +34,25 @@
 #include "pf_flowhash.h"
 #include "pf_trace.h"
 #include "rt_internal.h"
+
+/*
+ * Charge @p rs the cycles since @p t0 and return the time now: the boundary
+ * that ends its interval starts the next one. Stage time is sampled (one
+ * pass in PF_RT_TIME_EVERY, rt_internal.h): an untimed pass carries t0 0,
+ * takes no timestamp and stays 0; a timed interval counts PF_RT_TIME_EVERY
+ * times, so rs->cycles estimates the cycles of all passes.
+ */
+static __rte_always_inline uint64_t
+charge(struct pf_rt_stage *rs, uint64_t t0)
+{
+	uint64_t t1;
+
+	if (likely(t0 == 0))
+		return 0;
+	t1 = rte_rdtsc();
+	rs->cycles += (t1 - t0) << PF_RT_TIME_SHIFT;
+	return t1;
+}
 
 /* Cross-lcore send: the only place ring statistics move. */
 static __rte_always_inline void
@@ -82,9 +102,8 @@ static __rte_always_inline uint64_t
 direct_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
 	    int me, uint64_t t, uint16_t hint, uint16_t in_hint)
 {
-	uint64_t now = rte_rdtsc();
+	uint64_t now = charge(rs, t);
 
-	rs->cycles += now - t;
 	r->direct += n;
 	/* A capture on the edge sees the burst as its consumer gets it. */
 	if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
@@ -260,10 +279,9 @@ run_held(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint16_t *e
 		}
 	if (k != 0)
 		t0 = dispatch_mixed(rs, pkts, k, edge, me, t0);
-	t1 = rte_rdtsc();
-	rs->cycles += t1 - t0;
-	pf_rt_emit(rs, me, false);
-	return rte_rdtsc();
+	t1 = charge(rs, t0);
+	pf_rt_emit(rs, me, false, t1 != 0);
+	return t1 != 0 ? rte_rdtsc() : 0;
 }
 
 static uint64_t run_expand(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me,
@@ -277,7 +295,6 @@ static __rte_always_inline uint64_t
 run_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint64_t t0)
 {
 	struct pf_stage *st = rs->st;
-	uint64_t t1;
 
 	rs->packets += n;
 	rs->bursts++;
@@ -286,9 +303,7 @@ run_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint64_t t0
 	st->ops->tx(st, pkts, n);
 	st->in_burst_port = 0;
 	st->in_burst_in_port = 0;
-	t1 = rte_rdtsc();
-	rs->cycles += t1 - t0;
-	return t1;
+	return charge(rs, t0);
 }
 
 /*
@@ -388,8 +403,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 					hint &= (uint16_t)~PF_BURST_PORT_UNWRITTEN;
 				}
 				rs->edge_pkts[all] += n;
-				t1 = rte_rdtsc();
-				rs->cycles += t1 - t0;
+				t1 = charge(rs, t0);
 				r->direct += n;
 				/* A capture on the edge sees the burst as its consumer gets it. */
 				if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
@@ -409,9 +423,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		}
 		/* This burst's hint from the producer (if any) ends with it. */
 		st->in_burst_port = 0;
-		t1 = rte_rdtsc();
-		rs->cycles += t1 - t0;
-		return t1;
+		return charge(rs, t0);
 	}
 }
 
@@ -450,12 +462,12 @@ pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int 
 }
 
 uint16_t
-pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining)
+pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining, bool timed)
 {
 	struct rte_mbuf *pkts[PF_BURST_MAX];
 	uint16_t edge[PF_BURST_MAX], n;
 	uint32_t max = PF_BURST_MAX;
-	uint64_t t0 = rte_rdtsc();
+	uint64_t t0 = timed ? rte_rdtsc() : 0;
 #ifndef NDEBUG
 	uint64_t drops_before = drop_ctr_sum(rs->st);
 #endif
@@ -469,7 +481,7 @@ pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining)
 	check_drop_discipline(rs->st, drops_before, n, edge, PF_EDGE_MIXED);
 #endif
 	t0 = dispatch_mixed(rs, pkts, n, edge, me, t0);
-	rs->cycles += rte_rdtsc() - t0;
+	charge(rs, t0);
 	return n;
 }
 

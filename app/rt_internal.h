@@ -23,17 +23,29 @@ void pf_rt_close_ports(struct pf_runtime *rt);
 struct rte_mempool *pf_rt_pool_for(struct pf_runtime *rt, int socket);
 
 /*
+ * Stage cycles are sampled (an rdtsc costs about 40 cycles, a packet on a
+ * fused lcore about 80): the worker times one pass in PF_RT_TIME_EVERY, at
+ * random, and each timed interval counts PF_RT_TIME_EVERY times, so a
+ * stage's cycles estimate those of every pass. An untimed pass takes no
+ * timestamp at a stage boundary (its t0 is 0).
+ */
+#define PF_RT_TIME_SHIFT 4
+#define PF_RT_TIME_EVERY (1u << PF_RT_TIME_SHIFT)
+
+/*
  * edge.c: run one burst through @p rs on lcore @p me, the clock having
- * started at @p t0 (the previous boundary's timestamp); consumers on the
- * same lcore run depth-first inside. Returns the time it ended.
+ * started at @p t0 (the previous boundary's timestamp, 0 in an untimed
+ * pass); consumers on the same lcore run depth-first inside. Returns the
+ * time it ended (0 untimed).
  */
 uint64_t pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me,
 			 uint64_t t0);
 /*
  * edge.c: let @p rs (a stage with ops->emit) hand over what it releases or
- * made, and move it on by edge. Returns how many packets it emitted.
+ * made, and move it on by edge (@p timed: in a timed pass). Returns how
+ * many packets it emitted.
  */
-uint16_t pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining);
+uint16_t pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining, bool timed);
 /*
  * Lossless mode: how many packets (at most @p max) @p rs can take now so
  * that no ring after it, up to the next lcore boundary, overflows; fixes

@@ -6,7 +6,8 @@
  * or a ring still draining after a move); edge.c runs each burst through
  * the stage and, depth-first, through its consumers on this lcore. After the
  * pass: stage upkeep about once a millisecond, busy/total cycles, and a
- * quiescent state for QSBR.
+ * quiescent state for QSBR. One pass in PF_RT_TIME_EVERY (at random) times
+ * its stages (rt_internal.h); every pass reads the clock once.
  */
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -21,7 +22,7 @@
  * edges go direct), and the pass that only looks at them keeps its registers.
  */
 static __rte_noinline uint16_t
-run_rings(struct pf_rt_stage *rs, int me, uint16_t i)
+run_rings(struct pf_rt_stage *rs, int me, uint16_t i, bool timed)
 {
 	struct rte_mbuf *pkts[PF_BURST_MAX];
 	uint16_t n, moved = 0;
@@ -41,7 +42,7 @@ run_rings(struct pf_rt_stage *rs, int me, uint16_t i)
 		r->dequeued += n;
 		if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
 			pf_capture_burst(&r->tap, pkts, n);
-		pf_rt_run_burst(rs, pkts, n, me, rte_rdtsc());
+		pf_rt_run_burst(rs, pkts, n, me, timed ? rte_rdtsc() : 0);
 		moved += n;
 	}
 	return moved;
@@ -49,7 +50,7 @@ run_rings(struct pf_rt_stage *rs, int me, uint16_t i)
 
 /* One pass of a stage; returns packets it took in. */
 static __rte_always_inline uint16_t
-run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
+run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool timed)
 {
 	struct rte_mbuf *pkts[PF_BURST_MAX];
 	struct pf_stage *st = rs->st;
@@ -65,7 +66,7 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
 			if (n != 0) {
 				if (unlikely(__atomic_load_n(&rs->tap, __ATOMIC_RELAXED) != NULL))
 					pf_capture_burst(&rs->tap, pkts, n);
-				pf_rt_run_burst(rs, pkts, n, me, rte_rdtsc());
+				pf_rt_run_burst(rs, pkts, n, me, timed ? rte_rdtsc() : 0);
 				moved += n;
 			}
 		}
@@ -74,7 +75,7 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me)
 		 * one look at each ring, not a dequeue. */
 		for (i = 0; i < rs->n_in; i++)
 			if (!rte_ring_empty(rs->in[i]->ring)) {
-				moved = run_rings(rs, me, i);
+				moved = run_rings(rs, me, i, timed);
 				break;
 			}
 	}
@@ -94,7 +95,9 @@ pf_rt_worker_main(void *arg)
 	const struct pf_lcore_map *map;
 	int me = (int)rte_lcore_id();
 	uint64_t t0, t1, moved;
+	uint32_t rnd;
 	uint16_t i;
+	bool timed;
 
 	for (i = 0; i < rt->n_lcores; i++)
 		if ((int)rt->lcores[i].id == me)
@@ -107,14 +110,21 @@ pf_rt_worker_main(void *arg)
 	if (__atomic_add_fetch(&rt->workers_ready, 1, __ATOMIC_ACQ_REL) == rt->n_lcores)
 		__atomic_store_n(&rt->rx_started, 1, __ATOMIC_RELEASE);
 	t0 = rte_rdtsc();
+	rnd = (uint32_t)t0 | 1;
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		moved = 0;
+		/* One pass in PF_RT_TIME_EVERY times its stages (xorshift: at
+		 * random, so no periodic traffic pattern aliases with it). */
+		rnd ^= rnd << 13;
+		rnd ^= rnd >> 17;
+		rnd ^= rnd << 5;
+		timed = (rnd & (PF_RT_TIME_EVERY - 1)) == 0;
 		/* The map can change between passes (reload); a stage in the map
 		 * runs only once this lcore owns it (hand-over in progress). */
 		map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);
 		for (i = 0; i < map->n; i++)
 			if (likely(__atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) == me))
-				moved += run_stage(rt, map->stages[i], me);
+				moved += run_stage(rt, map->stages[i], me, timed);
 		t1 = rte_rdtsc();
 		if (unlikely(t1 >= lc->housekeep_tsc)) {
 			/* Upkeep runs loaded or idle, about once a millisecond. */
@@ -127,7 +137,7 @@ pf_rt_worker_main(void *arg)
 					st->ops->housekeep(st, pf_now_ns());
 				/* What the timers made or released (and, stopping, dropped). */
 				if (st->ops->emit != NULL)
-					pf_rt_emit(map->stages[i], me, rt->rx_stopped);
+					pf_rt_emit(map->stages[i], me, rt->rx_stopped, timed);
 				pf_rt_hwm_serve(map->stages[i]);   /* hwm restart after a clear */
 			}
 			lc->housekeep_tsc = t1 + rte_get_tsc_hz() / 1000;
