@@ -1420,13 +1420,13 @@ acl_prefetch_pkt(struct rte_mbuf *m)
 
 /*
  * Pass 1: every packet's key, four at a time, headers and metadata lines
- * prefetched 4 ahead. Stateless, four plain packets of one family are one
+ * prefetched 4 ahead (@p prefetch). Stateless, four plain packets of one family are one
  * x4 group (acl_x4_group: one metadata test, one length test, one branch);
  * any other four go one by one. Returns the sum of acl_extract_fast's counts.
  */
 static __rte_always_inline uint32_t
 acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts, uint16_t n,
-	   const bool stateful)
+	   const bool stateful, const bool prefetch)
 {
 	const uint8_t nonfirst_cat = t->nonfirst_cat;
 	int off = pf_meta_off();
@@ -1435,11 +1435,11 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 	uint32_t plain = 0;
 	unsigned int i, k;
 
-	for (i = 0; i < n && i < 4; i++)
+	for (i = 0; prefetch && i < n && i < 4; i++)
 		acl_prefetch_pkt(pkts[i]);
 	/* Through a pointer: constant displacements, no index arithmetic. */
 	for (i = 0, pp = pkts, kd = pv->kdata; i + 4 <= n; i += 4, pp += 4, kd += 4) {
-		if (likely(i + 8 <= n)) {
+		if (prefetch && likely(i + 8 <= n)) {
 			acl_prefetch_pkt(pp[4]);
 			acl_prefetch_pkt(pp[5]);
 			acl_prefetch_pkt(pp[6]);
@@ -1501,11 +1501,17 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	 * path gives the same verdicts and counters without session keys. */
 	stateful = pv->sess_h != NULL && (t->reflect || pv->sess_live != 0);
 
-	/* Pass 1: gather the keys (headers and metadata 4 ahead). */
+	/* Pass 1: gather the keys (headers and metadata 4 ahead). A burst with
+	 * rx's in-port hint came direct from rx on this lcore (the runtime hands
+	 * the hint on only then), which parsed it a moment ago: its headers and
+	 * metadata lines are in L1, and prefetching them would only cost
+	 * instructions. Behind a ring, the lines may be cold. */
 	if (stateful)
-		plain = acl_gather(pv, t, pkts, n, true);
+		plain = acl_gather(pv, t, pkts, n, true, true);
+	else if (st->in_burst_in_port == 0)
+		plain = acl_gather(pv, t, pkts, n, false, true);
 	else
-		plain = acl_gather(pv, t, pkts, n, false);
+		plain = acl_gather(pv, t, pkts, n, false, false);
 
 	if (stateful) {
 		/* Pass 2: sessions first, then the rules for the rest. */
