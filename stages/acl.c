@@ -82,8 +82,9 @@ int pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf
  */
 /*
  * Laid out as the IPv4 header from its TTL on (as l3fwd's ACL key): a plain
- * packet (IHL 5) is classified in place, from a pointer into its header; the
- * others get this copy. rte_acl reads only the fields below, never byte 0.
+ * packet (IHL 5) is classified in place, from a pointer to its frame
+ * (ACL_KEY4); the others get this copy. rte_acl reads only the fields below,
+ * never byte 0.
  */
 struct acl_key {
 	uint8_t ttl_pad;
@@ -95,6 +96,17 @@ struct acl_key {
 	uint16_t dport;
 };
 
+/*
+ * What rte_acl is handed for a key is where an untagged frame holding it
+ * would start: the field offsets are those of the frame, ACL_KEY4 bytes
+ * before the key's TTL byte (ACL_KEY6 before an IPv6 key's payload length).
+ * An untagged plain frame is classified from its own start (no add a
+ * packet), a tagged one from 14 bytes before its IP header, a copy from
+ * acl_kd4() of its key.
+ */
+#define ACL_KEY4 (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, time_to_live))
+#define ACL_KEY6 (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, payload_len))
+
 enum { F_PROTO, F_SRC, F_DST, F_SPORT, F_DPORT, F_NUM };
 #define F_AUX_NUM (F_DST + 1)
 
@@ -104,11 +116,11 @@ enum { ACL_CAT_STRICT, ACL_CAT_PROTO, ACL_AUX_CATS = RTE_ACL_RESULTS_MULTIPLIER 
 RTE_ACL_RULE_DEF(acl_rte_rule, F_NUM);
 
 static const struct rte_acl_field_def acl_field_defs[F_NUM] = {
-	{ RTE_ACL_FIELD_TYPE_BITMASK, 1, F_PROTO, 0, offsetof(struct acl_key, proto) },
-	{ RTE_ACL_FIELD_TYPE_MASK, 4, F_SRC, 1, offsetof(struct acl_key, src) },
-	{ RTE_ACL_FIELD_TYPE_MASK, 4, F_DST, 2, offsetof(struct acl_key, dst) },
-	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_SPORT, 3, offsetof(struct acl_key, sport) },
-	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_DPORT, 3, offsetof(struct acl_key, dport) },
+	{ RTE_ACL_FIELD_TYPE_BITMASK, 1, F_PROTO, 0, ACL_KEY4 + offsetof(struct acl_key, proto) },
+	{ RTE_ACL_FIELD_TYPE_MASK, 4, F_SRC, 1, ACL_KEY4 + offsetof(struct acl_key, src) },
+	{ RTE_ACL_FIELD_TYPE_MASK, 4, F_DST, 2, ACL_KEY4 + offsetof(struct acl_key, dst) },
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_SPORT, 3, ACL_KEY4 + offsetof(struct acl_key, sport) },
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_DPORT, 3, ACL_KEY4 + offsetof(struct acl_key, dport) },
 };
 
 /*
@@ -136,17 +148,33 @@ RTE_ACL_RULE_DEF(acl6_rte_rule, F6_NUM);
 
 #define ACL6_ADDR_DEF(f, w, a)									\
 	{ RTE_ACL_FIELD_TYPE_MASK, 4, (f) + (w), (f) + (w),					\
-	  offsetof(struct acl6_key, a) + (w) * sizeof(uint32_t) }
+	  ACL_KEY6 + offsetof(struct acl6_key, a) + (w) * sizeof(uint32_t) }
 
 static const struct rte_acl_field_def acl6_field_defs[F6_NUM] = {
-	{ RTE_ACL_FIELD_TYPE_BITMASK, 1, F6_PROTO, 0, offsetof(struct acl6_key, proto) },
+	{ RTE_ACL_FIELD_TYPE_BITMASK, 1, F6_PROTO, 0, ACL_KEY6 + offsetof(struct acl6_key, proto) },
 	ACL6_ADDR_DEF(F6_SRC, 0, src), ACL6_ADDR_DEF(F6_SRC, 1, src),
 	ACL6_ADDR_DEF(F6_SRC, 2, src), ACL6_ADDR_DEF(F6_SRC, 3, src),
 	ACL6_ADDR_DEF(F6_DST, 0, dst), ACL6_ADDR_DEF(F6_DST, 1, dst),
 	ACL6_ADDR_DEF(F6_DST, 2, dst), ACL6_ADDR_DEF(F6_DST, 3, dst),
-	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_SPORT, F6_SPORT, offsetof(struct acl6_key, sport) },
-	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_DPORT, F6_SPORT, offsetof(struct acl6_key, dport) },
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_SPORT, F6_SPORT,
+	  ACL_KEY6 + offsetof(struct acl6_key, sport) },
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_DPORT, F6_SPORT,
+	  ACL_KEY6 + offsetof(struct acl6_key, dport) },
 };
+
+/* The classifier's pointer for a key copy (ACL_KEY4, ACL_KEY6). The copies
+ * live in acl_priv behind other members: the pointer stays inside it. */
+static __rte_always_inline const uint8_t *
+acl_kd4(const struct acl_key *k)
+{
+	return (const uint8_t *)k - ACL_KEY4;
+}
+
+static __rte_always_inline const uint8_t *
+acl_kd6(const struct acl6_key *k)
+{
+	return (const uint8_t *)k - ACL_KEY6;
+}
 
 /*
  * Session key: the 5-tuple with the lower (address, port) end first. An
@@ -238,7 +266,7 @@ struct acl_priv {
 	struct acl6_key keys6[PF_BURST_MAX];
 	struct acl_skey skeys[PF_BURST_MAX];
 	struct acl_pk pk[PF_BURST_MAX];
-	const uint8_t *kdata[PF_BURST_MAX];   /* &keys[i] or the packet's own header */
+	const uint8_t *kdata[PF_BURST_MAX];   /* acl_kd4/6 of keys[i], or the packet's frame */
 	const uint8_t *data[PF_BURST_MAX];
 	uint16_t idx[PF_BURST_MAX];
 	uint32_t res[PF_BURST_MAX];           /* per packet: rule number or 0 */
@@ -543,7 +571,11 @@ acl_alg_measure(const struct acl_cfg *cfg, struct acl_set *set, uint64_t *cycles
 	enum { KEYS = 64, ROUNDS = 5, REPS = 8 };
 	static const uint8_t cand[] = { ACL_ALG_SCALAR, ACL_ALG_SSE, ACL_ALG_AVX2,
 					ACL_ALG_AVX512X16, ACL_ALG_AVX512X32 };
-	struct acl_key keys[KEYS];
+	struct {
+		uint8_t lead[ACL_KEY4];         /* acl_kd4() points here */
+		struct acl_key k[KEYS];
+	} kb;
+	struct acl_key *keys = kb.k;
 	const uint8_t *data[KEYS];
 	uint32_t res[KEYS], i, c, r, k, seed = 12345;
 	enum rte_acl_classify_alg best = RTE_ACL_CLASSIFY_SCALAR;
@@ -560,7 +592,7 @@ acl_alg_measure(const struct acl_cfg *cfg, struct acl_set *set, uint64_t *cycles
 			.sport = rte_cpu_to_be_16((uint16_t)(seed >> 7)),
 			.dport = rte_cpu_to_be_16((i & 8) ? ru->dport_lo : (uint16_t)(seed >> 16)),
 		};
-		data[i] = (const uint8_t *)&keys[i];
+		data[i] = acl_kd4(&keys[i]);
 	}
 	for (c = 0; c < RTE_DIM(cand); c++) {
 		cycles[cand[c]] = 0;
@@ -991,9 +1023,9 @@ acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
 
 	p->pos = -1;
 	p->tcpf = 0;
-	*kd = (const uint8_t *)k;
+	*kd = acl_kd4(k);
 	if (md->cls == PF_CLASS_IPV6) {
-		*kd = (const uint8_t *)k6;
+		*kd = acl_kd6(k6);
 		return acl6_extract(m, md, k6, p, nonfirst_cat);
 	}
 	if (unlikely(md->cls != PF_CLASS_IPV4 || l3 < sizeof(*ip) || len < l2 + l3))
@@ -1081,7 +1113,7 @@ acl_extract_fast(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int 
 	if (!stateful) {
 		/* Only the classifier reads the key: it reads the header itself. No
 		 * flags stored: acl_flags_inplace knows these by kd. */
-		*kd = ip + offsetof(struct rte_ipv4_hdr, time_to_live);
+		*kd = ip - RTE_ETHER_HDR_LEN;
 		return ACL_PLAIN4;
 	}
 	k->proto = ip[9];
@@ -1089,7 +1121,7 @@ acl_extract_fast(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int 
 	memcpy(&k->sport, l4, 2 * sizeof(uint16_t));
 	p->pos = -1;
 	p->tcpf = ip[9] == IPPROTO_TCP ? l4[13] : 0;
-	*kd = (const uint8_t *)k;
+	*kd = acl_kd4(k);
 	p->flags = PK_SESS;
 	return ACL_PLAIN4;
 not4:
@@ -1107,7 +1139,7 @@ not4:
 		     (ip[6] == IPPROTO_TCP &&
 		      ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l3len - ACL_IP6))))
 		goto slow;
-	*kd = ip + offsetof(struct rte_ipv6_hdr, payload_len);
+	*kd = ip - RTE_ETHER_HDR_LEN;
 	return ACL_PLAIN6;
 slow:
 	return acl_extract_slow(m, off, pv, i, nonfirst_cat);
@@ -1194,9 +1226,7 @@ acl_x4_group(const uint8_t *const *d, struct rte_mbuf **pp, int off, const uint8
 				return false;
 	}
 	for (k = 0; k < 4; k++)
-		kd[k] = d[k] + RTE_ETHER_HDR_LEN +
-			(v6 ? offsetof(struct rte_ipv6_hdr, payload_len) :
-			 offsetof(struct rte_ipv4_hdr, time_to_live));
+		kd[k] = d[k];
 	return true;
 }
 
@@ -1264,8 +1294,7 @@ acl_flags_inplace(struct acl_priv *pv, struct rte_mbuf **pkts, uint16_t n)
 
 	for (i = 0; i < n; i++) {
 		pv->pk[i].pos = -1;
-		if (pv->kdata[i] != (const uint8_t *)&pv->keys[i] &&
-		    pv->kdata[i] != (const uint8_t *)&pv->keys6[i])
+		if (pv->kdata[i] != acl_kd4(&pv->keys[i]) && pv->kdata[i] != acl_kd6(&pv->keys6[i]))
 			pv->pk[i].flags = pf_meta_at(pkts[i], off)->cls == PF_CLASS_IPV6 ?
 					  PK_SESS | PK_V6 : PK_SESS;
 	}
@@ -1608,8 +1637,11 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
 			 ACL_AT6(sport) != sizeof(struct rte_ipv6_hdr));
 #undef ACL_AT4
 #undef ACL_AT6
+	/* The copies' classifier pointers stay inside acl_priv. */
+	RTE_BUILD_BUG_ON(offsetof(struct acl_priv, keys) < ACL_KEY4 ||
+			 offsetof(struct acl_priv, keys6) < ACL_KEY6);
 	for (i = 0; i < PF_BURST_MAX; i++)
-		pv->kdata[i] = (const uint8_t *)&pv->keys[i];
+		pv->kdata[i] = acl_kd4(&pv->keys[i]);
 	pv->sweep = cfg->sweep;
 	if (cfg->sessions != 0 && acl_sess_create_table(pv, st, cfg->sessions, errs) < 0)
 		return -EINVAL;
@@ -1776,8 +1808,8 @@ acl_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t
 	/* A packet classified in its own header has no flags or session slot
 	 * stored (stateless fast path): it is IP and has no session. Every
 	 * other packet's flags and slot are this burst's (-1 when stateless). */
-	bool inplace = pv->kdata[0] != (const uint8_t *)&pv->keys[0] &&
-		       pv->kdata[0] != (const uint8_t *)&pv->keys6[0];
+	bool inplace = pv->kdata[0] != acl_kd4(&pv->keys[0]) &&
+		       pv->kdata[0] != acl_kd6(&pv->keys6[0]);
 
 	if (!inplace && (pv->pk[0].flags & PK_NOTIP))
 		snprintf(buf, len, "not IPv4: not classified");
