@@ -937,15 +937,21 @@ static const uint8_t acl_l4_min[256] = {
 #define ACL_NO_PORTS INT32_MAX
 #define ACL_IP4 ((int32_t)sizeof(struct rte_ipv4_hdr))
 #define ACL_IP6 ((int32_t)sizeof(struct rte_ipv6_hdr))
-#define ACL_L3L4_NEED(hl) {									\
+#define ACL_L3L4_NEED(hl, tcp) {								\
 	[0 ... IPPROTO_TCP - 1] = ACL_NO_PORTS,							\
-	[IPPROTO_TCP] = (hl) + (int32_t)sizeof(struct rte_tcp_hdr),				\
+	[IPPROTO_TCP] = (hl) + (int32_t)sizeof(struct rte_tcp_hdr) + (tcp),			\
 	[IPPROTO_TCP + 1 ... IPPROTO_UDP - 1] = ACL_NO_PORTS, [IPPROTO_UDP] = (hl) + 8,		\
 	[IPPROTO_UDP + 1 ... IPPROTO_SCTP - 1] = ACL_NO_PORTS, [IPPROTO_SCTP] = (hl) + 12,	\
 	[IPPROTO_SCTP + 1 ... 255] = ACL_NO_PORTS,						\
 }
-static const int32_t acl_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP4);
-static const int32_t acl6_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP6);
+static const int32_t acl_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP4, 0);
+static const int32_t acl6_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP6, 0);
+/* The x4 group's: TCP's need plus ACL_X4_TCP, more than any IP length, so
+ * one compare fails a group holding TCP; its data offsets are then tested
+ * packet by packet (acl_x4_group). */
+#define ACL_X4_TCP (1 << 24)
+static const int32_t acl_x4_need[256] = ACL_L3L4_NEED(ACL_IP4, ACL_X4_TCP);
+static const int32_t acl6_x4_need[256] = ACL_L3L4_NEED(ACL_IP6, ACL_X4_TCP);
 
 /*
  * Fill packet i's key and scratch; returns its PK_* flags. Never reads past
@@ -1185,12 +1191,12 @@ acl_x4_group(const uint8_t *const *d, struct rte_mbuf **pp, int off, const uint8
 	 * IPv6 payload length (read from header bytes 2 and 4 on). */
 	const __m128i len_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
 	const int32_t hl = v6 ? ACL_IP6 : ACL_IP4;
-	const int32_t *need_tbl = v6 ? acl6_l3l4_need : acl_l3l4_need;
+	const int32_t *need_tbl = v6 ? acl6_x4_need : acl_x4_need;
 	const unsigned int at_len = RTE_ETHER_HDR_LEN + (v6 ? 4 : 2);
 	const unsigned int at_proto = RTE_ETHER_HDR_LEN + (v6 ? 6 : 9);
-	int32_t l3[4];
-	__m128i lw, dl, need, bad;
-	uint32_t k, tcp;
+	int32_t l3[4], nd;
+	__m128i lw, dl, need;
+	uint32_t k;
 
 	lw = _mm_shuffle_epi8(ACL_LANES(d, at_len), len_be);
 	if (v6)
@@ -1203,17 +1209,25 @@ acl_x4_group(const uint8_t *const *d, struct rte_mbuf **pp, int off, const uint8
 	need = _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(
 		_mm_cvtsi32_si128(need_tbl[d[0][at_proto]]), need_tbl[d[1][at_proto]], 1),
 		need_tbl[d[2][at_proto]], 2), need_tbl[d[3][at_proto]], 3);
-	bad = _mm_cmpgt_epi32(need, lw);
-	tcp = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
-		need, _mm_set1_epi32(hl + (int32_t)sizeof(struct rte_tcp_hdr)))));
-	if (unlikely(((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(bad)) | tcp) != 0)) {
-		if (_mm_movemask_ps(_mm_castsi128_ps(bad)) != 0)
-			return false;
+	need = _mm_cmpgt_epi32(need, lw);
+	if (unlikely(!_mm_testz_si128(need, need))) {
+		/* Short of its need, or TCP: lane by lane, the need looked up anew
+		 * (the compare kept the lengths, not the needs; hidden from GCC,
+		 * which would keep the four in registers for this branch). */
+		const int32_t *nt = need_tbl;
+
+		__asm__("" : "+r"(nt));
 		_mm_storeu_si128((__m128i *)l3, lw);
 		for (k = 0; k < 4; k++) {
-			const uint8_t *l4 = d[k] + RTE_ETHER_HDR_LEN + hl;
+			const uint8_t *dk = d[k], *l4;
 
-			if ((tcp & 1u << k) && ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l3[k] - hl))
+			__asm__("" : "+r"(dk));
+			l4 = dk + RTE_ETHER_HDR_LEN + hl;
+			nd = nt[dk[at_proto]];
+			if (nd <= l3[k])
+				continue;
+			if (nd == ACL_NO_PORTS || nd < ACL_X4_TCP || nd - ACL_X4_TCP > l3[k] ||
+			    (l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l3[k] - hl)
 				return false;
 		}
 	}
@@ -1458,17 +1472,18 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 	   const bool stateful, const bool prefetch)
 {
 	const uint8_t nonfirst_cat = t->nonfirst_cat;
-	int off = pf_meta_off();
+	const int off = pf_meta_off();
+	struct rte_mbuf **pp, **pp1, **const end4 = pkts + (n & ~3u);
 	const uint8_t **kd;
-	struct rte_mbuf **pp;
 	uint32_t plain = 0;
 	unsigned int i, k;
+	int off1;
 
 	for (i = 0; prefetch && i < n && i < 4; i++)
 		acl_prefetch_pkt(pkts[i]);
-	/* Through a pointer: constant displacements, no index arithmetic. */
-	for (i = 0, pp = pkts, kd = pv->kdata; i + 4 <= n; i += 4, pp += 4, kd += 4) {
-		if (prefetch && likely(i + 8 <= n)) {
+	/* Through pointers: constant displacements, no index arithmetic. */
+	for (pp = pkts, kd = pv->kdata; pp != end4; pp += 4, kd += 4) {
+		if (prefetch && likely(pkts + n - pp >= 8)) {
 			acl_prefetch_pkt(pp[4]);
 			acl_prefetch_pkt(pp[5]);
 			acl_prefetch_pkt(pp[6]);
@@ -1487,28 +1502,33 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 				(const uint8_t *)pf_meta_at(pp[2], off) + ACL_META_AT,
 				(const uint8_t *)pf_meta_at(pp[3], off) + ACL_META_AT,
 			};
-			__m128i mw = _mm_and_si128(ACL_LANES(md, 0), _mm_set1_epi32(ACL_X4_MASK));
-			uint32_t m4 = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(
-				_mm_cmpeq_epi32(mw, _mm_set1_epi32(ACL_X4_FAST))));
+			const __m128i mask = _mm_set1_epi32(ACL_X4_MASK);
+			__m128i mw = _mm_xor_si128(ACL_LANES(md, 0), _mm_set1_epi32(ACL_X4_FAST));
 
-			if (likely(m4 == 0xf) && likely(acl_x4_group(d, pp, off, kd, false)))
+			/* The IPv6 test from this xor, not from a copy of the words. */
+			__asm__("" : "+x"(mw));
+			if (likely(_mm_testz_si128(mw, mask)) &&
+			    likely(acl_x4_group(d, pp, off, kd, false)))
 				continue;
-			if (m4 == 0 && _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
-					mw, _mm_set1_epi32(ACL_X4_FAST6)))) == 0xf &&
-			    acl_x4_group(d, pp, off, kd, true)) {
+			mw = _mm_xor_si128(mw, _mm_set1_epi32(ACL_X4_FAST ^ ACL_X4_FAST6));
+			if (_mm_testz_si128(mw, mask) && acl_x4_group(d, pp, off, kd, true)) {
 				plain += 4 * ACL_PLAIN6;
 				continue;
 			}
-			/* One by one, the metadata read anew: kept from the group's test,
-			 * GCC would spill its words and addresses every group. */
-			__asm__("" : "+r"(off));
 		}
+		/* One by one, every packet read anew: kept from the group's test,
+		 * GCC would spill its words and addresses every group. */
+		pp1 = pp;
+		off1 = off;
+		if (!stateful)
+			__asm__("" : "+r"(off1), "+r"(pp1));
+		i = (unsigned int)(pp - pkts);
 #pragma GCC unroll 4
 		for (k = 0; k < 4; k++)
-			plain += acl_extract_fast(pp[k], off, pv, i + k, kd + k, nonfirst_cat,
+			plain += acl_extract_fast(pp1[k], off1, pv, i + k, kd + k, nonfirst_cat,
 						  stateful);
 	}
-	for (; i < n; i++)
+	for (i = n & ~3u; i < n; i++)
 		plain += acl_extract_fast(pkts[i], off, pv, i, &pv->kdata[i], nonfirst_cat,
 					  stateful);
 	return plain;

@@ -717,7 +717,7 @@ vlan_tag(struct rte_mbuf *m)
 	return m;
 }
 
-enum { X4_V4_KINDS = 16, X4_V6_KINDS = 12 };
+enum { X4_V4_KINDS = 17, X4_V6_KINDS = 13 };
 
 /* Packet kind @p k of the IPv4 (@p v6 false) or IPv6 set; kind 0 is the plain one. */
 static struct rte_mbuf *
@@ -740,6 +740,7 @@ x4_pkt(bool v6, unsigned int k, uint16_t i)
 		case 9: t.proto = 1; break;
 		case 10: t.proto = 132, t.dport = 54; break;
 		case 14: t = udp6(1, i, 2, 2, 1000, 53); break;
+		case 16: t.proto = 6, t.dport = 80, t.l4_len = 19; break;
 		default: break;
 		}
 	} else {
@@ -753,6 +754,7 @@ x4_pkt(bool v6, unsigned int k, uint16_t i)
 		case 6: t.l4_len = 6; break;
 		case 7: t.frag_off = 3; break;
 		case 10: t = udp(IP(10, 0, 0, i), 2, 1000, 53); break;
+		case 12: t.proto = 6, t.dport = 80, t.l4_len = 12; break;
 		default: break;
 		}
 	}
