@@ -1407,20 +1407,20 @@ acl_verdicts_general(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctr
  * load per packet, or one for the burst when every packet matched the same
  * rule. A drop verdict counts deny_rule or default_deny: their
  * growth is the burst's drops (acl_deny), no per-packet sum needed.
- * Returns the packets on "out".
+ * Returns process_burst's answer (the burst's edge, or PF_EDGE_MIXED).
  */
 static __rte_always_inline uint16_t
 acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs, uint16_t n,
 		   uint16_t *edge)
 {
-	uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
 	const struct acl_verdict *v;
+	uint64_t denied;
 	uint32_t r, r0, diff = 0;
 	uint16_t e0;
 	unsigned int i;
 
 	if (unlikely(n == 0))
-		return 0;
+		return PF_EDGE_MIXED;
 	/* One rule for the whole burst (one flow, a catch-all rule): count it
 	 * once. One vectorised pass ORs the differences from the first result
 	 * and writes the first packet's edge everywhere; a burst of several
@@ -1432,21 +1432,25 @@ acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs,
 		edge[i] = e0;
 	}
 	if (likely(diff == 0)) {
+		/* The burst takes the rule's edge; denied, every packet is a drop. */
 		v = &t->verdict[r0];
 		t->hits[r0] += n;
 		ctrs[v->ctr] += n;
-	} else {
-		for (i = 0; i < n; i++) {
-			r = pv->res[i];
-			v = &t->verdict[r];
-			t->hits[r]++;
-			ctrs[v->ctr]++;
-			edge[i] = v->edge;
-		}
+		if (e0 == ACL_EDGE_DROP)
+			ctrs[ACL_CTR_DENY] += n;
+		return e0;
+	}
+	denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
+	for (i = 0; i < n; i++) {
+		r = pv->res[i];
+		v = &t->verdict[r];
+		t->hits[r]++;
+		ctrs[v->ctr]++;
+		edge[i] = v->edge;
 	}
 	denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY] - denied;
 	ctrs[ACL_CTR_DENY] += denied;
-	return (uint16_t)(n - denied);
+	return denied == 0 ? ACL_EDGE_OUT : denied == n ? ACL_EDGE_DROP : PF_EDGE_MIXED;
 }
 
 /*
@@ -1580,11 +1584,11 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	} else if (likely(plain == 0)) {
 		/* Every packet has ports: one classify call, one table load each. */
 		acl_classify_set(t, &t->main, pv->kdata, pv->res, n, pv->tmp2);
-		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
+		return acl_verdicts_plain(pv, t, ctrs, n, edge);
 	} else if (plain == n * ACL_PLAIN6) {
 		/* The same for a burst of IPv6 packets with ports. */
 		acl_classify_set(t, &t->main6, pv->kdata, pv->res, n, pv->tmp2);
-		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
+		return acl_verdicts_plain(pv, t, ctrs, n, edge);
 	} else {
 		acl_flags_inplace(pv, pkts, n);
 		acl_classify_mixed(pv, t, n);
