@@ -1198,9 +1198,30 @@ acl_x4_group(const uint8_t *const *d, struct rte_mbuf **pp, int off, const uint8
 	__m128i lw, dl, need;
 	uint32_t k;
 
-	lw = _mm_shuffle_epi8(ACL_LANES(d, at_len), len_be);
-	if (v6)
+	__m128i raw = ACL_LANES(d, at_len);
+
+	lw = _mm_shuffle_epi8(raw, len_be);
+	if (v6) {
+		/* rx's upper layer must be the header's own Next Header (byte 2
+		 * of each lane read): l4_proto words gathered, one xor and test.
+		 * The offset hidden from GCC, which would make the addresses
+		 * before the group's first test, for every group. */
+		const __m128i nh_at = _mm_set_epi8(-1, -1, -1, 14, -1, -1, -1, 10,
+						   -1, -1, -1, 6, -1, -1, -1, 2);
+		int at_l4p = off + (int)offsetof(struct pf_meta, l4_proto);
+		const uint8_t *l4p[4] = {
+			(const uint8_t *)pp[0], (const uint8_t *)pp[1],
+			(const uint8_t *)pp[2], (const uint8_t *)pp[3],
+		};
+
+		__asm__("" : "+r"(at_l4p));
+
+		if (unlikely(!_mm_testz_si128(_mm_xor_si128(_mm_shuffle_epi8(raw, nh_at),
+							    ACL_LANES(l4p, at_l4p)),
+					      _mm_set1_epi32(0xff))))
+			return false;
 		lw = _mm_add_epi32(lw, _mm_set1_epi32(ACL_IP6));
+	}
 	/* 16-bit inserts from memory into zero lanes: no separate loads. */
 	dl = _mm_insert_epi16(_mm_insert_epi16(_mm_insert_epi16(_mm_insert_epi16(
 		_mm_setzero_si128(), pp[0]->data_len, 0), pp[1]->data_len, 2),
@@ -1230,14 +1251,6 @@ acl_x4_group(const uint8_t *const *d, struct rte_mbuf **pp, int off, const uint8
 			    (l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l3[k] - hl)
 				return false;
 		}
-	}
-	if (v6) {
-		/* The metadata addresses anew: kept from the group's test for this
-		 * rare branch, GCC would spill four pointers a group. */
-		__asm__("" : "+r"(off));
-		for (k = 0; k < 4; k++)
-			if (unlikely(d[k][at_proto] != pf_meta_at(pp[k], off)->l4_proto))
-				return false;
 	}
 	for (k = 0; k < 4; k++)
 		kd[k] = d[k];
