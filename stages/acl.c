@@ -1179,9 +1179,10 @@ acl_ld32(const void *p)
  * fragment, each with a complete TCP, UDP or SCTP header. Tested as a whole
  * in SSE lanes (IP length against the frame, the port-header need of the
  * protocol), the TCP data offsets packet by packet only when the group has
- * TCP. Returns true with the four kdata[] entries (@p kd) pointing into the
- * headers, as acl_extract_fast would set them; false when any of the four
- * is not such a packet (nothing written: the caller takes them one by one).
+ * TCP. Returns true with the four kdata[] entries (@p kd) pointing at the
+ * frames (@p d), as acl_extract_fast would set them; false when any of the
+ * four is not such a packet (nothing written: the caller takes them one by
+ * one).
  */
 static __rte_always_inline bool
 acl_x4_group(const uint8_t *const *d, struct rte_mbuf **pp, int off, const uint8_t **kd,
@@ -1194,12 +1195,11 @@ acl_x4_group(const uint8_t *const *d, struct rte_mbuf **pp, int off, const uint8
 	const int32_t *need_tbl = v6 ? acl6_x4_need : acl_x4_need;
 	const unsigned int at_len = RTE_ETHER_HDR_LEN + (v6 ? 4 : 2);
 	const unsigned int at_proto = RTE_ETHER_HDR_LEN + (v6 ? 6 : 9);
+	__m128i lw, dl, need, raw;
 	int32_t l3[4], nd;
-	__m128i lw, dl, need;
 	uint32_t k;
 
-	__m128i raw = ACL_LANES(d, at_len);
-
+	raw = ACL_LANES(d, at_len);
 	lw = _mm_shuffle_epi8(raw, len_be);
 	if (v6) {
 		/* rx's upper layer must be the header's own Next Header (byte 2
@@ -1215,7 +1215,6 @@ acl_x4_group(const uint8_t *const *d, struct rte_mbuf **pp, int off, const uint8
 		};
 
 		__asm__("" : "+r"(at_l4p));
-
 		if (unlikely(!_mm_testz_si128(_mm_xor_si128(_mm_shuffle_epi8(raw, nh_at),
 							    ACL_LANES(l4p, at_l4p)),
 					      _mm_set1_epi32(0xff))))
