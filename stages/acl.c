@@ -24,6 +24,7 @@
 #include <rte_acl.h>
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
+#include <rte_ether.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
@@ -31,6 +32,7 @@
 #include <rte_prefetch.h>
 #include <rte_tcp.h>
 #include <rte_telemetry.h>
+#include <rte_vect.h>
 
 #include "acl_rules.h"
 #include "pf_log.h"
@@ -80,8 +82,9 @@ int pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf
  */
 /*
  * Laid out as the IPv4 header from its TTL on (as l3fwd's ACL key): a plain
- * packet (IHL 5) is classified in place, from a pointer into its header; the
- * others get this copy. rte_acl reads only the fields below, never byte 0.
+ * packet (IHL 5) is classified in place, from a pointer to its frame
+ * (ACL_KEY4); the others get this copy. rte_acl reads only the fields below,
+ * never byte 0.
  */
 struct acl_key {
 	uint8_t ttl_pad;
@@ -93,6 +96,17 @@ struct acl_key {
 	uint16_t dport;
 };
 
+/*
+ * What rte_acl is handed for a key is where an untagged frame holding it
+ * would start: the field offsets are those of the frame, ACL_KEY4 bytes
+ * before the key's TTL byte (ACL_KEY6 before an IPv6 key's payload length).
+ * An untagged plain frame is classified from its own start (no add a
+ * packet), a tagged one from 14 bytes before its IP header, a copy from
+ * acl_kd4() of its key.
+ */
+#define ACL_KEY4 (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, time_to_live))
+#define ACL_KEY6 (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, payload_len))
+
 enum { F_PROTO, F_SRC, F_DST, F_SPORT, F_DPORT, F_NUM };
 #define F_AUX_NUM (F_DST + 1)
 
@@ -102,11 +116,11 @@ enum { ACL_CAT_STRICT, ACL_CAT_PROTO, ACL_AUX_CATS = RTE_ACL_RESULTS_MULTIPLIER 
 RTE_ACL_RULE_DEF(acl_rte_rule, F_NUM);
 
 static const struct rte_acl_field_def acl_field_defs[F_NUM] = {
-	{ RTE_ACL_FIELD_TYPE_BITMASK, 1, F_PROTO, 0, offsetof(struct acl_key, proto) },
-	{ RTE_ACL_FIELD_TYPE_MASK, 4, F_SRC, 1, offsetof(struct acl_key, src) },
-	{ RTE_ACL_FIELD_TYPE_MASK, 4, F_DST, 2, offsetof(struct acl_key, dst) },
-	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_SPORT, 3, offsetof(struct acl_key, sport) },
-	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_DPORT, 3, offsetof(struct acl_key, dport) },
+	{ RTE_ACL_FIELD_TYPE_BITMASK, 1, F_PROTO, 0, ACL_KEY4 + offsetof(struct acl_key, proto) },
+	{ RTE_ACL_FIELD_TYPE_MASK, 4, F_SRC, 1, ACL_KEY4 + offsetof(struct acl_key, src) },
+	{ RTE_ACL_FIELD_TYPE_MASK, 4, F_DST, 2, ACL_KEY4 + offsetof(struct acl_key, dst) },
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_SPORT, 3, ACL_KEY4 + offsetof(struct acl_key, sport) },
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F_DPORT, 3, ACL_KEY4 + offsetof(struct acl_key, dport) },
 };
 
 /*
@@ -134,17 +148,33 @@ RTE_ACL_RULE_DEF(acl6_rte_rule, F6_NUM);
 
 #define ACL6_ADDR_DEF(f, w, a)									\
 	{ RTE_ACL_FIELD_TYPE_MASK, 4, (f) + (w), (f) + (w),					\
-	  offsetof(struct acl6_key, a) + (w) * sizeof(uint32_t) }
+	  ACL_KEY6 + offsetof(struct acl6_key, a) + (w) * sizeof(uint32_t) }
 
 static const struct rte_acl_field_def acl6_field_defs[F6_NUM] = {
-	{ RTE_ACL_FIELD_TYPE_BITMASK, 1, F6_PROTO, 0, offsetof(struct acl6_key, proto) },
+	{ RTE_ACL_FIELD_TYPE_BITMASK, 1, F6_PROTO, 0, ACL_KEY6 + offsetof(struct acl6_key, proto) },
 	ACL6_ADDR_DEF(F6_SRC, 0, src), ACL6_ADDR_DEF(F6_SRC, 1, src),
 	ACL6_ADDR_DEF(F6_SRC, 2, src), ACL6_ADDR_DEF(F6_SRC, 3, src),
 	ACL6_ADDR_DEF(F6_DST, 0, dst), ACL6_ADDR_DEF(F6_DST, 1, dst),
 	ACL6_ADDR_DEF(F6_DST, 2, dst), ACL6_ADDR_DEF(F6_DST, 3, dst),
-	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_SPORT, F6_SPORT, offsetof(struct acl6_key, sport) },
-	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_DPORT, F6_SPORT, offsetof(struct acl6_key, dport) },
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_SPORT, F6_SPORT,
+	  ACL_KEY6 + offsetof(struct acl6_key, sport) },
+	{ RTE_ACL_FIELD_TYPE_RANGE, 2, F6_DPORT, F6_SPORT,
+	  ACL_KEY6 + offsetof(struct acl6_key, dport) },
 };
+
+/* The classifier's pointer for a key copy (ACL_KEY4, ACL_KEY6). The copies
+ * live in acl_priv behind other members: the pointer stays inside it. */
+static __rte_always_inline const uint8_t *
+acl_kd4(const struct acl_key *k)
+{
+	return (const uint8_t *)k - ACL_KEY4;
+}
+
+static __rte_always_inline const uint8_t *
+acl_kd6(const struct acl6_key *k)
+{
+	return (const uint8_t *)k - ACL_KEY6;
+}
 
 /*
  * Session key: the 5-tuple with the lower (address, port) end first. An
@@ -236,7 +266,7 @@ struct acl_priv {
 	struct acl6_key keys6[PF_BURST_MAX];
 	struct acl_skey skeys[PF_BURST_MAX];
 	struct acl_pk pk[PF_BURST_MAX];
-	const uint8_t *kdata[PF_BURST_MAX];   /* &keys[i] or the packet's own header */
+	const uint8_t *kdata[PF_BURST_MAX];   /* acl_kd4/6 of keys[i], or the packet's frame */
 	const uint8_t *data[PF_BURST_MAX];
 	uint16_t idx[PF_BURST_MAX];
 	uint32_t res[PF_BURST_MAX];           /* per packet: rule number or 0 */
@@ -541,7 +571,11 @@ acl_alg_measure(const struct acl_cfg *cfg, struct acl_set *set, uint64_t *cycles
 	enum { KEYS = 64, ROUNDS = 5, REPS = 8 };
 	static const uint8_t cand[] = { ACL_ALG_SCALAR, ACL_ALG_SSE, ACL_ALG_AVX2,
 					ACL_ALG_AVX512X16, ACL_ALG_AVX512X32 };
-	struct acl_key keys[KEYS];
+	struct {
+		uint8_t lead[ACL_KEY4];         /* acl_kd4() points here */
+		struct acl_key k[KEYS];
+	} kb;
+	struct acl_key *keys = kb.k;
 	const uint8_t *data[KEYS];
 	uint32_t res[KEYS], i, c, r, k, seed = 12345;
 	enum rte_acl_classify_alg best = RTE_ACL_CLASSIFY_SCALAR;
@@ -558,7 +592,7 @@ acl_alg_measure(const struct acl_cfg *cfg, struct acl_set *set, uint64_t *cycles
 			.sport = rte_cpu_to_be_16((uint16_t)(seed >> 7)),
 			.dport = rte_cpu_to_be_16((i & 8) ? ru->dport_lo : (uint16_t)(seed >> 16)),
 		};
-		data[i] = (const uint8_t *)&keys[i];
+		data[i] = acl_kd4(&keys[i]);
 	}
 	for (c = 0; c < RTE_DIM(cand); c++) {
 		cycles[cand[c]] = 0;
@@ -903,15 +937,21 @@ static const uint8_t acl_l4_min[256] = {
 #define ACL_NO_PORTS INT32_MAX
 #define ACL_IP4 ((int32_t)sizeof(struct rte_ipv4_hdr))
 #define ACL_IP6 ((int32_t)sizeof(struct rte_ipv6_hdr))
-#define ACL_L3L4_NEED(hl) {									\
+#define ACL_L3L4_NEED(hl, tcp) {								\
 	[0 ... IPPROTO_TCP - 1] = ACL_NO_PORTS,							\
-	[IPPROTO_TCP] = (hl) + (int32_t)sizeof(struct rte_tcp_hdr),				\
+	[IPPROTO_TCP] = (hl) + (int32_t)sizeof(struct rte_tcp_hdr) + (tcp),			\
 	[IPPROTO_TCP + 1 ... IPPROTO_UDP - 1] = ACL_NO_PORTS, [IPPROTO_UDP] = (hl) + 8,		\
 	[IPPROTO_UDP + 1 ... IPPROTO_SCTP - 1] = ACL_NO_PORTS, [IPPROTO_SCTP] = (hl) + 12,	\
 	[IPPROTO_SCTP + 1 ... 255] = ACL_NO_PORTS,						\
 }
-static const int32_t acl_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP4);
-static const int32_t acl6_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP6);
+static const int32_t acl_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP4, 0);
+static const int32_t acl6_l3l4_need[256] = ACL_L3L4_NEED(ACL_IP6, 0);
+/* The x4 group's: TCP's need plus ACL_X4_TCP, more than any IP length, so
+ * one compare fails a group holding TCP; its data offsets are then tested
+ * packet by packet (acl_x4_group). */
+#define ACL_X4_TCP (1 << 24)
+static const int32_t acl_x4_need[256] = ACL_L3L4_NEED(ACL_IP4, ACL_X4_TCP);
+static const int32_t acl6_x4_need[256] = ACL_L3L4_NEED(ACL_IP6, ACL_X4_TCP);
 
 /*
  * Fill packet i's key and scratch; returns its PK_* flags. Never reads past
@@ -989,9 +1029,9 @@ acl_extract(struct rte_mbuf *m, const struct pf_meta *md, struct acl_key *k,
 
 	p->pos = -1;
 	p->tcpf = 0;
-	*kd = (const uint8_t *)k;
+	*kd = acl_kd4(k);
 	if (md->cls == PF_CLASS_IPV6) {
-		*kd = (const uint8_t *)k6;
+		*kd = acl_kd6(k6);
 		return acl6_extract(m, md, k6, p, nonfirst_cat);
 	}
 	if (unlikely(md->cls != PF_CLASS_IPV4 || l3 < sizeof(*ip) || len < l2 + l3))
@@ -1037,6 +1077,7 @@ acl_extract_slow(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int 
 #define ACL_META_MASK (0xffu << 8 | 0xffu << 16 | (uint32_t)PF_META_IP_NONFIRST << 24)
 #define ACL_META_FAST (20u << 8 | PF_CLASS_IPV4 << 16)
 #define ACL_META_FAST6 (40u << 8 | PF_CLASS_IPV6 << 16)
+#define ACL_META_AT offsetof(struct pf_meta, l2_len)
 
 /*
  * The common cases: IPv4 without options or IPv6 without extension
@@ -1078,7 +1119,7 @@ acl_extract_fast(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int 
 	if (!stateful) {
 		/* Only the classifier reads the key: it reads the header itself. No
 		 * flags stored: acl_flags_inplace knows these by kd. */
-		*kd = ip + offsetof(struct rte_ipv4_hdr, time_to_live);
+		*kd = ip - RTE_ETHER_HDR_LEN;
 		return ACL_PLAIN4;
 	}
 	k->proto = ip[9];
@@ -1086,7 +1127,7 @@ acl_extract_fast(struct rte_mbuf *m, int off, struct acl_priv *pv, unsigned int 
 	memcpy(&k->sport, l4, 2 * sizeof(uint16_t));
 	p->pos = -1;
 	p->tcpf = ip[9] == IPPROTO_TCP ? l4[13] : 0;
-	*kd = (const uint8_t *)k;
+	*kd = acl_kd4(k);
 	p->flags = PK_SESS;
 	return ACL_PLAIN4;
 not4:
@@ -1104,10 +1145,115 @@ not4:
 		     (ip[6] == IPPROTO_TCP &&
 		      ((l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l3len - ACL_IP6))))
 		goto slow;
-	*kd = ip + offsetof(struct rte_ipv6_hdr, payload_len);
+	*kd = ip - RTE_ETHER_HDR_LEN;
 	return ACL_PLAIN6;
 slow:
 	return acl_extract_slow(m, off, pv, i, nonfirst_cat);
+}
+
+/* The metadata word of an untagged frame of the x4 group: acl_extract_fast's
+ * values with l2_len 14 too (one frame layout: every header at a constant offset). */
+#define ACL_X4_MASK (ACL_META_MASK | 0xffu)
+#define ACL_X4_FAST (ACL_META_FAST | RTE_ETHER_HDR_LEN)
+#define ACL_X4_FAST6 (ACL_META_FAST6 | RTE_ETHER_HDR_LEN)
+
+static __rte_always_inline uint32_t
+acl_ld32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Four 32-bit words, lane k from @p p[k] + @p at. */
+#define ACL_LANES(p, at)									\
+	_mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(					\
+		_mm_cvtsi32_si128((int)acl_ld32((p)[0] + (at))),				\
+		(int)acl_ld32((p)[1] + (at)), 1), (int)acl_ld32((p)[2] + (at)), 2),		\
+		(int)acl_ld32((p)[3] + (at)), 3)
+
+/*
+ * The x4 group of a stateless burst: four untagged frames, all IPv4 without
+ * options or all IPv6 without extension headers (@p v6), none a non-first
+ * fragment, each with a complete TCP, UDP or SCTP header. Tested as a whole
+ * in SSE lanes (IP length against the frame, the port-header need of the
+ * protocol), the TCP data offsets packet by packet only when the group has
+ * TCP. Returns true with the four kdata[] entries (@p kd) pointing at the
+ * frames (@p d), as acl_extract_fast would set them; false when any of the
+ * four is not such a packet (nothing written: the caller takes them one by
+ * one).
+ */
+static __rte_always_inline bool
+acl_x4_group(const uint8_t *const *d, struct rte_mbuf **pp, int off, const uint8_t **kd,
+	     const bool v6)
+{
+	/* Each lane's first two bytes in host order: the IPv4 total length, the
+	 * IPv6 payload length (read from header bytes 2 and 4 on). */
+	const __m128i len_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
+	const int32_t hl = v6 ? ACL_IP6 : ACL_IP4;
+	const int32_t *need_tbl = v6 ? acl6_x4_need : acl_x4_need;
+	const unsigned int at_len = RTE_ETHER_HDR_LEN + (v6 ? 4 : 2);
+	const unsigned int at_proto = RTE_ETHER_HDR_LEN + (v6 ? 6 : 9);
+	__m128i lw, dl, need, raw;
+	int32_t l3[4], nd;
+	uint32_t k;
+
+	raw = ACL_LANES(d, at_len);
+	lw = _mm_shuffle_epi8(raw, len_be);
+	if (v6) {
+		/* rx's upper layer must be the header's own Next Header (byte 2
+		 * of each lane read): l4_proto words gathered, one xor and test.
+		 * The offset hidden from GCC, which would make the addresses
+		 * before the group's first test, for every group. */
+		const __m128i nh_at = _mm_set_epi8(-1, -1, -1, 14, -1, -1, -1, 10,
+						   -1, -1, -1, 6, -1, -1, -1, 2);
+		int at_l4p = off + (int)offsetof(struct pf_meta, l4_proto);
+		const uint8_t *l4p[4] = {
+			(const uint8_t *)pp[0], (const uint8_t *)pp[1],
+			(const uint8_t *)pp[2], (const uint8_t *)pp[3],
+		};
+
+		__asm__("" : "+r"(at_l4p));
+		if (unlikely(!_mm_testz_si128(_mm_xor_si128(_mm_shuffle_epi8(raw, nh_at),
+							    ACL_LANES(l4p, at_l4p)),
+					      _mm_set1_epi32(0xff))))
+			return false;
+		lw = _mm_add_epi32(lw, _mm_set1_epi32(ACL_IP6));
+	}
+	/* 16-bit inserts from memory into zero lanes: no separate loads. */
+	dl = _mm_insert_epi16(_mm_insert_epi16(_mm_insert_epi16(_mm_insert_epi16(
+		_mm_setzero_si128(), pp[0]->data_len, 0), pp[1]->data_len, 2),
+		pp[2]->data_len, 4), pp[3]->data_len, 6);
+	lw = _mm_min_epi32(lw, _mm_sub_epi32(dl, _mm_set1_epi32(RTE_ETHER_HDR_LEN)));
+	need = _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(
+		_mm_cvtsi32_si128(need_tbl[d[0][at_proto]]), need_tbl[d[1][at_proto]], 1),
+		need_tbl[d[2][at_proto]], 2), need_tbl[d[3][at_proto]], 3);
+	need = _mm_cmpgt_epi32(need, lw);
+	if (unlikely(!_mm_testz_si128(need, need))) {
+		/* Short of its need, or TCP: lane by lane, the need looked up anew
+		 * (the compare kept the lengths, not the needs; hidden from GCC,
+		 * which would keep the four in registers for this branch). */
+		const int32_t *nt = need_tbl;
+
+		__asm__("" : "+r"(nt));
+		_mm_storeu_si128((__m128i *)l3, lw);
+		for (k = 0; k < 4; k++) {
+			const uint8_t *dk = d[k], *l4;
+
+			__asm__("" : "+r"(dk));
+			l4 = dk + RTE_ETHER_HDR_LEN + hl;
+			nd = nt[dk[at_proto]];
+			if (nd <= l3[k])
+				continue;
+			if (nd == ACL_NO_PORTS || nd < ACL_X4_TCP || nd - ACL_X4_TCP > l3[k] ||
+			    (l4[12] >> 4) < 5 || (l4[12] >> 4) * 4 > l3[k] - hl)
+				return false;
+		}
+	}
+	for (k = 0; k < 4; k++)
+		kd[k] = d[k];
+	return true;
 }
 
 /*
@@ -1174,8 +1320,7 @@ acl_flags_inplace(struct acl_priv *pv, struct rte_mbuf **pkts, uint16_t n)
 
 	for (i = 0; i < n; i++) {
 		pv->pk[i].pos = -1;
-		if (pv->kdata[i] != (const uint8_t *)&pv->keys[i] &&
-		    pv->kdata[i] != (const uint8_t *)&pv->keys6[i])
+		if (pv->kdata[i] != acl_kd4(&pv->keys[i]) && pv->kdata[i] != acl_kd6(&pv->keys6[i]))
 			pv->pk[i].flags = pf_meta_at(pkts[i], off)->cls == PF_CLASS_IPV6 ?
 					  PK_SESS | PK_V6 : PK_SESS;
 	}
@@ -1274,20 +1419,20 @@ acl_verdicts_general(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctr
  * load per packet, or one for the burst when every packet matched the same
  * rule. A drop verdict counts deny_rule or default_deny: their
  * growth is the burst's drops (acl_deny), no per-packet sum needed.
- * Returns the packets on "out".
+ * Returns process_burst's answer (the burst's edge, or PF_EDGE_MIXED).
  */
 static __rte_always_inline uint16_t
 acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs, uint16_t n,
 		   uint16_t *edge)
 {
-	uint64_t denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
 	const struct acl_verdict *v;
+	uint64_t denied;
 	uint32_t r, r0, diff = 0;
 	uint16_t e0;
 	unsigned int i;
 
 	if (unlikely(n == 0))
-		return 0;
+		return PF_EDGE_MIXED;
 	/* One rule for the whole burst (one flow, a catch-all rule): count it
 	 * once. One vectorised pass ORs the differences from the first result
 	 * and writes the first packet's edge everywhere; a burst of several
@@ -1299,21 +1444,25 @@ acl_verdicts_plain(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs,
 		edge[i] = e0;
 	}
 	if (likely(diff == 0)) {
+		/* The burst takes the rule's edge; denied, every packet is a drop. */
 		v = &t->verdict[r0];
 		t->hits[r0] += n;
 		ctrs[v->ctr] += n;
-	} else {
-		for (i = 0; i < n; i++) {
-			r = pv->res[i];
-			v = &t->verdict[r];
-			t->hits[r]++;
-			ctrs[v->ctr]++;
-			edge[i] = v->edge;
-		}
+		if (e0 == ACL_EDGE_DROP)
+			ctrs[ACL_CTR_DENY] += n;
+		return e0;
+	}
+	denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY];
+	for (i = 0; i < n; i++) {
+		r = pv->res[i];
+		v = &t->verdict[r];
+		t->hits[r]++;
+		ctrs[v->ctr]++;
+		edge[i] = v->edge;
 	}
 	denied = ctrs[ACL_CTR_DENY_RULE] + ctrs[ACL_CTR_DEFAULT_DENY] - denied;
 	ctrs[ACL_CTR_DENY] += denied;
-	return (uint16_t)(n - denied);
+	return denied == 0 ? ACL_EDGE_OUT : denied == n ? ACL_EDGE_DROP : PF_EDGE_MIXED;
 }
 
 /*
@@ -1330,35 +1479,72 @@ acl_prefetch_pkt(struct rte_mbuf *m)
 
 /*
  * Pass 1: every packet's key, four at a time, headers and metadata lines
- * prefetched 4 ahead. Returns the sum of acl_extract_fast's counts.
+ * prefetched 4 ahead (@p prefetch). Stateless, four plain packets of one family are one
+ * x4 group (acl_x4_group: one metadata test, one length test, one branch);
+ * any other four go one by one. Returns the sum of acl_extract_fast's counts.
  */
 static __rte_always_inline uint32_t
 acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts, uint16_t n,
-	   const bool stateful)
+	   const bool stateful, const bool prefetch)
 {
 	const uint8_t nonfirst_cat = t->nonfirst_cat;
 	const int off = pf_meta_off();
+	struct rte_mbuf **pp, **pp1, **const end4 = pkts + (n & ~3u);
 	const uint8_t **kd;
-	struct rte_mbuf **pp;
 	uint32_t plain = 0;
 	unsigned int i, k;
+	int off1;
 
-	for (i = 0; i < n && i < 4; i++)
+	for (i = 0; prefetch && i < n && i < 4; i++)
 		acl_prefetch_pkt(pkts[i]);
-	/* Through a pointer: constant displacements, no index arithmetic. */
-	for (i = 0, pp = pkts, kd = pv->kdata; i + 4 <= n; i += 4, pp += 4, kd += 4) {
-		if (likely(i + 8 <= n)) {
+	/* Through pointers: constant displacements, no index arithmetic. */
+	for (pp = pkts, kd = pv->kdata; pp != end4; pp += 4, kd += 4) {
+		if (prefetch && likely(pkts + n - pp >= 8)) {
 			acl_prefetch_pkt(pp[4]);
 			acl_prefetch_pkt(pp[5]);
 			acl_prefetch_pkt(pp[6]);
 			acl_prefetch_pkt(pp[7]);
 		}
+		if (!stateful) {
+			const uint8_t *d[4] = {
+				rte_pktmbuf_mtod(pp[0], const uint8_t *),
+				rte_pktmbuf_mtod(pp[1], const uint8_t *),
+				rte_pktmbuf_mtod(pp[2], const uint8_t *),
+				rte_pktmbuf_mtod(pp[3], const uint8_t *),
+			};
+			const uint8_t *md[4] = {
+				(const uint8_t *)pf_meta_at(pp[0], off) + ACL_META_AT,
+				(const uint8_t *)pf_meta_at(pp[1], off) + ACL_META_AT,
+				(const uint8_t *)pf_meta_at(pp[2], off) + ACL_META_AT,
+				(const uint8_t *)pf_meta_at(pp[3], off) + ACL_META_AT,
+			};
+			const __m128i mask = _mm_set1_epi32(ACL_X4_MASK);
+			__m128i mw = _mm_xor_si128(ACL_LANES(md, 0), _mm_set1_epi32(ACL_X4_FAST));
+
+			/* The IPv6 test from this xor, not from a copy of the words. */
+			__asm__("" : "+x"(mw));
+			if (likely(_mm_testz_si128(mw, mask)) &&
+			    likely(acl_x4_group(d, pp, off, kd, false)))
+				continue;
+			mw = _mm_xor_si128(mw, _mm_set1_epi32(ACL_X4_FAST ^ ACL_X4_FAST6));
+			if (_mm_testz_si128(mw, mask) && acl_x4_group(d, pp, off, kd, true)) {
+				plain += 4 * ACL_PLAIN6;
+				continue;
+			}
+		}
+		/* One by one, every packet read anew: kept from the group's test,
+		 * GCC would spill its words and addresses every group. */
+		pp1 = pp;
+		off1 = off;
+		if (!stateful)
+			__asm__("" : "+r"(off1), "+r"(pp1));
+		i = (unsigned int)(pp - pkts);
 #pragma GCC unroll 4
 		for (k = 0; k < 4; k++)
-			plain += acl_extract_fast(pp[k], off, pv, i + k, kd + k, nonfirst_cat,
+			plain += acl_extract_fast(pp1[k], off1, pv, i + k, kd + k, nonfirst_cat,
 						  stateful);
 	}
-	for (; i < n; i++)
+	for (i = n & ~3u; i < n; i++)
 		plain += acl_extract_fast(pkts[i], off, pv, i, &pv->kdata[i], nonfirst_cat,
 					  stateful);
 	return plain;
@@ -1380,11 +1566,17 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	 * path gives the same verdicts and counters without session keys. */
 	stateful = pv->sess_h != NULL && (t->reflect || pv->sess_live != 0);
 
-	/* Pass 1: gather the keys (headers and metadata 4 ahead). */
+	/* Pass 1: gather the keys (headers and metadata 4 ahead). A burst with
+	 * rx's in-port hint came direct from rx on this lcore (the runtime hands
+	 * the hint on only then), which parsed it a moment ago: its headers and
+	 * metadata lines are in L1, and prefetching them would only cost
+	 * instructions. Behind a ring, the lines may be cold. */
 	if (stateful)
-		plain = acl_gather(pv, t, pkts, n, true);
+		plain = acl_gather(pv, t, pkts, n, true, true);
+	else if (st->in_burst_in_port == 0)
+		plain = acl_gather(pv, t, pkts, n, false, true);
 	else
-		plain = acl_gather(pv, t, pkts, n, false);
+		plain = acl_gather(pv, t, pkts, n, false, false);
 
 	if (stateful) {
 		/* Pass 2: sessions first, then the rules for the rest. */
@@ -1404,11 +1596,11 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	} else if (likely(plain == 0)) {
 		/* Every packet has ports: one classify call, one table load each. */
 		acl_classify_set(t, &t->main, pv->kdata, pv->res, n, pv->tmp2);
-		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
+		return acl_verdicts_plain(pv, t, ctrs, n, edge);
 	} else if (plain == n * ACL_PLAIN6) {
 		/* The same for a burst of IPv6 packets with ports. */
 		acl_classify_set(t, &t->main6, pv->kdata, pv->res, n, pv->tmp2);
-		nout = acl_verdicts_plain(pv, t, ctrs, n, edge);
+		return acl_verdicts_plain(pv, t, ctrs, n, edge);
 	} else {
 		acl_flags_inplace(pv, pkts, n);
 		acl_classify_mixed(pv, t, n);
@@ -1481,8 +1673,11 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
 			 ACL_AT6(sport) != sizeof(struct rte_ipv6_hdr));
 #undef ACL_AT4
 #undef ACL_AT6
+	/* The copies' classifier pointers stay inside acl_priv. */
+	RTE_BUILD_BUG_ON(offsetof(struct acl_priv, keys) < ACL_KEY4 ||
+			 offsetof(struct acl_priv, keys6) < ACL_KEY6);
 	for (i = 0; i < PF_BURST_MAX; i++)
-		pv->kdata[i] = (const uint8_t *)&pv->keys[i];
+		pv->kdata[i] = acl_kd4(&pv->keys[i]);
 	pv->sweep = cfg->sweep;
 	if (cfg->sessions != 0 && acl_sess_create_table(pv, st, cfg->sessions, errs) < 0)
 		return -EINVAL;
@@ -1649,8 +1844,8 @@ acl_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t
 	/* A packet classified in its own header has no flags or session slot
 	 * stored (stateless fast path): it is IP and has no session. Every
 	 * other packet's flags and slot are this burst's (-1 when stateless). */
-	bool inplace = pv->kdata[0] != (const uint8_t *)&pv->keys[0] &&
-		       pv->kdata[0] != (const uint8_t *)&pv->keys6[0];
+	bool inplace = pv->kdata[0] != acl_kd4(&pv->keys[0]) &&
+		       pv->kdata[0] != acl_kd6(&pv->keys6[0]);
 
 	if (!inplace && (pv->pk[0].flags & PK_NOTIP))
 		snprintf(buf, len, "not IPv4: not classified");

@@ -699,6 +699,146 @@ test_ipv6_inplace_burst(void **state)
 	done(st, topo);
 }
 
+/* ---- x4 groups ---------------------------------------------------------- */
+
+/* One 802.1Q tag in front of the EtherType, as rx leaves such a frame. */
+static struct rte_mbuf *
+vlan_tag(struct rte_mbuf *m)
+{
+	uint8_t *d;
+
+	assert_non_null(rte_pktmbuf_prepend(m, 4));
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	memmove(d, d + 4, 12);
+	d[12] = 0x81, d[13] = 0x00, d[14] = 0, d[15] = 7;
+	pf_meta(m)->l2_len = 18;
+	pf_meta(m)->vlan_tci = 7;
+	pf_meta(m)->flags |= PF_META_VLAN;
+	return m;
+}
+
+enum { X4_V4_KINDS = 17, X4_V6_KINDS = 13 };
+
+/* Packet kind @p k of the IPv4 (@p v6 false) or IPv6 set; kind 0 is the plain one. */
+static struct rte_mbuf *
+x4_pkt(bool v6, unsigned int k, uint16_t i)
+{
+	struct tpkt t = v6 ? udp6(1, i, 2, 2, 1000, 53) : udp(IP(10, 0, 0, i), 2, 1000, 53);
+	struct rte_mbuf *m;
+
+	if (!v6) {
+		switch (k) {
+		case 0: t.dport = 54; break;                    /* rule 3 */
+		case 1: break;                                  /* rule 1: deny */
+		case 2: t.proto = 6, t.dport = 80; break;       /* rule 2 */
+		case 3: t.proto = 6, t.dport = 80, t.tcp_doff = 4; break;
+		case 4: t.proto = 6, t.dport = 80, t.tcp_doff = 15; break;
+		case 5: t.proto = 6, t.dport = 80, t.tcp_doff = 6, t.l4_len = 20; break;
+		case 6: t.proto = 6, t.dport = 80, t.tcp_doff = 6, t.l4_len = 24; break;
+		case 7: t.l4_len = 7; break;
+		case 8: t.frag_off = 10; break;
+		case 9: t.proto = 1; break;
+		case 10: t.proto = 132, t.dport = 54; break;
+		case 14: t = udp6(1, i, 2, 2, 1000, 53); break;
+		case 16: t.proto = 6, t.dport = 80, t.l4_len = 19; break;
+		default: break;
+		}
+	} else {
+		switch (k) {
+		case 0: t.dport = 54; break;                    /* default deny */
+		case 1: break;                                  /* rule 4 */
+		case 2: t.proto = 6, t.dport = 80; break;       /* rule 5 */
+		case 3: t.proto = 6, t.dport = 80, t.tcp_doff = 4; break;
+		case 4: t.proto = 6, t.dport = 80, t.tcp_doff = 6, t.l4_len = 20; break;
+		case 5: t.ext = 8; break;
+		case 6: t.l4_len = 6; break;
+		case 7: t.frag_off = 3; break;
+		case 10: t = udp(IP(10, 0, 0, i), 2, 1000, 53); break;
+		case 12: t.proto = 6, t.dport = 80, t.l4_len = 12; break;
+		default: break;
+		}
+	}
+	m = tpkt_mbuf(&t);
+	if (!v6 && k == 11)
+		m = vlan_tag(m);
+	else if (!v6 && k == 12)
+		rte_pktmbuf_trim(m, 4);                 /* UDP header cut by the frame */
+	else if (!v6 && k == 13)
+		assert_non_null(rte_pktmbuf_append(m, 10));     /* trailer beyond the IP length */
+	else if (v6 && k == 8)
+		m = vlan_tag(m);
+	else if (v6 && k == 9)
+		rte_pktmbuf_trim(m, 2);
+	else if (v6 && k == 11)
+		pf_meta(m)->l4_proto = 6;       /* another upper layer than the header's */
+	else if (!v6 && k == 15)
+		pf_meta(m)->cls = PF_CLASS_ARP;
+	return m;
+}
+
+/*
+ * Every packet kind at every place of bursts of plain packets, in place or
+ * not (the x4 group takes four plain packets, the one-by-one path the
+ * rest), with and without the direct-hand-over hint (the gather without
+ * prefetch): edges, counters and rule hits as when the packets go one
+ * burst each.
+ */
+static void
+test_x4_groups(void **state)
+{
+	static const char params[] =
+		"    nonfirst_fragments: ports-unknown\n"
+		"    rules:\n"
+		"      - deny proto udp dport 53 src 10.0.0.0/8\n"
+		"      - permit proto tcp dport 80 src 10.0.0.0/8\n"
+		"      - permit src 10.0.0.0/8 proto udp sport 0-65535\n"
+		"      - permit src 2001:db8:1::/48 proto udp dport 53\n"
+		"      - permit src 2001:db8:1::/48 proto tcp dport 80\n"
+		"      - permit proto icmp\n"
+		"      - permit proto sctp\n";
+	static const uint16_t sizes[] = { 4, 7, 8, 9, 12 };
+	struct pf_topo *ta, *tb;
+	struct pf_stage *a = acl_stage(params, &ta), *b = acl_stage(params, &tb);
+	struct rte_mbuf *m[16], *one_m;
+	uint16_t e[16], e1, i, p, n, s, hint = 0;
+	unsigned int fam, k, kinds;
+	char name[16];
+
+	for (fam = 0; fam < 2; fam++) {
+		kinds = fam ? X4_V6_KINDS : X4_V4_KINDS;
+		for (k = 0; k < kinds; k++)
+			for (s = 0; s < RTE_DIM(sizes); s++)
+				for (p = 0; p < sizes[s]; p++) {
+					n = sizes[s];
+					for (i = 0; i < n; i++)
+						m[i] = x4_pkt(fam, i == p ? k : 0, i);
+					a->in_burst_in_port = hint;
+					pf_test_process(a, m, n, e);
+					a->in_burst_in_port = 0;
+					hint ^= 1;
+					pf_test_free(m, n);
+					for (i = 0; i < n; i++) {
+						one_m = x4_pkt(fam, i == p ? k : 0, i);
+						pf_test_process(b, &one_m, 1, &e1);
+						rte_pktmbuf_free(one_m);
+						if (e[i] != e1)
+							fail_msg("family %u kind %u at %u of %u: packet %u edge %u, one by one %u",
+								 fam, k, p, n, i, e[i], e1);
+					}
+				}
+	}
+	pf_test_ctrs_agree(a, b, b->ctrs, "x4", "one by one");
+	for (k = 1; k <= 7; k++) {
+		snprintf(name, sizeof(name), "rule.%u", k);
+		assert_int_equal(gauge(a, name), gauge(b, name));
+		assert_true(gauge(a, name) != 0);
+	}
+	assert_true(pf_test_ctr(a, "l4_malformed") != 0);
+	assert_true(pf_test_ctr(a, "nonfirst_fragment") != 0);
+	done(a, ta);
+	done(b, tb);
+}
+
 /* ---- sessions ----------------------------------------------------------- */
 
 #define SEC 1000000000ull
@@ -1042,6 +1182,7 @@ main(void)
 		cmocka_unit_test(test_ipv6_fragments),
 		cmocka_unit_test(test_ipv6_mixed_burst),
 		cmocka_unit_test(test_ipv6_inplace_burst),
+		cmocka_unit_test(test_x4_groups),
 		cmocka_unit_test(test_ipv6_reflect_sessions),
 		cmocka_unit_test(test_session_table_full),
 		cmocka_unit_test(test_sessions_without_reflect),
