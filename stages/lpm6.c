@@ -129,7 +129,7 @@ struct lpm6_nh {
 
 struct lpm6_fib {
 	struct rte_lpm6 *lpm;
-	uint32_t dflt;            /* next hop of ::/0 (rte_lpm6 has no depth 0) or miss */
+	uint32_t dflt;            /* next hop of ::/0 or miss (as ::/1 and 8000::/1) */
 	uint32_t miss;            /* "no route": nh[n_nh], max_plen 0 */
 	uint32_t n_routes;
 	uint32_t n_user_nh;
@@ -260,7 +260,7 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 		fib->nh[i].max_plen = pc->max_frame > RTE_ETHER_HDR_LEN + 40 ?
 				      (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN - 40) : 0;
 	}
-	lc.max_rules = cfg->n_routes + 2 * n_addr + 1;
+	lc.max_rules = cfg->n_routes + 2 * n_addr + 2;
 	/* Each own address or connected prefix needs at most 13 more groups. */
 	lc.number_tbl8s = count_tbl8_6(cfg) + 26 * n_addr + 1;
 	snprintf(name, sizeof(name), "pf_lpm6_%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
@@ -274,6 +274,20 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	fib->n_tbl8 = lc.number_tbl8s;
 	fib->n_routes = cfg->n_routes;
 	/*
+	 * rte_lpm6 has no depth 0: ::/0 (or "no route") goes in as its two
+	 * halves, first, so that a lookup never misses and the data path
+	 * takes its next hop as it is (a route of the same /1 replaces it).
+	 * They write all of tbl24: about 30 ms per table.
+	 */
+	for (i = 0; i < cfg->n_routes; i++)
+		if (cfg->routes[i].len == 0)
+			fib->dflt = cfg->routes[i].nh;
+	memset(pfx, 0, sizeof(pfx));
+	rc = rte_lpm6_add(fib->lpm, pfx, 1, fib->dflt);
+	pfx[0] = 0x80;
+	if (rc == 0)
+		rc = rte_lpm6_add(fib->lpm, pfx, 1, fib->dflt);
+	/*
 	 * In address order (the order lpm6_cfg_parse sorted them in, a covering
 	 * prefix before the longer ones inside it): consecutive adds touch
 	 * neighbouring table entries. Without hugepages a random walk over the
@@ -282,9 +296,7 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
 		const struct lpm6_route *r = &cfg->routes[i];
 
-		if (r->len == 0)
-			fib->dflt = r->nh;
-		else
+		if (r->len != 0)
 			rc = rte_lpm6_add(fib->lpm, r->prefix, r->len, r->nh);
 	}
 	/* Connected prefixes, then the addresses themselves (/128, local). */
@@ -840,7 +852,7 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, 4);
 #pragma GCC unroll 4
 	for (k = 0; k < 4; k++)
-		h[k] = hop[k] < 0 ? fib->dflt : (uint32_t)hop[k];
+		h[k] = (uint32_t)hop[k];
 	/* The four metadata words (l2_len, l3_len, cls, flags). */
 	mw = _mm_cvtsi32_si128((int)lpm6_ld32(&md[0]->l2_len));
 	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[1]->l2_len), 1);
