@@ -33,7 +33,6 @@
 #include <rte_ip.h>
 #include <rte_lpm6.h>
 #include <rte_malloc.h>
-#include <rte_prefetch.h>
 #include <rte_vect.h>
 
 #include "lpm6.h"
@@ -637,9 +636,10 @@ lpm6_bad_src(const uint8_t *src)
 }
 
 /*
- * The decision for one packet whose lookup gave @p hop, every rule in the
- * documented order: the reference, and where the fast path sends whatever
- * it does not forward itself.
+ * The decision for one packet, every rule in the documented order: the
+ * reference, and where the fast path sends whatever it does not forward
+ * itself. @p hop is the lookup of the 16 bytes where an untagged frame holds
+ * its destination (a tagged frame's is looked up here).
  */
 static uint16_t __rte_noinline
 lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
@@ -692,6 +692,8 @@ lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
 		ctrs[LPM6_CTR_DST_MARTIAN]++;
 		return LPM6_EDGE_DROP;
 	}
+	if (md->l2_len != RTE_ETHER_HDR_LEN && rte_lpm6_lookup(fib->lpm, ip->dst_addr, &hop) != 0)
+		hop = fib->miss;
 	if (hop == fib->miss)
 		return lpm6_icmp(lp, ctrs, md, LPM6_CTR_NO_ROUTE, LPM6_CTR_NO_ROUTE_ICMP,
 				 PF_META_ICMP(ICMP6_DST_UNREACH, 0, 0));
@@ -803,18 +805,6 @@ lpm6_decide(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ct
 	return lpm6_ip6(lp, fib, ctrs, m, hop);
 }
 
-/*
- * The destination of @p md's frame @p eth for the lookup, where an IPv6
- * frame holds it, without a class test: for any other class (inside the
- * mbuf's data room all the same) lpm6_ip6 drops the packet before it looks
- * at the next hop.
- */
-static __rte_always_inline void
-lpm6_dst(const struct pf_meta *md, const uint8_t *eth, uint8_t *dst)
-{
-	memcpy(dst, eth + md->l2_len + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
-}
-
 static __rte_always_inline uint32_t
 lpm6_ld32(const uint8_t *p)
 {
@@ -824,35 +814,32 @@ lpm6_ld32(const uint8_t *p)
 	return v;
 }
 
-/* Where an untagged IPv6 frame holds its source address. */
+/* Where an untagged IPv6 frame holds its source and destination addresses. */
 #define LPM6_SRC_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, src_addr))
+#define LPM6_DST_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr))
 /* Where an untagged IPv6 frame holds its payload length, next header and hop limit. */
 #define LPM6_PLEN_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, payload_len))
+/* Addresses per rte_lpm6_lookup_bulk_func call: a burst goes in chunks of this many. */
+#define LPM6_CHUNK 64
 
 /*
- * Four packets: one lookup call, then lpm6_plain for the four folded into
- * accumulators without a branch per packet (reading the fields of a frame
- * that is not untagged IPv6 is harmless: the metadata test fails it). All
- * four plain: forward them and return true; else return false, @p hop
- * holding the four next hops.
+ * Four looked-up packets: lpm6_plain for the four folded into accumulators
+ * without a branch per packet (reading the fields of a frame that is not
+ * untagged IPv6 is harmless: the metadata test fails it; every @p hop is a
+ * next hop, the table never misses). All four plain: forward them and
+ * return true; else return false.
  */
 static __rte_always_inline bool
 lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *const *eth,
-	      int32_t *hop, uint32_t *p_or, uint32_t *p_and)
+	      const uint8_t (*dst)[RTE_LPM6_IPV6_ADDR_SIZE], const int32_t *hop, uint32_t *p_or,
+	      uint32_t *p_and)
 {
 	/* Each lane's payload length (its first two bytes) in host order. */
 	const __m128i plen_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
-	uint8_t dst[4][RTE_LPM6_IPV6_ADDR_SIZE];
 	__m128i lw, plen, maxp, fail, sa, da, mw;
-	uint32_t bad, h[4], port;
+	uint32_t bad, port;
 	uint16_t k;
 
-	for (k = 0; k < 4; k++)
-		lpm6_dst(md[k], eth[k], dst[k]);
-	rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, 4);
-#pragma GCC unroll 4
-	for (k = 0; k < 4; k++)
-		h[k] = (uint32_t)hop[k];
 	/* The four metadata words (l2_len, l3_len, cls, flags). */
 	mw = _mm_cvtsi32_si128((int)lpm6_ld32(&md[0]->l2_len));
 	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[1]->l2_len), 1);
@@ -883,21 +870,18 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[3] + LPM6_PLEN_OFF), 3);
 	plen = _mm_shuffle_epi8(lw, plen_be);
 	/* The limits into the lanes' low halves, one pinsrw each. */
-	maxp = _mm_insert_epi16(_mm_setzero_si128(), fib->nh[h[0]].max_plen, 0);
-	maxp = _mm_insert_epi16(maxp, fib->nh[h[1]].max_plen, 2);
-	maxp = _mm_insert_epi16(maxp, fib->nh[h[2]].max_plen, 4);
-	maxp = _mm_insert_epi16(maxp, fib->nh[h[3]].max_plen, 6);
+	maxp = _mm_insert_epi16(_mm_setzero_si128(), fib->nh[hop[0]].max_plen, 0);
+	maxp = _mm_insert_epi16(maxp, fib->nh[hop[1]].max_plen, 2);
+	maxp = _mm_insert_epi16(maxp, fib->nh[hop[2]].max_plen, 4);
+	maxp = _mm_insert_epi16(maxp, fib->nh[hop[3]].max_plen, 6);
 	fail = _mm_or_si128(_mm_cmplt_epi32(_mm_srli_epi32(lw, 24), _mm_set1_epi32(2)),
 			    _mm_or_si128(_mm_cmpeq_epi32(plen, _mm_setzero_si128()),
 					 _mm_cmpgt_epi32(plen, maxp)));
-	if (unlikely((bad | (uint32_t)_mm_movemask_epi8(fail)) != 0)) {
-		for (k = 0; k < 4; k++)
-			hop[k] = (int32_t)h[k];
+	if (unlikely((bad | (uint32_t)_mm_movemask_epi8(fail)) != 0))
 		return false;
-	}
 #pragma GCC unroll 4
 	for (k = 0; k < 4; k++) {
-		port = lpm6_fwd(fib, md[k], eth[k], h[k]);
+		port = lpm6_fwd(fib, md[k], eth[k], (uint32_t)hop[k]);
 		*p_or |= port;
 		*p_and &= port;
 	}
@@ -905,11 +889,13 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 }
 
 /*
- * One burst, after lpm's: four packets at a time (lpm6_x4_group, one
- * rte_lpm6_lookup_bulk_func each), the next four frames prefetched; a group
- * that fails the group test goes packet by packet (lpm6_decide), the 0-3
- * left over too. The burst-port hint when all went out on one port, on the
- * fast path.
+ * One burst, after l3fwd's gather / one bulk call / scatter, in chunks of
+ * LPM6_CHUNK: the destinations gathered (as untagged frames hold them; the
+ * loads touch every frame's first line back to back, all the prefetch the
+ * later passes need), one rte_lpm6_lookup_bulk_func for the chunk, then
+ * four packets at a time through lpm6_x4_group; a group that fails the
+ * group test goes packet by packet (lpm6_decide), the 0-3 left over too.
+ * The burst-port hint when all went out on one port, on the fast path.
  */
 static uint16_t
 lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
@@ -917,54 +903,49 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 	const uint64_t out4 = LPM6_EDGE_OUT * 0x0001000100010001ull;
 	const struct lpm6_priv *lp = st->priv;
 	const struct lpm6_fib *fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
+	uint8_t dst[LPM6_CHUNK][RTE_LPM6_IPV6_ADDR_SIZE] __rte_aligned(16);
 	uint32_t p_or = 0, p_and = UINT32_MAX;
-	uint8_t *eth[4], *next[4], dst[RTE_LPM6_IPV6_ADDR_SIZE];
+	uint8_t *eth[LPM6_CHUNK];
+	int32_t hop[LPM6_CHUNK];
 	struct pf_meta *md[4];
 	const int off = pf_meta_off();
-	unsigned int i, k, nout = 0;   /* not uint16_t: GCC then keeps them in memory */
-	int32_t hop[4];
+	unsigned int b, c, i, k, nout = 0;   /* not uint16_t: GCC then keeps them in memory */
 	bool slow = false;
 	uint16_t e;
 
 	if (n == 0)
 		return PF_EDGE_MIXED;
-	for (k = 0; k < 4 && k < n; k++) {
-		next[k] = rte_pktmbuf_mtod(pkts[k], uint8_t *);
-		rte_prefetch0(next[k]);
-	}
-	for (i = 0; i + 4 <= n; i += 4) {
-		memcpy(eth, next, sizeof(eth));
-		for (k = 0; k < 4; k++)
-			md[k] = pf_meta_at(pkts[i + k], off);
-		if (likely(i + 8 <= n)) {
+	for (b = 0; b < n; b += c, pkts += c, edge += c) {
+		c = RTE_MIN(n - b, (unsigned int)LPM6_CHUNK);
+		for (i = 0; i < c; i++) {
+			eth[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+			_mm_store_si128((__m128i *)dst[i],
+					_mm_loadu_si128((const __m128i *)(eth[i] + LPM6_DST_OFF)));
+		}
+		rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, c);
+		for (i = 0; i + 4 <= c; i += 4) {
+			for (k = 0; k < 4; k++)
+				md[k] = pf_meta_at(pkts[i + k], off);
+			if (likely(lpm6_x4_group(fib, md, &eth[i], &dst[i], &hop[i], &p_or,
+						 &p_and))) {
+				memcpy(&edge[i], &out4, sizeof(out4));
+				nout += 4;
+				continue;
+			}
+			slow = true;
 			for (k = 0; k < 4; k++) {
-				next[k] = rte_pktmbuf_mtod(pkts[i + 4 + k], uint8_t *);
-				rte_prefetch0(next[k]);
+				e = lpm6_decide(lp, fib, st->ctrs, pkts[i + k], md[k], eth[i + k],
+						(uint32_t)hop[i + k], &p_or, &p_and, &slow);
+				edge[i + k] = e;
+				nout += e == LPM6_EDGE_OUT;
 			}
 		}
-		if (likely(lpm6_x4_group(fib, md, eth, hop, &p_or, &p_and))) {
-			memcpy(&edge[i], &out4, sizeof(out4));
-			nout += 4;
-			continue;
-		}
-		slow = true;
-		for (k = 0; k < 4; k++) {
-			e = lpm6_decide(lp, fib, st->ctrs, pkts[i + k], md[k], eth[k],
-					(uint32_t)hop[k], &p_or, &p_and, &slow);
-			edge[i + k] = e;
+		for (; i < c; i++) {
+			e = lpm6_decide(lp, fib, st->ctrs, pkts[i], pf_meta_at(pkts[i], off), eth[i],
+					(uint32_t)hop[i], &p_or, &p_and, &slow);
+			edge[i] = e;
 			nout += e == LPM6_EDGE_OUT;
 		}
-	}
-	for (; i < n; i++) {
-		md[0] = pf_meta_at(pkts[i], off);
-		eth[0] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
-		lpm6_dst(md[0], eth[0], dst);
-		if (rte_lpm6_lookup(fib->lpm, dst, (uint32_t *)&hop[0]) != 0)
-			hop[0] = (int32_t)fib->dflt;
-		e = lpm6_decide(lp, fib, st->ctrs, pkts[i], md[0], eth[0], (uint32_t)hop[0], &p_or,
-				&p_and, &slow);
-		edge[i] = e;
-		nout += e == LPM6_EDGE_OUT;
 	}
 	if (likely(nout == n)) {
 		if (likely(!slow && p_or == p_and))
