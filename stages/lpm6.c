@@ -357,7 +357,9 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 	uint16_t i, j;
 	int rc;
 
-	RTE_BUILD_BUG_ON(sizeof(struct lpm6_nh) != 16 || PF_MAX_PORTS > UINT8_MAX);
+	RTE_BUILD_BUG_ON(sizeof(struct lpm6_nh) != 16 || PF_MAX_PORTS > UINT8_MAX ||
+			 offsetof(struct lpm6_nh, port) != offsetof(struct lpm6_nh, max_plen) + 2 ||
+			 offsetof(struct lpm6_nh, kind) != offsetof(struct lpm6_nh, max_plen) + 3);
 	RTE_BUILD_BUG_ON(offsetof(struct pf_meta, l3_len) != offsetof(struct pf_meta, l2_len) + 1 ||
 			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
 			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
@@ -814,6 +816,13 @@ lpm6_ld32(const uint8_t *p)
 	return v;
 }
 
+/* Next hop @p hop's max_plen, port and kind as one little-endian word (checked in lpm6_init). */
+static __rte_always_inline uint32_t
+lpm6_nh_word(const struct lpm6_fib *fib, int32_t hop)
+{
+	return lpm6_ld32((const uint8_t *)&fib->nh[hop] + offsetof(struct lpm6_nh, max_plen));
+}
+
 /* Where an untagged IPv6 frame holds its source and destination addresses. */
 #define LPM6_SRC_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, src_addr))
 #define LPM6_DST_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr))
@@ -826,18 +835,18 @@ lpm6_ld32(const uint8_t *p)
  * Four looked-up packets: lpm6_plain for the four folded into accumulators
  * without a branch per packet (reading the fields of a frame that is not
  * untagged IPv6 is harmless: the metadata test fails it; every @p hop is a
- * next hop, the table never misses). All four plain: forward them and
- * return true; else return false.
+ * next hop, the table never misses). All four plain: forward them, fold
+ * their next hops' words (egress port in bits 16-23) into @p v_or and
+ * @p v_and and return true; else return false.
  */
 static __rte_always_inline bool
 lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *const *eth,
-	      const uint8_t (*dst)[RTE_LPM6_IPV6_ADDR_SIZE], const int32_t *hop, uint32_t *p_or,
-	      uint32_t *p_and)
+	      const int32_t *hop, __m128i *v_or, __m128i *v_and)
 {
 	/* Each lane's payload length (its first two bytes) in host order. */
 	const __m128i plen_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
-	__m128i lw, plen, maxp, fail, sa, da, mw;
-	uint32_t bad, port;
+	__m128i lw, plen, nw, fail, sa, da, mw;
+	uint32_t bad;
 	uint16_t k;
 
 	/* The four metadata words (l2_len, l3_len, cls, flags). */
@@ -854,10 +863,10 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[1] + LPM6_SRC_OFF), 1);
 	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[2] + LPM6_SRC_OFF), 2);
 	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[3] + LPM6_SRC_OFF), 3);
-	da = _mm_cvtsi32_si128((int)lpm6_ld32(dst[0]));
-	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[1]), 1);
-	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[2]), 2);
-	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[3]), 3);
+	da = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_DST_OFF));
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[1] + LPM6_DST_OFF), 1);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[2] + LPM6_DST_OFF), 2);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[3] + LPM6_DST_OFF), 3);
 	sa = _mm_packs_epi32(_mm_and_si128(sa, _mm_set1_epi32(0xff)),
 			     _mm_and_si128(da, _mm_set1_epi32(0xff)));
 	sa = _mm_and_si128(_mm_add_epi16(sa, _mm_set1_epi16(2)), _mm_set1_epi16(0xff));
@@ -869,22 +878,23 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[2] + LPM6_PLEN_OFF), 2);
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[3] + LPM6_PLEN_OFF), 3);
 	plen = _mm_shuffle_epi8(lw, plen_be);
-	/* The limits into the lanes' low halves, one pinsrw each. */
-	maxp = _mm_insert_epi16(_mm_setzero_si128(), fib->nh[hop[0]].max_plen, 0);
-	maxp = _mm_insert_epi16(maxp, fib->nh[hop[1]].max_plen, 2);
-	maxp = _mm_insert_epi16(maxp, fib->nh[hop[2]].max_plen, 4);
-	maxp = _mm_insert_epi16(maxp, fib->nh[hop[3]].max_plen, 6);
+	/* The next hops' last four bytes (max_plen, port, kind), one pinsrd each. */
+	nw = _mm_cvtsi32_si128((int)lpm6_nh_word(fib, hop[0]));
+	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[1]), 1);
+	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[2]), 2);
+	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[3]), 3);
 	fail = _mm_or_si128(_mm_cmplt_epi32(_mm_srli_epi32(lw, 24), _mm_set1_epi32(2)),
 			    _mm_or_si128(_mm_cmpeq_epi32(plen, _mm_setzero_si128()),
-					 _mm_cmpgt_epi32(plen, maxp)));
+					 _mm_cmpgt_epi32(plen, _mm_and_si128(nw,
+								_mm_set1_epi32(0xffff)))));
 	if (unlikely((bad | (uint32_t)_mm_movemask_epi8(fail)) != 0))
 		return false;
+	/* The egress ports for the burst-port hint, in the lanes' bits 16-23. */
+	*v_or = _mm_or_si128(*v_or, nw);
+	*v_and = _mm_and_si128(*v_and, nw);
 #pragma GCC unroll 4
-	for (k = 0; k < 4; k++) {
-		port = lpm6_fwd(fib, md[k], eth[k], (uint32_t)hop[k]);
-		*p_or |= port;
-		*p_and &= port;
-	}
+	for (k = 0; k < 4; k++)
+		lpm6_fwd(fib, md[k], eth[k], (uint32_t)hop[k]);
 	return true;
 }
 
@@ -904,12 +914,13 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 	const struct lpm6_priv *lp = st->priv;
 	const struct lpm6_fib *fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
 	uint8_t dst[LPM6_CHUNK][RTE_LPM6_IPV6_ADDR_SIZE] __rte_aligned(16);
+	__m128i v_or = _mm_setzero_si128(), v_and = _mm_set1_epi32(-1);
 	uint32_t p_or = 0, p_and = UINT32_MAX;
 	uint8_t *eth[LPM6_CHUNK];
 	int32_t hop[LPM6_CHUNK];
 	struct pf_meta *md[4];
 	const int off = pf_meta_off();
-	unsigned int b, c, i, k, nout = 0;   /* not uint16_t: GCC then keeps them in memory */
+	unsigned int b, c, i, k, nbad = 0;   /* not uint16_t: GCC then keeps them in memory */
 	bool slow = false;
 	uint16_t e;
 
@@ -917,6 +928,7 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 		return PF_EDGE_MIXED;
 	for (b = 0; b < n; b += c, pkts += c, edge += c) {
 		c = RTE_MIN(n - b, (unsigned int)LPM6_CHUNK);
+#pragma GCC unroll 4
 		for (i = 0; i < c; i++) {
 			eth[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
 			_mm_store_si128((__m128i *)dst[i],
@@ -926,10 +938,8 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 		for (i = 0; i + 4 <= c; i += 4) {
 			for (k = 0; k < 4; k++)
 				md[k] = pf_meta_at(pkts[i + k], off);
-			if (likely(lpm6_x4_group(fib, md, &eth[i], &dst[i], &hop[i], &p_or,
-						 &p_and))) {
+			if (likely(lpm6_x4_group(fib, md, &eth[i], &hop[i], &v_or, &v_and))) {
 				memcpy(&edge[i], &out4, sizeof(out4));
-				nout += 4;
 				continue;
 			}
 			slow = true;
@@ -937,22 +947,31 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 				e = lpm6_decide(lp, fib, st->ctrs, pkts[i + k], md[k], eth[i + k],
 						(uint32_t)hop[i + k], &p_or, &p_and, &slow);
 				edge[i + k] = e;
-				nout += e == LPM6_EDGE_OUT;
+				nbad += e != LPM6_EDGE_OUT;
 			}
 		}
 		for (; i < c; i++) {
 			e = lpm6_decide(lp, fib, st->ctrs, pkts[i], pf_meta_at(pkts[i], off), eth[i],
 					(uint32_t)hop[i], &p_or, &p_and, &slow);
 			edge[i] = e;
-			nout += e == LPM6_EDGE_OUT;
+			nbad += e != LPM6_EDGE_OUT;
 		}
 	}
-	if (likely(nout == n)) {
-		if (likely(!slow && p_or == p_and))
-			st->burst_port = PF_BURST_PORT(p_or);
+	if (likely(nbad == 0)) {
+		if (likely(!slow)) {
+			/* The groups' ports (lanes that took none keep 0 and ~0). */
+			v_or = _mm_or_si128(v_or, _mm_shuffle_epi32(v_or, 0x4e));
+			v_or = _mm_or_si128(v_or, _mm_shuffle_epi32(v_or, 0xb1));
+			v_and = _mm_and_si128(v_and, _mm_shuffle_epi32(v_and, 0x4e));
+			v_and = _mm_and_si128(v_and, _mm_shuffle_epi32(v_and, 0xb1));
+			p_or |= (uint32_t)_mm_cvtsi128_si32(v_or) >> 16 & 0xff;
+			p_and &= (uint32_t)_mm_cvtsi128_si32(v_and) >> 16 & 0xff;
+			if (p_or == p_and)
+				st->burst_port = PF_BURST_PORT(p_or);
+		}
 		return LPM6_EDGE_OUT;
 	}
-	return nout == 0 && !lp->icmp && lp->nt == NULL ? LPM6_EDGE_DROP : PF_EDGE_MIXED;
+	return nbad == n && !lp->icmp && lp->nt == NULL ? LPM6_EDGE_DROP : PF_EDGE_MIXED;
 }
 
 /* For live edits (lpm6_routes.c): is there a neigh stage to resolve a gateway by address? */
