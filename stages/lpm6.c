@@ -358,6 +358,7 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 	int rc;
 
 	RTE_BUILD_BUG_ON(sizeof(struct lpm6_nh) != 16 || PF_MAX_PORTS > UINT8_MAX ||
+			 LPM6_NH_FWD != 0 ||
 			 offsetof(struct lpm6_nh, port) != offsetof(struct lpm6_nh, max_plen) + 2 ||
 			 offsetof(struct lpm6_nh, kind) != offsetof(struct lpm6_nh, max_plen) + 3);
 	RTE_BUILD_BUG_ON(offsetof(struct pf_meta, l3_len) != offsetof(struct pf_meta, l2_len) + 1 ||
@@ -839,13 +840,22 @@ lpm6_nh_word(const struct lpm6_fib *fib, int32_t hop)
  * their next hops' words (egress port in bits 16-23) into @p v_or and
  * @p v_and and return true; else return false.
  */
+/* Lane k of lpm6_x4_group's forwarding (a macro: the lane is an immediate even at -O0). */
+#define LPM6_FWD_LANE(k) do {									\
+		_mm_storeu_si128((__m128i *)eth[k],						\
+				 _mm_insert_epi32(mac[k], (int)lpm6_ld32(eth[k] + 12), 3));	\
+		eth[k][RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, hop_limits)]--;	\
+		md[k]->out_port = (uint16_t)_mm_extract_epi16(nw, 2 * (k) + 1);		\
+		md[k]->nexthop = (uint32_t)_mm_extract_epi32(hv, k);				\
+	} while (0)
+
 static __rte_always_inline bool
 lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *const *eth,
 	      const int32_t *hop, __m128i *v_or, __m128i *v_and)
 {
 	/* Each lane's payload length (its first two bytes) in host order. */
 	const __m128i plen_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
-	__m128i lw, plen, nw, fail, sa, da, mw;
+	__m128i lw, plen, nw, fail, sa, da, mw, hv, mac[4];
 	uint32_t bad;
 	uint16_t k;
 
@@ -892,9 +902,16 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	/* The egress ports for the burst-port hint, in the lanes' bits 16-23. */
 	*v_or = _mm_or_si128(*v_or, nw);
 	*v_and = _mm_and_si128(*v_and, nw);
+	/* As lpm6_fwd. Every load before the first store (no reloads); the
+	 * lanes' bits 16-31 are the port, the kind byte being LPM6_NH_FWD, 0. */
 #pragma GCC unroll 4
 	for (k = 0; k < 4; k++)
-		lpm6_fwd(fib, md[k], eth[k], (uint32_t)hop[k]);
+		mac[k] = _mm_loadu_si128((const __m128i *)&fib->nh[hop[k]]);
+	hv = _mm_loadu_si128((const __m128i *)hop);
+	LPM6_FWD_LANE(0);
+	LPM6_FWD_LANE(1);
+	LPM6_FWD_LANE(2);
+	LPM6_FWD_LANE(3);
 	return true;
 }
 
@@ -951,8 +968,8 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 			}
 		}
 		for (; i < c; i++) {
-			e = lpm6_decide(lp, fib, st->ctrs, pkts[i], pf_meta_at(pkts[i], off), eth[i],
-					(uint32_t)hop[i], &p_or, &p_and, &slow);
+			e = lpm6_decide(lp, fib, st->ctrs, pkts[i], pf_meta_at(pkts[i], off),
+					eth[i], (uint32_t)hop[i], &p_or, &p_and, &slow);
 			edge[i] = e;
 			nbad += e != LPM6_EDGE_OUT;
 		}
