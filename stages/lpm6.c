@@ -893,6 +893,10 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[1]), 1);
 	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[2]), 2);
 	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[3]), 3);
+	/* Their MACs too, now: xmm registers are plenty, GPRs are not. */
+#pragma GCC unroll 4
+	for (k = 0; k < 4; k++)
+		mac[k] = _mm_loadu_si128((const __m128i *)&fib->nh[hop[k]]);
 	fail = _mm_or_si128(_mm_cmplt_epi32(_mm_srli_epi32(lw, 24), _mm_set1_epi32(2)),
 			    _mm_or_si128(_mm_cmpeq_epi32(plen, _mm_setzero_si128()),
 					 _mm_cmpgt_epi32(plen, _mm_and_si128(nw,
@@ -904,15 +908,33 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	*v_and = _mm_and_si128(*v_and, nw);
 	/* As lpm6_fwd. Every load before the first store (no reloads); the
 	 * lanes' bits 16-31 are the port, the kind byte being LPM6_NH_FWD, 0. */
-#pragma GCC unroll 4
-	for (k = 0; k < 4; k++)
-		mac[k] = _mm_loadu_si128((const __m128i *)&fib->nh[hop[k]]);
 	hv = _mm_loadu_si128((const __m128i *)hop);
 	LPM6_FWD_LANE(0);
 	LPM6_FWD_LANE(1);
 	LPM6_FWD_LANE(2);
 	LPM6_FWD_LANE(3);
 	return true;
+}
+
+/*
+ * @p n looked-up packets one by one (lpm6_decide): a group that failed the
+ * group test, or the 0-3 left over. Out of line, so that the group loop
+ * keeps nothing alive for it. Returns how many did not take the out edge.
+ */
+static unsigned int __rte_noinline
+lpm6_each(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
+	  struct rte_mbuf **pkts, uint8_t *const *eth, const int32_t *hop, uint16_t *edge,
+	  unsigned int n, uint32_t *p_or, uint32_t *p_and, bool *slow)
+{
+	const int off = pf_meta_off();
+	unsigned int i, nbad = 0;
+
+	for (i = 0; i < n; i++) {
+		edge[i] = lpm6_decide(lp, fib, ctrs, pkts[i], pf_meta_at(pkts[i], off), eth[i],
+				      (uint32_t)hop[i], p_or, p_and, slow);
+		nbad += edge[i] != LPM6_EDGE_OUT;
+	}
+	return nbad;
 }
 
 /*
@@ -939,7 +961,6 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 	const int off = pf_meta_off();
 	unsigned int b, c, i, k, nbad = 0;   /* not uint16_t: GCC then keeps them in memory */
 	bool slow = false;
-	uint16_t e;
 
 	if (n == 0)
 		return PF_EDGE_MIXED;
@@ -960,19 +981,12 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 				continue;
 			}
 			slow = true;
-			for (k = 0; k < 4; k++) {
-				e = lpm6_decide(lp, fib, st->ctrs, pkts[i + k], md[k], eth[i + k],
-						(uint32_t)hop[i + k], &p_or, &p_and, &slow);
-				edge[i + k] = e;
-				nbad += e != LPM6_EDGE_OUT;
-			}
+			nbad += lpm6_each(lp, fib, st->ctrs, &pkts[i], &eth[i], &hop[i], &edge[i],
+					  4, &p_or, &p_and, &slow);
 		}
-		for (; i < c; i++) {
-			e = lpm6_decide(lp, fib, st->ctrs, pkts[i], pf_meta_at(pkts[i], off),
-					eth[i], (uint32_t)hop[i], &p_or, &p_and, &slow);
-			edge[i] = e;
-			nbad += e != LPM6_EDGE_OUT;
-		}
+		if (i < c)
+			nbad += lpm6_each(lp, fib, st->ctrs, &pkts[i], &eth[i], &hop[i], &edge[i],
+					  c - i, &p_or, &p_and, &slow);
 	}
 	if (likely(nbad == 0)) {
 		if (likely(!slow)) {
