@@ -855,7 +855,7 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 {
 	/* Each lane's payload length (its first two bytes) in host order. */
 	const __m128i plen_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
-	__m128i lw, plen, nw, fail, sa, da, mw, hv, mac[4];
+	__m128i lw, ta, tb, nw, fail, sa, da, mw, hv, mac[4];
 	uint32_t bad;
 	uint16_t k;
 
@@ -882,12 +882,15 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	sa = _mm_and_si128(_mm_add_epi16(sa, _mm_set1_epi16(2)), _mm_set1_epi16(0xff));
 	bad |= (uint32_t)_mm_movemask_epi8(_mm_cmplt_epi16(sa, _mm_set1_epi16(3)));
 	/* As lpm6_plain, in 32-bit lanes of IPv6 bytes 4-7 (payload length,
-	 * next header, hop limit): hop limit > 1, payload length 1..max_plen. */
+	 * next header, hop limit): hop limit > 1, payload length 1..max_plen;
+	 * both as one unsigned 16-bit test tb <= ta, which fails the packet:
+	 * low halves ta = payload length - 1 (0 wraps to 0xffff), tb = max_plen;
+	 * high halves ta = 0x1ff, tb = next header | hop limit << 8. */
 	lw = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_PLEN_OFF));
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[1] + LPM6_PLEN_OFF), 1);
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[2] + LPM6_PLEN_OFF), 2);
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[3] + LPM6_PLEN_OFF), 3);
-	plen = _mm_shuffle_epi8(lw, plen_be);
+	ta = _mm_add_epi16(_mm_shuffle_epi8(lw, plen_be), _mm_set1_epi32(0x01ffffff));
 	/* The next hops' last four bytes (max_plen, port, kind), one pinsrd each. */
 	nw = _mm_cvtsi32_si128((int)lpm6_nh_word(fib, hop[0]));
 	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[1]), 1);
@@ -897,10 +900,8 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 #pragma GCC unroll 4
 	for (k = 0; k < 4; k++)
 		mac[k] = _mm_loadu_si128((const __m128i *)&fib->nh[hop[k]]);
-	fail = _mm_or_si128(_mm_cmplt_epi32(_mm_srli_epi32(lw, 24), _mm_set1_epi32(2)),
-			    _mm_or_si128(_mm_cmpeq_epi32(plen, _mm_setzero_si128()),
-					 _mm_cmpgt_epi32(plen, _mm_and_si128(nw,
-								_mm_set1_epi32(0xffff)))));
+	tb = _mm_blend_epi16(nw, lw, 0xaa);
+	fail = _mm_cmpeq_epi16(_mm_min_epu16(ta, tb), tb);
 	if (unlikely((bad | (uint32_t)_mm_movemask_epi8(fail)) != 0))
 		return false;
 	/* The egress ports for the burst-port hint, in the lanes' bits 16-23. */
