@@ -867,20 +867,21 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	mw = _mm_cmpeq_epi32(_mm_and_si128(mw, _mm_set1_epi32((int)LPM6_META_MASK)),
 			     _mm_set1_epi32((int)LPM6_META_FAST));
 	bad = (uint32_t)_mm_movemask_epi8(mw) ^ 0xffff;
-	/* lpm6_special for the eight addresses: their first bytes in the
-	 * lanes' low bytes; 0x00, 0xfe and 0xff are exactly (b + 2) mod 256 < 3. */
+	/* lpm6_special for the eight addresses: source and destination first
+	 * bytes as bytes 0 and 2 of the lanes (the destination's word read
+	 * from two bytes before it); 0x00, 0xfe and 0xff are exactly the
+	 * bytes b with b + 2 (mod 256) <= 2 unsigned. */
 	sa = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_SRC_OFF));
 	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[1] + LPM6_SRC_OFF), 1);
 	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[2] + LPM6_SRC_OFF), 2);
 	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[3] + LPM6_SRC_OFF), 3);
-	da = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_DST_OFF));
-	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[1] + LPM6_DST_OFF), 1);
-	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[2] + LPM6_DST_OFF), 2);
-	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[3] + LPM6_DST_OFF), 3);
-	sa = _mm_packs_epi32(_mm_and_si128(sa, _mm_set1_epi32(0xff)),
-			     _mm_and_si128(da, _mm_set1_epi32(0xff)));
-	sa = _mm_and_si128(_mm_add_epi16(sa, _mm_set1_epi16(2)), _mm_set1_epi16(0xff));
-	bad |= (uint32_t)_mm_movemask_epi8(_mm_cmplt_epi16(sa, _mm_set1_epi16(3)));
+	da = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_DST_OFF - 2));
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[1] + LPM6_DST_OFF - 2), 1);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[2] + LPM6_DST_OFF - 2), 2);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[3] + LPM6_DST_OFF - 2), 3);
+	sa = _mm_add_epi8(_mm_blend_epi16(sa, da, 0xaa), _mm_set1_epi8(2));
+	bad |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(sa, _mm_set1_epi8(2)), sa)) &
+	       0x5555;
 	/* As lpm6_plain, in 32-bit lanes of IPv6 bytes 4-7 (payload length,
 	 * next header, hop limit): hop limit > 1, payload length 1..max_plen;
 	 * both as one unsigned 16-bit test tb <= ta, which fails the packet:
