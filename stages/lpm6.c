@@ -856,7 +856,6 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	/* Each lane's payload length (its first two bytes) in host order. */
 	const __m128i plen_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
 	__m128i lw, ta, tb, nw, fail, sa, da, mw, hv, mac[4];
-	uint32_t bad;
 	uint16_t k;
 
 	/* The four metadata words (l2_len, l3_len, cls, flags). */
@@ -866,7 +865,6 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[3]->l2_len), 3);
 	mw = _mm_cmpeq_epi32(_mm_and_si128(mw, _mm_set1_epi32((int)LPM6_META_MASK)),
 			     _mm_set1_epi32((int)LPM6_META_FAST));
-	bad = (uint32_t)_mm_movemask_epi8(mw) ^ 0xffff;
 	/* lpm6_special for the eight addresses: source and destination first
 	 * bytes as bytes 0 and 2 of the lanes (the destination's word read
 	 * from two bytes before it); 0x00, 0xfe and 0xff are exactly the
@@ -880,8 +878,8 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[2] + LPM6_DST_OFF - 2), 2);
 	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[3] + LPM6_DST_OFF - 2), 3);
 	sa = _mm_add_epi8(_mm_blend_epi16(sa, da, 0xaa), _mm_set1_epi8(2));
-	bad |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(sa, _mm_set1_epi8(2)), sa)) &
-	       0x5555;
+	sa = _mm_and_si128(_mm_cmpeq_epi8(_mm_min_epu8(sa, _mm_set1_epi8(2)), sa),
+			   _mm_set1_epi32(0x00ff00ff));
 	/* As lpm6_plain, in 32-bit lanes of IPv6 bytes 4-7 (payload length,
 	 * next header, hop limit): hop limit > 1, payload length 1..max_plen;
 	 * both as one unsigned 16-bit test tb <= ta, which fails the packet:
@@ -903,7 +901,8 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 		mac[k] = _mm_loadu_si128((const __m128i *)&fib->nh[hop[k]]);
 	tb = _mm_blend_epi16(nw, lw, 0xaa);
 	fail = _mm_cmpeq_epi16(_mm_min_epu16(ta, tb), tb);
-	if (unlikely((bad | (uint32_t)_mm_movemask_epi8(fail)) != 0))
+	/* One test for all: metadata words as wanted, no special byte, no failure. */
+	if (unlikely(!_mm_test_all_ones(_mm_andnot_si128(_mm_or_si128(sa, fail), mw))))
 		return false;
 	/* The egress ports for the burst-port hint, in the lanes' bits 16-23. */
 	*v_or = _mm_or_si128(*v_or, nw);
