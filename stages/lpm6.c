@@ -817,13 +817,6 @@ lpm6_ld32(const uint8_t *p)
 	return v;
 }
 
-/* Next hop @p hop's max_plen, port and kind as one little-endian word (checked in lpm6_init). */
-static __rte_always_inline uint32_t
-lpm6_nh_word(const struct lpm6_fib *fib, int32_t hop)
-{
-	return lpm6_ld32((const uint8_t *)&fib->nh[hop] + offsetof(struct lpm6_nh, max_plen));
-}
-
 /* Where an untagged IPv6 frame holds its source and destination addresses. */
 #define LPM6_SRC_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, src_addr))
 #define LPM6_DST_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr))
@@ -855,7 +848,8 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 {
 	/* Each lane's payload length (its first two bytes) in host order. */
 	const __m128i plen_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
-	__m128i lw, ta, tb, nw, fail, sa, da, mw, hv, mac[4];
+	__m128i lw, ta, tb, nw, fail, sa, da, mw, hv, ho, mac[4];
+	const uint8_t *nh[4];
 	uint16_t k;
 
 	/* The four metadata words (l2_len, l3_len, cls, flags). */
@@ -890,15 +884,23 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[2] + LPM6_PLEN_OFF), 2);
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[3] + LPM6_PLEN_OFF), 3);
 	ta = _mm_add_epi16(_mm_shuffle_epi8(lw, plen_be), _mm_set1_epi32(0x01ffffff));
-	/* The next hops' last four bytes (max_plen, port, kind), one pinsrd each. */
-	nw = _mm_cvtsi32_si128((int)lpm6_nh_word(fib, hop[0]));
-	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[1]), 1);
-	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[2]), 2);
-	nw = _mm_insert_epi32(nw, (int)lpm6_nh_word(fib, hop[3]), 3);
-	/* Their MACs too, now: xmm registers are plenty, GPRs are not. */
+	/* The next hops' entries, by byte offset (one pextrd each): their
+	 * last four bytes (max_plen, port, kind: one little-endian word, see
+	 * lpm6_init), one pinsrd each, and their MACs too, now (xmm registers
+	 * are plenty, GPRs are not). */
+	hv = _mm_loadu_si128((const __m128i *)hop);
+	ho = _mm_slli_epi32(hv, 4);
+	nh[0] = (const uint8_t *)fib->nh + (uint32_t)_mm_cvtsi128_si32(ho);
+	nh[1] = (const uint8_t *)fib->nh + (uint32_t)_mm_extract_epi32(ho, 1);
+	nh[2] = (const uint8_t *)fib->nh + (uint32_t)_mm_extract_epi32(ho, 2);
+	nh[3] = (const uint8_t *)fib->nh + (uint32_t)_mm_extract_epi32(ho, 3);
+	nw = _mm_cvtsi32_si128((int)lpm6_ld32(nh[0] + offsetof(struct lpm6_nh, max_plen)));
+	nw = _mm_insert_epi32(nw, (int)lpm6_ld32(nh[1] + offsetof(struct lpm6_nh, max_plen)), 1);
+	nw = _mm_insert_epi32(nw, (int)lpm6_ld32(nh[2] + offsetof(struct lpm6_nh, max_plen)), 2);
+	nw = _mm_insert_epi32(nw, (int)lpm6_ld32(nh[3] + offsetof(struct lpm6_nh, max_plen)), 3);
 #pragma GCC unroll 4
 	for (k = 0; k < 4; k++)
-		mac[k] = _mm_loadu_si128((const __m128i *)&fib->nh[hop[k]]);
+		mac[k] = _mm_loadu_si128((const __m128i *)nh[k]);
 	tb = _mm_blend_epi16(nw, lw, 0xaa);
 	fail = _mm_cmpeq_epi16(_mm_min_epu16(ta, tb), tb);
 	/* One test for all: metadata words as wanted, no special byte, no failure. */
@@ -909,7 +911,6 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	*v_and = _mm_and_si128(*v_and, nw);
 	/* As lpm6_fwd. Every load before the first store (no reloads); the
 	 * lanes' bits 16-31 are the port, the kind byte being LPM6_NH_FWD, 0. */
-	hv = _mm_loadu_si128((const __m128i *)hop);
 	LPM6_FWD_LANE(0);
 	LPM6_FWD_LANE(1);
 	LPM6_FWD_LANE(2);
