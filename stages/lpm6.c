@@ -33,7 +33,6 @@
 #include <rte_ip.h>
 #include <rte_lpm6.h>
 #include <rte_malloc.h>
-#include <rte_prefetch.h>
 #include <rte_vect.h>
 
 #include "lpm6.h"
@@ -129,7 +128,7 @@ struct lpm6_nh {
 
 struct lpm6_fib {
 	struct rte_lpm6 *lpm;
-	uint32_t dflt;            /* next hop of ::/0 (rte_lpm6 has no depth 0) or miss */
+	uint32_t dflt;            /* next hop of ::/0 or miss (as ::/1 and 8000::/1) */
 	uint32_t miss;            /* "no route": nh[n_nh], max_plen 0 */
 	uint32_t n_routes;
 	uint32_t n_user_nh;
@@ -260,7 +259,7 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 		fib->nh[i].max_plen = pc->max_frame > RTE_ETHER_HDR_LEN + 40 ?
 				      (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN - 40) : 0;
 	}
-	lc.max_rules = cfg->n_routes + 2 * n_addr + 1;
+	lc.max_rules = cfg->n_routes + 2 * n_addr + 2;
 	/* Each own address or connected prefix needs at most 13 more groups. */
 	lc.number_tbl8s = count_tbl8_6(cfg) + 26 * n_addr + 1;
 	snprintf(name, sizeof(name), "pf_lpm6_%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
@@ -274,6 +273,20 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	fib->n_tbl8 = lc.number_tbl8s;
 	fib->n_routes = cfg->n_routes;
 	/*
+	 * rte_lpm6 has no depth 0: ::/0 (or "no route") goes in as its two
+	 * halves, first, so that a lookup never misses and the data path
+	 * takes its next hop as it is (a route of the same /1 replaces it).
+	 * They write all of tbl24: about 30 ms per table.
+	 */
+	for (i = 0; i < cfg->n_routes; i++)
+		if (cfg->routes[i].len == 0)
+			fib->dflt = cfg->routes[i].nh;
+	memset(pfx, 0, sizeof(pfx));
+	rc = rte_lpm6_add(fib->lpm, pfx, 1, fib->dflt);
+	pfx[0] = 0x80;
+	if (rc == 0)
+		rc = rte_lpm6_add(fib->lpm, pfx, 1, fib->dflt);
+	/*
 	 * In address order (the order lpm6_cfg_parse sorted them in, a covering
 	 * prefix before the longer ones inside it): consecutive adds touch
 	 * neighbouring table entries. Without hugepages a random walk over the
@@ -282,9 +295,7 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
 		const struct lpm6_route *r = &cfg->routes[i];
 
-		if (r->len == 0)
-			fib->dflt = r->nh;
-		else
+		if (r->len != 0)
 			rc = rte_lpm6_add(fib->lpm, r->prefix, r->len, r->nh);
 	}
 	/* Connected prefixes, then the addresses themselves (/128, local). */
@@ -346,7 +357,10 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 	uint16_t i, j;
 	int rc;
 
-	RTE_BUILD_BUG_ON(sizeof(struct lpm6_nh) != 16 || PF_MAX_PORTS > UINT8_MAX);
+	RTE_BUILD_BUG_ON(sizeof(struct lpm6_nh) != 16 || PF_MAX_PORTS > UINT8_MAX ||
+			 LPM6_NH_FWD != 0 ||
+			 offsetof(struct lpm6_nh, port) != offsetof(struct lpm6_nh, max_plen) + 2 ||
+			 offsetof(struct lpm6_nh, kind) != offsetof(struct lpm6_nh, max_plen) + 3);
 	RTE_BUILD_BUG_ON(offsetof(struct pf_meta, l3_len) != offsetof(struct pf_meta, l2_len) + 1 ||
 			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
 			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
@@ -625,9 +639,10 @@ lpm6_bad_src(const uint8_t *src)
 }
 
 /*
- * The decision for one packet whose lookup gave @p hop, every rule in the
- * documented order: the reference, and where the fast path sends whatever
- * it does not forward itself.
+ * The decision for one packet, every rule in the documented order: the
+ * reference, and where the fast path sends whatever it does not forward
+ * itself. @p hop is the lookup of the 16 bytes where an untagged frame holds
+ * its destination (a tagged frame's is looked up here).
  */
 static uint16_t __rte_noinline
 lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
@@ -680,6 +695,8 @@ lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
 		ctrs[LPM6_CTR_DST_MARTIAN]++;
 		return LPM6_EDGE_DROP;
 	}
+	if (md->l2_len != RTE_ETHER_HDR_LEN && rte_lpm6_lookup(fib->lpm, ip->dst_addr, &hop) != 0)
+		hop = fib->miss;
 	if (hop == fib->miss)
 		return lpm6_icmp(lp, ctrs, md, LPM6_CTR_NO_ROUTE, LPM6_CTR_NO_ROUTE_ICMP,
 				 PF_META_ICMP(ICMP6_DST_UNREACH, 0, 0));
@@ -791,18 +808,6 @@ lpm6_decide(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ct
 	return lpm6_ip6(lp, fib, ctrs, m, hop);
 }
 
-/*
- * The destination of @p md's frame @p eth for the lookup, where an IPv6
- * frame holds it, without a class test: for any other class (inside the
- * mbuf's data room all the same) lpm6_ip6 drops the packet before it looks
- * at the next hop.
- */
-static __rte_always_inline void
-lpm6_dst(const struct pf_meta *md, const uint8_t *eth, uint8_t *dst)
-{
-	memcpy(dst, eth + md->l2_len + offsetof(struct rte_ipv6_hdr, dst_addr), 16);
-}
-
 static __rte_always_inline uint32_t
 lpm6_ld32(const uint8_t *p)
 {
@@ -812,35 +817,41 @@ lpm6_ld32(const uint8_t *p)
 	return v;
 }
 
-/* Where an untagged IPv6 frame holds its source address. */
+/* Where an untagged IPv6 frame holds its source and destination addresses. */
 #define LPM6_SRC_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, src_addr))
+#define LPM6_DST_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr))
 /* Where an untagged IPv6 frame holds its payload length, next header and hop limit. */
 #define LPM6_PLEN_OFF (RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, payload_len))
+/* Addresses per rte_lpm6_lookup_bulk_func call: a burst goes in chunks of this many. */
+#define LPM6_CHUNK 64
 
 /*
- * Four packets: one lookup call, then lpm6_plain for the four folded into
- * accumulators without a branch per packet (reading the fields of a frame
- * that is not untagged IPv6 is harmless: the metadata test fails it). All
- * four plain: forward them and return true; else return false, @p hop
- * holding the four next hops.
+ * Four looked-up packets: lpm6_plain for the four folded into accumulators
+ * without a branch per packet (reading the fields of a frame that is not
+ * untagged IPv6 is harmless: the metadata test fails it; every @p hop is a
+ * next hop, the table never misses). All four plain: forward them, fold
+ * their next hops' words (egress port in bits 16-23) into @p v_or and
+ * @p v_and and return true; else return false.
  */
+/* Lane k of lpm6_x4_group's forwarding (a macro: the lane is an immediate even at -O0). */
+#define LPM6_FWD_LANE(k) do {									\
+		_mm_storeu_si128((__m128i *)eth[k],						\
+				 _mm_insert_epi32(mac[k], (int)lpm6_ld32(eth[k] + 12), 3));	\
+		eth[k][RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, hop_limits)]--;	\
+		md[k]->out_port = (uint16_t)_mm_extract_epi16(nw, 2 * (k) + 1);		\
+		md[k]->nexthop = (uint32_t)_mm_extract_epi32(hv, k);				\
+	} while (0)
+
 static __rte_always_inline bool
 lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *const *eth,
-	      int32_t *hop, uint32_t *p_or, uint32_t *p_and)
+	      const int32_t *hop, __m128i *v_or, __m128i *v_and)
 {
 	/* Each lane's payload length (its first two bytes) in host order. */
 	const __m128i plen_be = _mm_set_epi8(-1, -1, 12, 13, -1, -1, 8, 9, -1, -1, 4, 5, -1, -1, 0, 1);
-	uint8_t dst[4][RTE_LPM6_IPV6_ADDR_SIZE];
-	__m128i lw, plen, maxp, fail, sa, da, mw;
-	uint32_t bad, h[4], port;
+	__m128i lw, ta, tb, nw, fail, sa, da, mw, hv, ho, mac[4];
+	const uint8_t *nh[4];
 	uint16_t k;
 
-	for (k = 0; k < 4; k++)
-		lpm6_dst(md[k], eth[k], dst[k]);
-	rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, 4);
-#pragma GCC unroll 4
-	for (k = 0; k < 4; k++)
-		h[k] = hop[k] < 0 ? fib->dflt : (uint32_t)hop[k];
 	/* The four metadata words (l2_len, l3_len, cls, flags). */
 	mw = _mm_cvtsi32_si128((int)lpm6_ld32(&md[0]->l2_len));
 	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[1]->l2_len), 1);
@@ -848,56 +859,94 @@ lpm6_x4_group(const struct lpm6_fib *fib, struct pf_meta *const *md, uint8_t *co
 	mw = _mm_insert_epi32(mw, (int)lpm6_ld32(&md[3]->l2_len), 3);
 	mw = _mm_cmpeq_epi32(_mm_and_si128(mw, _mm_set1_epi32((int)LPM6_META_MASK)),
 			     _mm_set1_epi32((int)LPM6_META_FAST));
-	bad = (uint32_t)_mm_movemask_epi8(mw) ^ 0xffff;
-	/* lpm6_special for the eight addresses: their first bytes in the
-	 * lanes' low bytes; 0x00, 0xfe and 0xff are exactly (b + 2) mod 256 < 3. */
+	/* lpm6_special for the eight addresses: source and destination first
+	 * bytes as bytes 0 and 2 of the lanes (the destination's word read
+	 * from two bytes before it); 0x00, 0xfe and 0xff are exactly the
+	 * bytes b with b + 2 (mod 256) <= 2 unsigned. */
 	sa = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_SRC_OFF));
 	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[1] + LPM6_SRC_OFF), 1);
 	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[2] + LPM6_SRC_OFF), 2);
 	sa = _mm_insert_epi32(sa, (int)lpm6_ld32(eth[3] + LPM6_SRC_OFF), 3);
-	da = _mm_cvtsi32_si128((int)lpm6_ld32(dst[0]));
-	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[1]), 1);
-	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[2]), 2);
-	da = _mm_insert_epi32(da, (int)lpm6_ld32(dst[3]), 3);
-	sa = _mm_packs_epi32(_mm_and_si128(sa, _mm_set1_epi32(0xff)),
-			     _mm_and_si128(da, _mm_set1_epi32(0xff)));
-	sa = _mm_and_si128(_mm_add_epi16(sa, _mm_set1_epi16(2)), _mm_set1_epi16(0xff));
-	bad |= (uint32_t)_mm_movemask_epi8(_mm_cmplt_epi16(sa, _mm_set1_epi16(3)));
+	da = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_DST_OFF - 2));
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[1] + LPM6_DST_OFF - 2), 1);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[2] + LPM6_DST_OFF - 2), 2);
+	da = _mm_insert_epi32(da, (int)lpm6_ld32(eth[3] + LPM6_DST_OFF - 2), 3);
+	sa = _mm_add_epi8(_mm_blend_epi16(sa, da, 0xaa), _mm_set1_epi8(2));
+	sa = _mm_and_si128(_mm_cmpeq_epi8(_mm_min_epu8(sa, _mm_set1_epi8(2)), sa),
+			   _mm_set1_epi32(0x00ff00ff));
 	/* As lpm6_plain, in 32-bit lanes of IPv6 bytes 4-7 (payload length,
-	 * next header, hop limit): hop limit > 1, payload length 1..max_plen. */
+	 * next header, hop limit): hop limit > 1, payload length 1..max_plen;
+	 * both as one unsigned 16-bit test tb <= ta, which fails the packet:
+	 * low halves ta = payload length - 1 (0 wraps to 0xffff), tb = max_plen;
+	 * high halves ta = 0x1ff, tb = next header | hop limit << 8. */
 	lw = _mm_cvtsi32_si128((int)lpm6_ld32(eth[0] + LPM6_PLEN_OFF));
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[1] + LPM6_PLEN_OFF), 1);
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[2] + LPM6_PLEN_OFF), 2);
 	lw = _mm_insert_epi32(lw, (int)lpm6_ld32(eth[3] + LPM6_PLEN_OFF), 3);
-	plen = _mm_shuffle_epi8(lw, plen_be);
-	/* The limits into the lanes' low halves, one pinsrw each. */
-	maxp = _mm_insert_epi16(_mm_setzero_si128(), fib->nh[h[0]].max_plen, 0);
-	maxp = _mm_insert_epi16(maxp, fib->nh[h[1]].max_plen, 2);
-	maxp = _mm_insert_epi16(maxp, fib->nh[h[2]].max_plen, 4);
-	maxp = _mm_insert_epi16(maxp, fib->nh[h[3]].max_plen, 6);
-	fail = _mm_or_si128(_mm_cmplt_epi32(_mm_srli_epi32(lw, 24), _mm_set1_epi32(2)),
-			    _mm_or_si128(_mm_cmpeq_epi32(plen, _mm_setzero_si128()),
-					 _mm_cmpgt_epi32(plen, maxp)));
-	if (unlikely((bad | (uint32_t)_mm_movemask_epi8(fail)) != 0)) {
-		for (k = 0; k < 4; k++)
-			hop[k] = (int32_t)h[k];
-		return false;
-	}
+	ta = _mm_add_epi16(_mm_shuffle_epi8(lw, plen_be), _mm_set1_epi32(0x01ffffff));
+	/* The next hops' entries, by byte offset (one pextrd each): their
+	 * last four bytes (max_plen, port, kind: one little-endian word, see
+	 * lpm6_init), one pinsrd each, and their MACs too, now (xmm registers
+	 * are plenty, GPRs are not). */
+	hv = _mm_loadu_si128((const __m128i *)hop);
+	ho = _mm_slli_epi32(hv, 4);
+	nh[0] = (const uint8_t *)fib->nh + (uint32_t)_mm_cvtsi128_si32(ho);
+	nh[1] = (const uint8_t *)fib->nh + (uint32_t)_mm_extract_epi32(ho, 1);
+	nh[2] = (const uint8_t *)fib->nh + (uint32_t)_mm_extract_epi32(ho, 2);
+	nh[3] = (const uint8_t *)fib->nh + (uint32_t)_mm_extract_epi32(ho, 3);
+	nw = _mm_cvtsi32_si128((int)lpm6_ld32(nh[0] + offsetof(struct lpm6_nh, max_plen)));
+	nw = _mm_insert_epi32(nw, (int)lpm6_ld32(nh[1] + offsetof(struct lpm6_nh, max_plen)), 1);
+	nw = _mm_insert_epi32(nw, (int)lpm6_ld32(nh[2] + offsetof(struct lpm6_nh, max_plen)), 2);
+	nw = _mm_insert_epi32(nw, (int)lpm6_ld32(nh[3] + offsetof(struct lpm6_nh, max_plen)), 3);
 #pragma GCC unroll 4
-	for (k = 0; k < 4; k++) {
-		port = lpm6_fwd(fib, md[k], eth[k], h[k]);
-		*p_or |= port;
-		*p_and &= port;
-	}
+	for (k = 0; k < 4; k++)
+		mac[k] = _mm_loadu_si128((const __m128i *)nh[k]);
+	tb = _mm_blend_epi16(nw, lw, 0xaa);
+	fail = _mm_cmpeq_epi16(_mm_min_epu16(ta, tb), tb);
+	/* One test for all: metadata words as wanted, no special byte, no failure. */
+	if (unlikely(!_mm_test_all_ones(_mm_andnot_si128(_mm_or_si128(sa, fail), mw))))
+		return false;
+	/* The egress ports for the burst-port hint, in the lanes' bits 16-23. */
+	*v_or = _mm_or_si128(*v_or, nw);
+	*v_and = _mm_and_si128(*v_and, nw);
+	/* As lpm6_fwd. Every load before the first store (no reloads); the
+	 * lanes' bits 16-31 are the port, the kind byte being LPM6_NH_FWD, 0. */
+	LPM6_FWD_LANE(0);
+	LPM6_FWD_LANE(1);
+	LPM6_FWD_LANE(2);
+	LPM6_FWD_LANE(3);
 	return true;
 }
 
 /*
- * One burst, after lpm's: four packets at a time (lpm6_x4_group, one
- * rte_lpm6_lookup_bulk_func each), the next four frames prefetched; a group
- * that fails the group test goes packet by packet (lpm6_decide), the 0-3
- * left over too. The burst-port hint when all went out on one port, on the
- * fast path.
+ * @p n looked-up packets one by one (lpm6_decide): a group that failed the
+ * group test, or the 0-3 left over. Out of line, so that the group loop
+ * keeps nothing alive for it. Returns how many did not take the out edge.
+ */
+static unsigned int __rte_noinline
+lpm6_each(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
+	  struct rte_mbuf **pkts, uint8_t *const *eth, const int32_t *hop, uint16_t *edge,
+	  unsigned int n, uint32_t *p_or, uint32_t *p_and, bool *slow)
+{
+	const int off = pf_meta_off();
+	unsigned int i, nbad = 0;
+
+	for (i = 0; i < n; i++) {
+		edge[i] = lpm6_decide(lp, fib, ctrs, pkts[i], pf_meta_at(pkts[i], off), eth[i],
+				      (uint32_t)hop[i], p_or, p_and, slow);
+		nbad += edge[i] != LPM6_EDGE_OUT;
+	}
+	return nbad;
+}
+
+/*
+ * One burst, after l3fwd's gather / one bulk call / scatter, in chunks of
+ * LPM6_CHUNK: the destinations gathered (as untagged frames hold them; the
+ * loads touch every frame's first line back to back, all the prefetch the
+ * later passes need), one rte_lpm6_lookup_bulk_func for the chunk, then
+ * four packets at a time through lpm6_x4_group; a group that fails the
+ * group test goes packet by packet (lpm6_decide), the 0-3 left over too.
+ * The burst-port hint when all went out on one port, on the fast path.
  */
 static uint16_t
 lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
@@ -905,61 +954,57 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 	const uint64_t out4 = LPM6_EDGE_OUT * 0x0001000100010001ull;
 	const struct lpm6_priv *lp = st->priv;
 	const struct lpm6_fib *fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
+	uint8_t dst[LPM6_CHUNK][RTE_LPM6_IPV6_ADDR_SIZE] __rte_aligned(16);
+	__m128i v_or = _mm_setzero_si128(), v_and = _mm_set1_epi32(-1);
 	uint32_t p_or = 0, p_and = UINT32_MAX;
-	uint8_t *eth[4], *next[4], dst[RTE_LPM6_IPV6_ADDR_SIZE];
+	uint8_t *eth[LPM6_CHUNK];
+	int32_t hop[LPM6_CHUNK];
 	struct pf_meta *md[4];
 	const int off = pf_meta_off();
-	unsigned int i, k, nout = 0;   /* not uint16_t: GCC then keeps them in memory */
-	int32_t hop[4];
+	unsigned int b, c, i, k, nbad = 0;   /* not uint16_t: GCC then keeps them in memory */
 	bool slow = false;
-	uint16_t e;
 
 	if (n == 0)
 		return PF_EDGE_MIXED;
-	for (k = 0; k < 4 && k < n; k++) {
-		next[k] = rte_pktmbuf_mtod(pkts[k], uint8_t *);
-		rte_prefetch0(next[k]);
-	}
-	for (i = 0; i + 4 <= n; i += 4) {
-		memcpy(eth, next, sizeof(eth));
-		for (k = 0; k < 4; k++)
-			md[k] = pf_meta_at(pkts[i + k], off);
-		if (likely(i + 8 <= n)) {
-			for (k = 0; k < 4; k++) {
-				next[k] = rte_pktmbuf_mtod(pkts[i + 4 + k], uint8_t *);
-				rte_prefetch0(next[k]);
+	for (b = 0; b < n; b += c, pkts += c, edge += c) {
+		c = RTE_MIN(n - b, (unsigned int)LPM6_CHUNK);
+#pragma GCC unroll 4
+		for (i = 0; i < c; i++) {
+			eth[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+			_mm_store_si128((__m128i *)dst[i],
+					_mm_loadu_si128((const __m128i *)(eth[i] + LPM6_DST_OFF)));
+		}
+		rte_lpm6_lookup_bulk_func(fib->lpm, dst, hop, c);
+		for (i = 0; i + 4 <= c; i += 4) {
+			for (k = 0; k < 4; k++)
+				md[k] = pf_meta_at(pkts[i + k], off);
+			if (likely(lpm6_x4_group(fib, md, &eth[i], &hop[i], &v_or, &v_and))) {
+				memcpy(&edge[i], &out4, sizeof(out4));
+				continue;
 			}
+			slow = true;
+			nbad += lpm6_each(lp, fib, st->ctrs, &pkts[i], &eth[i], &hop[i], &edge[i],
+					  4, &p_or, &p_and, &slow);
 		}
-		if (likely(lpm6_x4_group(fib, md, eth, hop, &p_or, &p_and))) {
-			memcpy(&edge[i], &out4, sizeof(out4));
-			nout += 4;
-			continue;
-		}
-		slow = true;
-		for (k = 0; k < 4; k++) {
-			e = lpm6_decide(lp, fib, st->ctrs, pkts[i + k], md[k], eth[k],
-					(uint32_t)hop[k], &p_or, &p_and, &slow);
-			edge[i + k] = e;
-			nout += e == LPM6_EDGE_OUT;
-		}
+		if (i < c)
+			nbad += lpm6_each(lp, fib, st->ctrs, &pkts[i], &eth[i], &hop[i], &edge[i],
+					  c - i, &p_or, &p_and, &slow);
 	}
-	for (; i < n; i++) {
-		md[0] = pf_meta_at(pkts[i], off);
-		eth[0] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
-		lpm6_dst(md[0], eth[0], dst);
-		if (rte_lpm6_lookup(fib->lpm, dst, (uint32_t *)&hop[0]) != 0)
-			hop[0] = (int32_t)fib->dflt;
-		e = lpm6_decide(lp, fib, st->ctrs, pkts[i], md[0], eth[0], (uint32_t)hop[0], &p_or,
-				&p_and, &slow);
-		edge[i] = e;
-		nout += e == LPM6_EDGE_OUT;
-	}
-	if (likely(nout == n)) {
-		if (likely(!slow && p_or == p_and))
-			st->burst_port = PF_BURST_PORT(p_or);
+	if (likely(nbad == 0)) {
+		if (likely(!slow)) {
+			/* The groups' ports (lanes that took none keep 0 and ~0). */
+			v_or = _mm_or_si128(v_or, _mm_shuffle_epi32(v_or, 0x4e));
+			v_or = _mm_or_si128(v_or, _mm_shuffle_epi32(v_or, 0xb1));
+			v_and = _mm_and_si128(v_and, _mm_shuffle_epi32(v_and, 0x4e));
+			v_and = _mm_and_si128(v_and, _mm_shuffle_epi32(v_and, 0xb1));
+			p_or |= (uint32_t)_mm_cvtsi128_si32(v_or) >> 16 & 0xff;
+			p_and &= (uint32_t)_mm_cvtsi128_si32(v_and) >> 16 & 0xff;
+			if (p_or == p_and)
+				st->burst_port = PF_BURST_PORT(p_or);
+		}
 		return LPM6_EDGE_OUT;
 	}
-	return nout == 0 && !lp->icmp && lp->nt == NULL ? LPM6_EDGE_DROP : PF_EDGE_MIXED;
+	return nbad == n && !lp->icmp && lp->nt == NULL ? LPM6_EDGE_DROP : PF_EDGE_MIXED;
 }
 
 /* For live edits (lpm6_routes.c): is there a neigh stage to resolve a gateway by address? */

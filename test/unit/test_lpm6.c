@@ -6,9 +6,11 @@
  * egress limit; a special first byte of source or destination; a tag, a
  * group or foreign MAC, not IPv6; local, connected and "no route" entries)
  * at every place of groups and bursts of 1 to 40: each takes its kind's edge
- * and drop counter, and the bytes, metadata and counters are those of the
- * same packets sent one per burst (the per-packet path), plus the burst-port
- * hint checked by pf_test_process.
+ * and drop counter or egress port, and the bytes, metadata and counters are
+ * those of the same packets sent one per burst (the per-packet path), plus
+ * the burst-port hint checked by pf_test_process. Twice: without a default
+ * route, and with ::/0 and a route of one of its halves (the table holds
+ * ::/0 as ::/1 and 8000::/1 and never misses).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,8 +27,8 @@ static const uint8_t mac_p1[6] = { 2, 0, 0, 0, 0, 0x11 };
 static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 0xa1 };
 static const uint8_t all_nodes[6] = { 0x33, 0x33, 0, 0, 0, 1 };
 
-/* p1 takes payloads of up to 1400 - 40 = 1360 bytes. */
-#define TOPO \
+/* p1 takes payloads of up to 1400 - 40 = 1360 bytes; @p extra: more routes. */
+#define TOPO(extra) \
 	"ports:\n" \
 	"  p0: { device: net_null0, mac: \"02:00:00:00:00:10\", ipv6: \"2001:db8:1::1/64\" }\n" \
 	"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", ipv6: \"2001:db8:2::1/64\",\n" \
@@ -42,6 +44,7 @@ static const uint8_t all_nodes[6] = { 0x33, 0x33, 0, 0, 0, 1 };
 	"      - { prefix: \"2001:db8:100::/48\", via: r1 }\n" \
 	"      - { prefix: \"2001:db8:200::/48\", via: r2 }\n" \
 	"      - { prefix: \"fe00::/8\", via: r1 }\n" \
+	extra \
 	"    next: tx\n" \
 	"  tx: { type: tx, ports: [p0, p1] }\n" \
 	"lcores:\n  1: [rx, lpm6, tx]\n"
@@ -144,30 +147,60 @@ mk_kind(unsigned int k)
 		pf_meta(m)->cls = PF_CLASS_ARP;
 		return m;
 	case 25: return udp6(mac_p0, "feed::1", FAR1, 64, 16, false);
-	default: return udp6(mac_p0, "2001:db8:fe::1", "2001:db8:100:ff::1", 64, 16, false);
+	case 26: return udp6(mac_p0, "2001:db8:fe::1", "2001:db8:100:ff::1", 64, 16, false);
+	default: return udp6(mac_p0, H, "9000::1", 64, 16, false);
 	}
 }
 
-/* Each kind's edge and drop counter (NULL: forwarded). */
-static const struct {
+struct lpm6_kind {
 	uint16_t edge;
-	const char *ctr;
-} lpm6_kinds[] = {
-	{ L_OUT, NULL }, { L_OUT, NULL }, { L_OUT, NULL },
-	{ L_DROP, "ip6_hop_limit_expired" }, { L_DROP, "ip6_hop_limit_expired" },
-	{ L_OUT, NULL }, { L_DROP, "ip6_too_big" }, { L_OUT, NULL }, { L_OUT, NULL },
-	{ L_DROP, "ip6_src_unspecified" }, { L_DROP, "ip6_src_loopback" },
-	{ L_DROP, "ip6_src_v4mapped" }, { L_DROP, "ip6_src_mcast" },
-	{ L_DROP, "ip6_linklocal_src" }, { L_DROP, "ip6_dst_martian" },
-	{ L_DROP, "ip6_mcast_dst" }, { L_DROP, "ip6_linklocal_dst" },
-	{ L_DROP, "ip6_no_route" }, { L_DROP, "ip6_neighbour_unresolved" },
-	{ L_DROP, "ip6_local_unsupported" }, { L_DROP, "ip6_l2mcast_unicast" },
-	{ L_DROP, "l3_mac_mismatch" }, { L_OUT, NULL }, { L_DROP, "vlan_unknown" },
-	{ L_DROP, "l3_proto_unsupported" }, { L_OUT, NULL }, { L_OUT, NULL },
+	const char *ctr;   /* drop counter, NULL: forwarded ... */
+	uint16_t port;     /* ... to this port */
 };
 
+/* Each kind's edge and drop counter or egress port, without a default route. */
+static const struct lpm6_kind lpm6_kinds[] = {
+	{ L_OUT, NULL, 1 }, { L_OUT, NULL, 0 }, { L_OUT, NULL, 1 },
+	{ L_DROP, "ip6_hop_limit_expired", 0 }, { L_DROP, "ip6_hop_limit_expired", 0 },
+	{ L_OUT, NULL, 1 }, { L_DROP, "ip6_too_big", 0 }, { L_OUT, NULL, 1 }, { L_OUT, NULL, 1 },
+	{ L_DROP, "ip6_src_unspecified", 0 }, { L_DROP, "ip6_src_loopback", 0 },
+	{ L_DROP, "ip6_src_v4mapped", 0 }, { L_DROP, "ip6_src_mcast", 0 },
+	{ L_DROP, "ip6_linklocal_src", 0 }, { L_DROP, "ip6_dst_martian", 0 },
+	{ L_DROP, "ip6_mcast_dst", 0 }, { L_DROP, "ip6_linklocal_dst", 0 },
+	{ L_DROP, "ip6_no_route", 0 }, { L_DROP, "ip6_neighbour_unresolved", 0 },
+	{ L_DROP, "ip6_local_unsupported", 0 }, { L_DROP, "ip6_l2mcast_unicast", 0 },
+	{ L_DROP, "l3_mac_mismatch", 0 }, { L_OUT, NULL, 0 }, { L_DROP, "vlan_unknown", 0 },
+	{ L_DROP, "l3_proto_unsupported", 0 }, { L_OUT, NULL, 1 }, { L_OUT, NULL, 1 },
+	{ L_DROP, "ip6_no_route", 0 },
+};
+
+/*
+ * With ::/0 via r2 and 8000::/1 via r1 (a route that replaces one half of
+ * the default): the two unrouted kinds go out.
+ */
+#define DFLT_ROUTES \
+	"      - { prefix: \"::/0\", via: r2 }\n" \
+	"      - { prefix: \"8000::/1\", via: r1 }\n"
+
+static struct lpm6_kind
+kind_want(unsigned int k, bool dflt)
+{
+	static const struct lpm6_kind via_r2 = { L_OUT, NULL, 0 }, via_r1 = { L_OUT, NULL, 1 };
+
+	if (dflt && k == 17)
+		return via_r2;
+	if (dflt && k == 27)
+		return via_r1;
+	return lpm6_kinds[k];
+}
+
+/*
+ * Bursts of random kinds through one stage, the same packets one per burst
+ * through another: the kinds' edges, ports and drop counters, and the two
+ * stages agree on bytes, metadata and counters.
+ */
 static void
-test_x4_groups(void **state)
+run_kinds(const char *yaml, bool dflt)
 {
 	const unsigned int nk = RTE_DIM(lpm6_kinds);
 	struct pf_stage *st[2];
@@ -177,7 +210,7 @@ test_x4_groups(void **state)
 	uint16_t c, s;
 
 	for (s = 0; s < 2; s++)
-		st[s] = pf_test_stage(TOPO, "lpm6", &topo[s]);
+		st[s] = pf_test_stage(yaml, "lpm6", &topo[s]);
 	assert_true(st[0]->ops->n_ctrs <= RTE_DIM(want));
 	hints0 = pf_test_hints;
 	srandom(8200);
@@ -192,10 +225,10 @@ test_x4_groups(void **state)
 						     (unsigned int)random() % nk;
 			for (s = 0; s < 2; s++)
 				pk[s][j] = mk_kind(kind[j]);
-			if (lpm6_kinds[kind[j]].ctr != NULL)
+			if (kind_want(kind[j], dflt).ctr != NULL)
 				for (c = 0; c < st[0]->ops->n_ctrs; c++)
 					want[c] += strcmp(st[0]->ops->ctrs[c].name,
-							  lpm6_kinds[kind[j]].ctr) == 0;
+							  kind_want(kind[j], dflt).ctr) == 0;
 		}
 		/* the burst as a whole, and the same packets one per burst */
 		pf_test_process(st[0], pk[0], b, e[0]);
@@ -204,10 +237,11 @@ test_x4_groups(void **state)
 		for (j = 0; j < b; j++) {
 			const struct pf_meta *a = pf_meta(pk[0][j]), *r = pf_meta(pk[1][j]);
 
-			if (e[0][j] != lpm6_kinds[kind[j]].edge || e[1][j] != e[0][j])
+			const struct lpm6_kind w = kind_want(kind[j], dflt);
+
+			if (e[0][j] != w.edge || e[1][j] != e[0][j])
 				fail_msg("round %u packet %u kind %u: burst edge %u, single %u, want %u",
-					 round, j, kind[j], e[0][j], e[1][j],
-					 lpm6_kinds[kind[j]].edge);
+					 round, j, kind[j], e[0][j], e[1][j], w.edge);
 			assert_int_equal(rte_pktmbuf_data_len(pk[0][j]),
 					 rte_pktmbuf_data_len(pk[1][j]));
 			if (memcmp(rte_pktmbuf_mtod(pk[0][j], void *),
@@ -216,6 +250,7 @@ test_x4_groups(void **state)
 				fail_msg("round %u packet %u kind %u: the burst wrote other bytes",
 					 round, j, kind[j]);
 			if (e[0][j] != L_DROP) {
+				assert_int_equal(a->out_port, w.port);
 				assert_int_equal(a->out_port, r->out_port);
 				assert_int_equal(a->nexthop, r->nexthop);
 			}
@@ -228,6 +263,7 @@ test_x4_groups(void **state)
 	/* bursts that all went out on one port carry the hint (checked per burst) */
 	assert_true(pf_test_hints > hints0);
 	assert_true(pf_test_ctr(st[0], "ip6_too_big") != 0);
+	assert_true((pf_test_ctr(st[0], "ip6_no_route") != 0) == !dflt);
 	assert_true(total > 8000);
 	for (s = 0; s < 2; s++) {
 		pf_stage_destroy(st[s]);
@@ -235,11 +271,27 @@ test_x4_groups(void **state)
 	}
 }
 
+static void
+test_x4_groups(void **state)
+{
+	(void)state;
+	run_kinds(TOPO(""), false);
+}
+
+/* The table has no miss: the default's next hop at every place of a group. */
+static void
+test_x4_groups_default(void **state)
+{
+	(void)state;
+	run_kinds(TOPO(DFLT_ROUTES), true);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_x4_groups),
+		cmocka_unit_test(test_x4_groups_default),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
