@@ -3,7 +3,7 @@
 """pipefwd benchmark harness: pipefwd against DPDK's own peers, same vdevs, same run.
 
     scripts/bench.py BUILD [--quick] [--only NAME,...] [--rounds N]
-    scripts/bench.py BUILD --compare REF [--quick]
+    scripts/bench.py BUILD --compare REF [--quick] [--only CASE,...]   (--only: those cases, else the quick set)
 
 Every case feeds `net_pcap0,rx_pcap=F,infinite_rx=1` into a `net_null0` sink.
 pipefwd and each peer (dpdk-testpmd io/mac, DPDK's l3fwd built from the
@@ -1048,7 +1048,7 @@ def compare(args):
     base_bin = os.path.join(bld, "app", "pipefwd")
     rows, slower = [], []
     for c in CASES:
-        if not c["quick"]:
+        if not (c["name"] in args.only.split(",") if args.only else c["quick"]):
             continue
         for layout in ("fused", "pipelined"):
             topo, _, _, _ = b.topology(c, layout)
