@@ -98,19 +98,30 @@ edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
  * Hand @p n packets to @p r's consumer on this lcore, with the producer's
  * burst-port hint @p hint (0: none); contract as edge_send().
  */
+/*
+ * The hand-over itself: charge @p rs, count the burst on @p r, let a capture
+ * armed there see it as its consumer gets it, give the consumer the hints.
+ * Returns the time the consumer starts at.
+ */
 static __rte_always_inline uint64_t
-direct_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
-	    int me, uint64_t t, uint16_t hint, uint16_t in_hint)
+hand_over(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
+	  uint64_t t, uint16_t hint, uint16_t in_hint)
 {
 	uint64_t now = charge(rs, t);
 
 	r->direct += n;
-	/* A capture on the edge sees the burst as its consumer gets it. */
 	if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
 		pf_capture_burst(&r->tap, pkts, n);
 	r->to->st->in_burst_port = hint;
 	r->to->st->in_burst_in_port = in_hint;
-	return pf_rt_run_burst(r->to, pkts, n, me, now);
+	return now;
+}
+
+static __rte_always_inline uint64_t
+direct_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
+	    int me, uint64_t t, uint16_t hint, uint16_t in_hint)
+{
+	return pf_rt_run_burst(r->to, pkts, n, me, hand_over(rs, r, pkts, n, t, hint, in_hint));
 }
 
 /*
@@ -359,6 +370,9 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		st->in_burst_in_port = 0;
 #ifndef NDEBUG
 		check_drop_discipline(st, drops_before, n, edge, all);
+		if (hint != 0 && (all == PF_EDGE_MIXED || all == PF_EDGE_DROP))
+			rte_panic("stage %s: burst-port hint on a burst of edge %u\n",
+				  st->conf->name, all);
 		check_hint(st, pkts, n, hint, true);
 		check_hint(st, pkts, n, in_hint, false);
 #endif
@@ -367,8 +381,6 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		rs->ran = true;
 		diff = 0;
 		if (unlikely(all == PF_EDGE_MIXED)) {
-			if (unlikely(hint & PF_BURST_PORT_UNWRITTEN))
-				pf_burst_port_write(pkts, n, hint);
 			if (unlikely(st->ops->emit != NULL)) {
 				st->in_burst_port = 0;
 				return run_held(rs, pkts, n, edge, me, t0);
@@ -403,14 +415,8 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 					hint &= (uint16_t)~PF_BURST_PORT_UNWRITTEN;
 				}
 				rs->edge_pkts[all] += n;
-				t1 = charge(rs, t0);
-				r->direct += n;
-				/* A capture on the edge sees the burst as its consumer gets it. */
-				if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
-					pf_capture_burst(&r->tap, pkts, n);
 				st->in_burst_port = 0;
-				to->st->in_burst_port = hint;
-				to->st->in_burst_in_port = in_hint;
+				t1 = hand_over(rs, r, pkts, n, t0, hint, in_hint);
 				if (unlikely(to->st->ops->expand != NULL))
 					return run_expand(to, pkts, n, me, t1);
 				rs = to;

@@ -155,6 +155,13 @@ tx_append(struct pf_stage *st, uint16_t p, struct rte_mbuf *m, uint64_t now)
 		tx_flush_port(st, p);
 }
 
+/* Whether this stage sends on port index @p p. */
+static __rte_always_inline bool
+tx_serves(const struct tx_priv *tx, uint32_t p)
+{
+	return p < PF_MAX_PORTS && (tx->served_mask & (1u << p));
+}
+
 /* A packet for no port this stage serves: a named drop, never a silent one. */
 static __rte_noinline void
 tx_no_port(struct pf_stage *st, struct rte_mbuf *m)
@@ -199,7 +206,7 @@ tx_buffer(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, int off, uint
 		const struct pf_meta *md = pf_meta_at(m, off);
 
 		p = md->out_port;
-		if (likely(p < PF_MAX_PORTS && (tx->served_mask & (1u << p))))
+		if (likely(tx_serves(tx, p)))
 			tx_append(st, p, m, now);
 		else if (p == PF_PORT_FLOOD)
 			tx_flood(st, m, md->flood_mask, now);
@@ -220,30 +227,28 @@ tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 
 	if (unlikely(n == 0))
 		return;
-	/*
-	 * The common burst, first: the producer's hint names one served port
-	 * and nothing is buffered anywhere (no flush is due): sent as it is,
-	 * no clock read, no pass.
-	 */
-	p0 = PF_BURST_PORT_INDEX(st->in_burst_port);
-	if (likely(st->in_burst_port != 0 && tx->pending == 0 && p0 < PF_MAX_PORTS &&
-		   (tx->served_mask & (1u << p0)))) {
-		tx_send(st, (uint16_t)p0, pkts, n);
-		return;
-	}
-	now = rte_rdtsc();
-	/* The common burst: one served port, nothing buffered there. Send it as is. */
 	if (likely(st->in_burst_port != 0)) {
-		/* The producer vouched for every packet's out_port (pf_stage.h),
-		 * or left it unwritten: then only the hint holds it. */
+		/* The producer's hint holds every packet's port (pf_stage.h; with
+		 * PF_BURST_PORT_UNWRITTEN only the hint does: no out_port read). */
 		p0 = PF_BURST_PORT_INDEX(st->in_burst_port);
-		if (unlikely(tx->buf[p0].n != 0) && (tx->served_mask & (1u << p0))) {
+		/* The common burst: nothing buffered anywhere, so no flush is due
+		 * either: sent as it is, no clock read, no pass. */
+		if (likely(tx->pending == 0 && tx_serves(tx, p0))) {
+			tx_send(st, (uint16_t)p0, pkts, n);
+			return;
+		}
+		now = rte_rdtsc();
+		if (!tx_serves(tx, p0))
+			for (j = 0; j < n; j++)
+				tx_no_port(st, pkts[j]);
+		else if (tx->buf[p0].n == 0)
+			tx_send(st, (uint16_t)p0, pkts, n);
+		else
 			/* Behind what is buffered there: append, in order. */
 			for (j = 0; j < n; j++)
 				tx_append(st, (uint16_t)p0, pkts[j], now);
-			goto flush_old;
-		}
 	} else {
+		now = rte_rdtsc();
 		p0 = pf_meta_at(pkts[0], off)->out_port;
 		/* Four per step: the loop's own cost shared, four independent loads. */
 		for (j = 0; j + 4 <= n; j += 4)
@@ -253,13 +258,12 @@ tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 				(pf_meta_at(pkts[j + 3], off)->out_port ^ p0);
 		for (; j < n; j++)
 			diff |= pf_meta_at(pkts[j], off)->out_port ^ p0;
+		/* One served port with nothing buffered there: send it as is. */
+		if (likely(diff == 0 && tx_serves(tx, p0) && tx->buf[p0].n == 0))
+			tx_send(st, (uint16_t)p0, pkts, n);
+		else
+			tx_buffer(st, pkts, n, off, now);
 	}
-	if (likely(diff == 0 && p0 < PF_MAX_PORTS && (tx->served_mask & (1u << p0)) &&
-		   tx->buf[p0].n == 0))
-		tx_send(st, p0, pkts, n);
-	else
-		tx_buffer(st, pkts, n, off, now);
-flush_old:
 	/* Light traffic: do not hold packets longer than tx_flush_us. */
 	pending = tx->pending;
 	while (pending != 0) {
