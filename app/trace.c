@@ -180,7 +180,7 @@ pf_trace_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint1
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct trace_rec *r = NULL;
-		uint16_t reason = PF_REASON_NONE, len_in = 0;
+		uint16_t reason = PF_REASON_NONE, len_in = 0, e;
 		uint8_t hdr_in[TRACE_HDR], n_in = 0;
 		int32_t slot = tracing ? trace_slot(m, start) : -1;
 
@@ -191,8 +191,11 @@ pf_trace_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint1
 		if (slot >= 0 || dtap != NULL)
 			memcpy(before, st->ctrs, nc * sizeof(before[0]));
 		t0 = rte_rdtsc();
-		st->ops->process_burst(st, &pkts[i], 1, &edge[i]);
+		e = st->ops->process_burst(st, &pkts[i], 1, &edge[i]);
 		t1 = rte_rdtsc();
+		/* One edge for the burst: edge[] may be unwritten (pf_stage.h). */
+		if (e != PF_EDGE_MIXED)
+			edge[i] = e;
 		if (slot < 0 && (dtap == NULL || edge[i] != PF_EDGE_DROP))
 			continue;
 		if (slot >= 0)

@@ -57,7 +57,6 @@ struct pf_meta {
 	uint8_t flags;        /**< PF_META_* */
 	uint16_t bd;          /**< bridge domain index (l2fib) */
 	uint32_t flood_mask;  /**< ports to replicate to when out_port == PF_PORT_FLOOD */
-	uint32_t nexthop;     /**< next-hop id chosen by a routing stage */
 	/**
 	 * Upper-layer protocol (IPPROTO_*): IPv4 protocol field; IPv6 the Next
 	 * Header that ends rx's extension header walk (never 0, 43, 44 or 60,
@@ -65,8 +64,9 @@ struct pf_meta {
 	 * whatever it is).
 	 * 0 for other classes.
 	 */
-	uint8_t l4_proto;
+	uint8_t l4_proto;     /* first in its word: rx stores it zero-extended, with rsvd */
 	uint8_t rsvd[3];      /**< zero: keeps the struct free of padding */
+	uint32_t nexthop;     /**< next-hop id chosen by a routing stage */
 };
 
 /** IPv6 extension headers rx walks: at most this many ... */

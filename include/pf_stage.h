@@ -7,7 +7,8 @@
  * stage bursts (from ports for a source stage, from rings otherwise), the
  * stage's process_burst writes one edge per packet, and the runtime moves
  * the packets: edge 0 (PF_EDGE_DROP) is freed and counted, every other edge
- * goes to the ring of the stage it is wired to. process_burst never frees,
+ * goes to the ring of the stage it is wired to (a stage that says the
+ * whole burst took one edge leaves edge[] alone). process_burst never frees,
  * enqueues, logs, allocates or locks: it is a function of (state, burst) ->
  * verdicts, so cmocka tests drive it directly on hand-built mbufs.
  *
@@ -239,10 +240,11 @@ struct pf_stage_ops {
 	uint16_t (*rx)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max);
 
 	/**
-	 * Decide each packet's edge; must set edge[i] for every i < n. Returns
-	 * the edge every packet took when the stage knows they all took one
-	 * (the runtime then moves the burst whole, without scanning edge[]),
-	 * else PF_EDGE_MIXED.
+	 * Decide each packet's edge. Returns the edge every packet took when
+	 * the stage knows they all took one (the runtime then moves the burst
+	 * whole, without reading edge[], which the stage need not have
+	 * written), else PF_EDGE_MIXED, and then edge[i] must be set for
+	 * every i < n.
 	 */
 	uint16_t (*process_burst)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n,
 				  uint16_t *edge);

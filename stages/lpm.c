@@ -1131,7 +1131,7 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 static __rte_always_inline uint16_t
 lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	     struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, uint32_t *one_hop,
-	     const bool icmp)
+	     const bool icmp, const bool prefetch)
 {
 	const uint64_t out4 = LPM_EDGE_OUT * 0x0001000100010001ull;
 	const int off = pf_meta_offset;
@@ -1147,16 +1147,20 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 
 	for (k = 0; k < 4 && k < n; k++) {
 		next[k] = rte_pktmbuf_mtod(pkts[k], uint8_t *);
-		rte_prefetch0(next[k]);
-		rte_mbuf_prefetch_part2(pkts[k]);
+		if (prefetch) {
+			rte_prefetch0(next[k]);
+			rte_mbuf_prefetch_part2(pkts[k]);
+		}
 	}
 	for (i = 0; i + 4 <= n; i += 4) {
 		memcpy(eth, next, sizeof(eth));
 		if (likely(i + 8 <= n)) {
 			for (k = 0; k < 4; k++) {
 				next[k] = rte_pktmbuf_mtod(pkts[i + 4 + k], uint8_t *);
-				rte_prefetch0(next[k]);
-				rte_mbuf_prefetch_part2(pkts[i + 4 + k]);
+				if (prefetch) {
+					rte_prefetch0(next[k]);
+					rte_mbuf_prefetch_part2(pkts[i + 4 + k]);
+				}
 			}
 			/* The next group's tbl24 lines, a group ahead: a table of
 			 * 64 MiB misses the caches and the TLB, and the four
@@ -1259,8 +1263,14 @@ lpm_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edg
 
 	/* One table per burst: an update frees the old one only after this pass. */
 	fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
+	/* A burst with rx's in-port hint came direct from rx on this lcore
+	 * (the runtime hands the hint on only then), which parsed it a moment
+	 * ago: its frames and metadata are in L1, and prefetching them would
+	 * only cost instructions. Behind a ring, the lines may be cold. */
 	if (likely(fib->mode == LPM_LOOKUP_X4))
-		nout = lpm_burst_x4(lp, fib, ctrs, pkts, n, edge, &one_hop, icmp);
+		nout = st->in_burst_in_port != 0 ?
+			lpm_burst_x4(lp, fib, ctrs, pkts, n, edge, &one_hop, icmp, false) :
+			lpm_burst_x4(lp, fib, ctrs, pkts, n, edge, &one_hop, icmp, true);
 	else if (fib->mode == LPM_LOOKUP_BULK)
 		nout = lpm_burst_ref(lp, fib, ctrs, pkts, n, edge, LPM_LOOKUP_BULK, icmp);
 	else

@@ -113,6 +113,23 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
 /* own_last[] values: above every bit the header test and its other terms set. */
 #define RX_SRC_OWN (1ull << 62)
 #define RX_SRC_ZERO (1ull << 63)
+/*
+ * The rearm word of a one-segment frame from DPDK port @p pid at the
+ * standard headroom, as the PMD's rx wrote it (its data then starts at
+ * buf_addr + RTE_PKTMBUF_HEADROOM: no data_off load). RX_REARM_SEGS_PORT
+ * masks the part any fast frame must match (rx_other's retry).
+ */
+#define RX_REARM(pid) (RTE_PKTMBUF_HEADROOM | 1ull << 16 | 1ull << 32 | (uint64_t)(pid) << 48)
+#define RX_REARM_SEGS_PORT 0xffffffff00000000ull
+/* Total length (bytes 16-17) and MF plus offset (20-21) in the word at byte 16. */
+#define RX_IP4_LEN_FRAG_MASK (0xffffull | (uint64_t)RX_IP4_FRAG_MASK << 32)
+/*
+ * x % 0xffff == 0 as one multiply and compare (0xffff is odd: times its
+ * inverse mod 2^64, the multiples are exactly the products up to
+ * (2^64 - 1) / 0xffff). The fast path keeps both constants in registers.
+ */
+#define IP4_SUM_INV 0xfffefffefffeffffull
+#define IP4_SUM_LIM 0x0001000100010001ull
 /* in_port of an mbuf from a port this stage does not poll (an index, so tables need no test). */
 #define RX_PORT_UNKNOWN PF_MAX_PORTS
 
@@ -123,7 +140,9 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
  * (rx_other).
  */
 struct rx_port_fast {
-	uint64_t rearm_hi;   /* mbuf bytes 20-23 (nb_segs, port): 1 and this DPDK port id */
+	/* The mbuf's rearm word (bytes 16-23: data_off, refcnt, nb_segs, port) of
+	 * a frame the fast path takes: headroom, 1, 1 and this DPDK port id. */
+	uint64_t rearm;
 	uint64_t mac;        /* own MAC (pf_mac_u64), ~0 if none */
 	uint64_t meta_w0;    /* metadata bytes 0-7 but l3_len: in_port, out_port NONE, l2_len 14 */
 	uint32_t span;       /* fast_span of the port; 0 (never fast) when not polled */
@@ -172,6 +191,12 @@ struct rx_priv {
 	 * for 0x00 (zero is tested only then). Bits no header word uses.
 	 */
 	uint64_t own_last[256];
+	/*
+	 * The fast path's constants, read as memory operands: in registers
+	 * they would spill, as immediates each is a movabs per frame.
+	 */
+	uint64_t fast_sum_inv, fast_sum_lim;  /* IP4_SUM_INV, IP4_SUM_LIM */
+	uint64_t fast_len_frag;               /* RX_IP4_LEN_FRAG_MASK */
 	/* Pacing: a token bucket in units of packets * tsc_hz. */
 	uint64_t pace_pps;
 	uint64_t hz;
@@ -328,7 +353,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		uint16_t idx = rx->in_port_of[i];
 		struct rx_port_fast *pf = &rx->port_fast[i];
 
-		pf->rearm_hi = 1u | (uint64_t)i << 16;
+		pf->rearm = RX_REARM(i);
 		pf->mac = rx->port_mac[idx];
 		pf->meta_w0 = idx | (uint64_t)PF_PORT_NONE << 16 | (uint64_t)RTE_ETHER_HDR_LEN << 48;
 		pf->span = rx->fast_span[idx];
@@ -342,6 +367,9 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	pf_own_macs_init(&rx->own, st->topo);
 	/* A source ending in 0x00 may be zero: the fast path looks only then. */
 	rx->own_last[0] = RX_SRC_ZERO;
+	rx->fast_sum_inv = IP4_SUM_INV;
+	rx->fast_sum_lim = IP4_SUM_LIM;
+	rx->fast_len_frag = RX_IP4_LEN_FRAG_MASK;
 	for (i = 0; i < rx->own.n; i++)
 		rx->own_last[rx->own.mac[i] >> 40] = RX_SRC_OWN;
 	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
@@ -419,26 +447,23 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 static __rte_always_inline uint64_t
 ip4_sum20(const void *ip)
 {
-	uint64_t a, b, sum;
+	uint64_t a, b, c32;
 	uint32_t c;
-	bool cy1, cy2;
 
 	memcpy(&a, ip, 8);
 	memcpy(&b, (const uint8_t *)ip + 8, 8);
 	memcpy(&c, (const uint8_t *)ip + 16, 4);
-	/* Carries wrap around (2^64 = 1 mod 0xffff); the last add cannot carry. */
-	cy1 = __builtin_add_overflow(a, b, &sum);
-	cy2 = __builtin_add_overflow(sum, (uint64_t)c + cy1, &sum);
-	return sum + cy2;
+	c32 = c;
+	/*
+	 * Carries wrap around (2^64 = 1 mod 0xffff): add, adc, adc 0 (the
+	 * last cannot carry: the second sum is then below 2^32). Written out:
+	 * GCC makes the chain of __builtin_add_overflow two instructions longer.
+	 */
+	__asm__("add %[b], %[s]\n\tadc %[c], %[s]\n\tadc $0, %[s]"
+		: [s] "+&r"(a) : [b] "rm"(b), [c] "r"(c32) : "cc");
+	return a;
 }
 
-/*
- * x % 0xffff == 0 as one multiply and compare (0xffff is odd: times its
- * inverse mod 2^64, the multiples are exactly the products up to
- * (2^64 - 1) / 0xffff). The fast path keeps both constants in registers.
- */
-#define IP4_SUM_INV 0xfffefffefffeffffull
-#define IP4_SUM_LIM 0x0001000100010001ull
 
 static __rte_always_inline bool
 ip4_cksum_ok(const void *ip, uint32_t ihl)
@@ -773,7 +798,6 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
 struct rx_fast_k {
 	__m128i mac;         /* pf_mac_u64 in bytes 8-13 (~0 if none), bytes 0-7 zero */
 	__m128i md4, md6;
-	uint64_t sum_inv, sum_lim;  /* IP4_SUM_INV, IP4_SUM_LIM */
 };
 
 static __rte_always_inline struct rx_fast_k
@@ -785,7 +809,6 @@ rx_fast_k(const struct rx_port_fast *pf)
 		.mac = _mm_set_epi64x((long long)pf->mac, 0),
 		.md4 = _mm_set_epi64x(PF_CLASS_IPV4, (long long)(pf->meta_w0 | 20ull << 56)),
 		.md6 = _mm_set_epi64x(PF_CLASS_IPV6, (long long)(pf->meta_w0 | 40ull << 56)),
-		.sum_inv = IP4_SUM_INV, .sum_lim = IP4_SUM_LIM,
 	};
 }
 
@@ -793,17 +816,17 @@ rx_fast_k(const struct rx_port_fast *pf)
  * The fast path's metadata in two stores (no field read back, nothing left
  * stale): @p md01 (bytes 0-15 of the family, rx_fast_k) with
  * PF_META_L2_LOCAL when the destination (bytes 0-5 of @p x) is @p mac,
- * then nexthop 0, l4_proto @p proto, rsvd 0.
+ * then l4_proto @p proto, rsvd 0, nexthop 0.
  */
 static __rte_always_inline void
 rx_meta_fast(struct pf_meta *md, __m128i md01, __m128i x, __m128i mac, uint8_t proto)
 {
-	uint64_t w2 = (uint64_t)proto << 32;
+	uint64_t w2 = proto;
 	/* Quadword 1 (flags') all ones when the destination is ours (0 is 0 in quadword 0). */
 	__m128i local = _mm_cmpeq_epi64(_mm_shuffle_epi8(x, RX_V_DST_HI), mac);
 
-	RTE_BUILD_BUG_ON(sizeof(*md) != 24 || offsetof(struct pf_meta, nexthop) != 16 ||
-			 offsetof(struct pf_meta, l4_proto) != 20);
+	RTE_BUILD_BUG_ON(sizeof(*md) != 24 || offsetof(struct pf_meta, l4_proto) != 16 ||
+			 offsetof(struct pf_meta, nexthop) != 20);
 	md01 = _mm_or_si128(md01, _mm_and_si128(local, RX_V_LOCAL));
 	_mm_storeu_si128((__m128i *)md, md01);
 	memcpy((uint8_t *)md + 16, &w2, 8);
@@ -848,62 +871,104 @@ rx_ld16(const uint8_t *p)
 }
 
 /*
+ * @p v (below 2^16) in network order, in a 64-bit register: one rotate
+ * (rte_cpu_to_be_16 costs a zero-extension more).
+ */
+static __rte_always_inline uint64_t
+rx_be16_len(uint64_t v)
+{
+	__asm__("rolw $8, %w0" : "+r"(v) : : "cc");
+	return v;
+}
+
+/* 64 bits at @p p as they lie. */
+static __rte_always_inline uint64_t
+rx_ld64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/*
  * One frame of a burst whose first frame came from @p pf's port: its edge
  * when the fast path takes it, else RX_EDGE_DROP (rx_other decides). The
- * test: the mbuf's nb_segs and port word is @p pf's (one segment, same
- * port: one load and compare for both), 60 bytes (so the header loads need
- * no further length check) up to the port's max_frame; unicast
- * destination, a source that is neither a group address nor possibly ours
- * (its last byte in own_last) nor zero; then by family (@p v4, @p v6: its
- * edge wired). IPv4: 0x45, no MF and no offset, total length exactly what
- * arrived, and the checksum (@p hw: the offload verdict, else the sum).
- * IPv6: version 6, payload length exactly what arrived, and a Next Header
- * that is no extension header the full parser walks.
+ * test: the mbuf's rearm word is @p pf's (one segment, same port and, with
+ * @p room, the standard headroom and one reference: one load and compare
+ * for all), 60 bytes (so the header loads need no further length check)
+ * up to the port's max_frame; unicast destination, a source that is
+ * neither a group address nor possibly ours (its last byte in own_last)
+ * nor zero; then by family (@p v4, @p v6: its edge wired). IPv4: 0x45, no
+ * MF and no offset, total length exactly what arrived, and the checksum
+ * (@p hw: the offload verdict, else the sum). IPv6: version 6, payload
+ * length exactly what arrived, and a Next Header that is no extension
+ * header the full parser walks. Without @p room (rx_other) data_off is
+ * read and only nb_segs and port must match.
  */
 static __rte_always_inline uint16_t
-rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct rx_port_fast pf,
-	const struct rx_fast_k k, const bool v4, const bool v6, const bool hw)
+rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct rx_port_fast *pf,
+	const struct rx_fast_k k, uint16_t *edge, uint16_t *n6, const bool v4, const bool v6,
+	const bool hw, const bool room)
 {
-	uint64_t l2, bad;
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m), segs_port;
-	__m128i x;
+	uint64_t l2, bad, rearm;
+	const uint8_t *d;
+	uint32_t len = rte_pktmbuf_data_len(m);
+	__m128i y;
 
-	/* nb_segs, port: one little-endian word. */
-	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, port) != offsetof(struct rte_mbuf, nb_segs) + 2);
-	memcpy(&segs_port, (const uint8_t *)m + offsetof(struct rte_mbuf, nb_segs), 4);
+	/* data_off, refcnt, nb_segs, port: one little-endian word (DPDK's rearm_data). */
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, data_off) != 16 ||
+			 offsetof(struct rte_mbuf, refcnt) != 18 ||
+			 offsetof(struct rte_mbuf, nb_segs) != 20 ||
+			 offsetof(struct rte_mbuf, port) != 22);
+	rearm = rx_ld64((const uint8_t *)m + offsetof(struct rte_mbuf, data_off)) ^ pf->rearm;
+	if (!room)
+		rearm &= RX_REARM_SEGS_PORT;
 	/*
-	 * 60 bytes to max_frame in one compare. With one segment pkt_len is
-	 * data_len (an mbuf invariant, rte_mbuf_sanity_check), so this is
-	 * the full parser's oversize test too.
+	 * Before any frame byte is read (with @p room, where the frame starts
+	 * depends on it): then 60 bytes to max_frame in one compare. With one
+	 * segment pkt_len is data_len (an mbuf invariant,
+	 * rte_mbuf_sanity_check), so this is the full parser's oversize test too.
 	 */
-	if (unlikely(len - RX_FAST_MIN_LEN >= pf.span))
+	if (unlikely(rearm != 0))
 		return RX_EDGE_DROP;
-	x = _mm_loadu_si128((const __m128i *)d);
-	l2 = (segs_port ^ pf.rearm_hi) |                      /* segments, port */
-	     rx->own_last[d[11]];                             /* maybe ours, or zero */
-	/* Masked bytes equal to the pattern: (x ^ pattern) & mask is zero (one ptest). */
-	if (v4 && likely(_mm_testz_si128(_mm_xor_si128(x, RX_V4_PAT), RX_V4_MASK))) {
-		bad = l2 | (rx_ld16(d + 16) ^                                  /* total length */
-			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN))) |
-		      (rx_ld16(d + 20) & RX_IP4_FRAG_MASK);                  /* MF, offset */
+	if (unlikely(len - RX_FAST_MIN_LEN >= pf->span))
+		return RX_EDGE_DROP;
+	d = room ? (const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM :
+		   rte_pktmbuf_mtod(m, const uint8_t *);
+	l2 = rx->own_last[d[11]];                             /* maybe ours, or zero */
+	/*
+	 * Masked bytes equal to the pattern: (x ^ pattern) & mask is zero (one
+	 * ptest). The patterns' bytes 0-11 are zero, so y keeps both MACs.
+	 */
+	y = _mm_xor_si128(_mm_loadu_si128((const __m128i *)d), RX_V4_PAT);
+	/* The frame's bytes are not needed again: GCC would copy them first. */
+	__asm__("" : "+x"(y));
+	if (v4 && likely(_mm_testz_si128(y, RX_V4_MASK))) {
+		/* Total length and MF/offset from one word (bytes 16-23). */
+		bad = l2 | ((rx_ld64(d + 16) ^ rx_be16_len(len - RTE_ETHER_HDR_LEN)) & rx->fast_len_frag);
 		if (unlikely(rx_fast_bad(bad, d)))
 			return RX_EDGE_DROP;
 		/* Offload: GOOD skips the sum, BAD is the parser's, no verdict sums. */
-		if (likely(!hw ? ip4_sum20(d + 14) * k.sum_inv <= k.sum_lim :
+		if (likely(!hw ? ip4_sum20(d + 14) * rx->fast_sum_inv <= rx->fast_sum_lim :
 			   rx_fast_cksum_hw(m, d))) {
-			rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md4, x, k.mac, d[23]);
+			rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md4, y, k.mac, d[23]);
+			*edge = RX_EDGE_IPV4;
 			return RX_EDGE_IPV4;
 		}
 		return RX_EDGE_DROP;
 	}
-	if (v6 && likely(_mm_testz_si128(_mm_xor_si128(x, RX_V6_PAT), RX_V6_MASK))) {
+	y = _mm_xor_si128(y, _mm_xor_si128(RX_V4_PAT, RX_V6_PAT));
+	if (v6 && likely(_mm_testz_si128(y, RX_V6_MASK))) {
 		bad = l2 | (rx_ld16(d + 18) ^                                  /* payload */
 			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN - 40))) |
 		      rx_ip6_ext_hdr[d[20]];
 		if (unlikely(rx_fast_bad(bad, d)))
 			return RX_EDGE_DROP;
-		rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md6, x, k.mac, d[20]);
+		rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md6, y, k.mac, d[20]);
+		*edge = RX_EDGE_IPV6;
+		if (n6 != NULL)
+			(*n6)++;
 		return RX_EDGE_IPV6;
 	}
 	return RX_EDGE_DROP;
@@ -918,16 +983,20 @@ rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct
  * path's loop keeps its registers.
  */
 static __rte_noinline uint16_t
-rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t burst_rearm_hi,
-	 bool v4, bool v6)
+rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t burst_rearm,
+	 uint64_t burst_mask, bool v4, bool v6)
 {
 	const struct rx_priv *rx = st->priv;
 	const struct rx_port_fast *pf = &rx->port_fast[m->port & (2 * RTE_MAX_ETHPORTS - 1)];
-	uint16_t e = RX_EDGE_DROP;
+	uint16_t e = RX_EDGE_DROP, fast_e;
 
-	if ((v4 || v6) && pf->rearm_hi != burst_rearm_hi)
-		e = pf->hw_cksum ? rx_fast(rx, pf_meta_off(), m, *pf, rx_fast_k(pf), v4, v6, true) :
-				   rx_fast(rx, pf_meta_off(), m, *pf, rx_fast_k(pf), v4, v6, false);
+	/* Another port (or, in a burst at the standard headroom, another
+	 * headroom or reference count) than the burst's fast path took. */
+	if ((v4 || v6) &&
+	    ((rx_ld64((const uint8_t *)m + offsetof(struct rte_mbuf, data_off)) ^ burst_rearm) & burst_mask))
+		e = pf->hw_cksum ?
+			rx_fast(rx, pf_meta_off(), m, pf, rx_fast_k(pf), &fast_e, NULL, v4, v6, true, false) :
+			rx_fast(rx, pf_meta_off(), m, pf, rx_fast_k(pf), &fast_e, NULL, v4, v6, false, false);
 	if (e == RX_EDGE_DROP)
 		e = rx_parse_full(rx, st->ctrs, st->edge_connected, m, pf_meta(m),
 				  rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
@@ -943,20 +1012,15 @@ rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t 
  * which @p n6 counts the IPv6 ones when both families are wired.
  */
 static __rte_always_inline void
-rx_one(const struct pf_stage *st, const struct rx_priv *rx, intptr_t off, const struct rx_port_fast pf,
+rx_one(const struct pf_stage *st, const struct rx_priv *rx, intptr_t off, const struct rx_port_fast *pf,
        const struct rx_fast_k k, struct rte_mbuf *m, uint16_t *edge, uint16_t *acc, uint16_t *n6, const bool f4,
-       const bool f6, const bool hw)
+       const bool f6, const bool hw, const bool room)
 {
-	uint16_t e;
-
-	RTE_BUILD_BUG_ON(RX_EDGE_IPV4 != 1 || RX_EDGE_IPV6 != 2);
-	if ((f4 || f6) && likely((e = rx_fast(rx, off, m, pf, k, f4, f6, hw)) != RX_EDGE_DROP)) {
-		*edge = e;
-		if (f4 && f6)
-			*n6 += e >> 1;
+	/* The fast path stores its own edge (an immediate per family). */
+	if ((f4 || f6) &&
+	    likely(rx_fast(rx, off, m, pf, k, edge, f4 && f6 ? n6 : NULL, f4, f6, hw, room) != RX_EDGE_DROP))
 		return;
-	}
-	*edge = rx_other(st, m, acc, pf.rearm_hi, f4, f6);
+	*edge = rx_other(st, m, acc, pf->rearm, room ? UINT64_MAX : RX_REARM_SEGS_PORT, f4, f6);
 }
 
 /*
@@ -980,18 +1044,17 @@ rx_prefetch(const struct rte_mbuf *m)
  */
 static __rte_always_inline uint16_t
 rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
-	 const struct rx_port_fast *pfp, const bool f4, const bool f6, const bool hw)
+	 const struct rx_port_fast *pfp, const bool f4, const bool f6, const bool hw, const bool room)
 {
 	const struct rx_priv *rx = st->priv;
 	/* Pointer-sized, its range hidden: GCC would keep the int and sign-extend it per frame. */
 	intptr_t off = pf_meta_off();
 	uint16_t acc[3] = { 0, UINT16_MAX, 0 }, n6 = 0, fast = 0, n_fast;
-	const struct rx_port_fast pf = *pfp;
 	struct rx_fast_k k = rx_fast_k(pfp);
 	unsigned int i;
 
 	/* Hidden from the optimiser: else it re-makes each constant per frame (movabs). */
-	__asm__("" : "+r"(off), "+r"(k.sum_inv), "+r"(k.sum_lim));
+	__asm__("" : "+r"(off));
 
 	for (i = 0; i < n && i < 4; i++)
 		rx_prefetch(pkts[i]);
@@ -1001,22 +1064,22 @@ rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 		rx_prefetch(pkts[i + 5]);
 		rx_prefetch(pkts[i + 6]);
 		rx_prefetch(pkts[i + 7]);
-		rx_one(st, rx, off, pf, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw);
-		rx_one(st, rx, off, pf, k, pkts[i + 1], &edge[i + 1], acc, &n6, f4, f6, hw);
-		rx_one(st, rx, off, pf, k, pkts[i + 2], &edge[i + 2], acc, &n6, f4, f6, hw);
-		rx_one(st, rx, off, pf, k, pkts[i + 3], &edge[i + 3], acc, &n6, f4, f6, hw);
+		rx_one(st, rx, off, pfp, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw, room);
+		rx_one(st, rx, off, pfp, k, pkts[i + 1], &edge[i + 1], acc, &n6, f4, f6, hw, room);
+		rx_one(st, rx, off, pfp, k, pkts[i + 2], &edge[i + 2], acc, &n6, f4, f6, hw, room);
+		rx_one(st, rx, off, pfp, k, pkts[i + 3], &edge[i + 3], acc, &n6, f4, f6, hw, room);
 	}
 	for (; i + 4 < n; i++) {
 		rx_prefetch(pkts[i + 4]);
-		rx_one(st, rx, off, pf, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw);
+		rx_one(st, rx, off, pfp, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw, room);
 	}
 	for (; i < n; i++)
-		rx_one(st, rx, off, pf, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw);
+		rx_one(st, rx, off, pfp, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw, room);
 	/*
 	 * Every frame on the fast path came from the first one's port (the
 	 * rearm test): the in-port hint, so xconnect need not look per frame.
 	 */
-	st->in_burst_in_port = acc[2] == 0 ? PF_BURST_PORT((uint16_t)pf.meta_w0) : 0;
+	st->in_burst_in_port = acc[2] == 0 ? PF_BURST_PORT((uint16_t)pfp->meta_w0) : 0;
 	/* The fast path's edges, from the counts. */
 	n_fast = (uint16_t)(n - acc[2]);
 	if (!f4)
@@ -1036,11 +1099,42 @@ rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 	return acc[0] == acc[1] ? acc[0] : PF_EDGE_MIXED;
 }
 
+/*
+ * The burst loop for the wired families and the port's checksum offload
+ * (constants of the loop); @p room: the first frame at the standard
+ * headroom (the frames' data found without reading data_off).
+ */
+static __rte_always_inline uint16_t
+rx_burst_wired(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
+	       const struct rx_port_fast *pf, const bool room)
+{
+	/* A family whose edge is unwired needs the full parser (ethertype_unsupported). */
+	switch (st->edge_connected & (1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6)) {
+	case 1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6:
+		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, true, true, room) :
+				      rx_burst(st, pkts, n, edge, pf, true, true, false, room);
+	case 1u << RX_EDGE_IPV4:
+		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, false, true, room) :
+				      rx_burst(st, pkts, n, edge, pf, true, false, false, room);
+	case 1u << RX_EDGE_IPV6:
+		return rx_burst(st, pkts, n, edge, pf, false, true, false, room);
+	default:
+		return rx_burst(st, pkts, n, edge, pf, false, false, false, room);
+	}
+}
+
+/* A PMD that leaves another headroom (af_xdp, say): data_off read per frame. */
+static __rte_noinline uint16_t
+rx_burst_any_room(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
+		  const struct rx_port_fast *pf)
+{
+	return rx_burst_wired(st, pkts, n, edge, pf, false);
+}
+
 static uint16_t
 rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct rx_priv *rx = st->priv;
-	uint32_t c = st->edge_connected;
 	const struct rx_port_fast *pf;
 
 	if (n == 0) {
@@ -1048,22 +1142,11 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 		return PF_EDGE_MIXED;
 	}
 	pf = &rx->port_fast[pkts[0]->port & (2 * RTE_MAX_ETHPORTS - 1)];
-	/* A family whose edge is unwired needs the full parser (ethertype_unsupported). */
 	if (unlikely(!rx->fast_path))
-		return rx_burst(st, pkts, n, edge, pf, false, false, false);
-	/* The checksum offload of the burst's port: a constant of the loop. */
-	switch (c & (1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6)) {
-	case 1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6:
-		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, true, true) :
-				      rx_burst(st, pkts, n, edge, pf, true, true, false);
-	case 1u << RX_EDGE_IPV4:
-		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, false, true) :
-				      rx_burst(st, pkts, n, edge, pf, true, false, false);
-	case 1u << RX_EDGE_IPV6:
-		return rx_burst(st, pkts, n, edge, pf, false, true, false);
-	default:
-		return rx_burst(st, pkts, n, edge, pf, false, false, false);
-	}
+		return rx_burst(st, pkts, n, edge, pf, false, false, false, false);
+	if (unlikely(pkts[0]->data_off != RTE_PKTMBUF_HEADROOM))
+		return rx_burst_any_room(st, pkts, n, edge, pf);
+	return rx_burst_wired(st, pkts, n, edge, pf, true);
 }
 
 const struct pf_stage_ops pf_rx_ops = {

@@ -93,11 +93,8 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 		peer = cfg->peer[st->in_burst_in_port - 1];
 		if (likely(peer != PF_PORT_NONE)) {
 			/* The hint stands for every out_port: the runtime writes
-			 * them unless the burst goes straight to tx (pf_stage.h). */
-			for (j = 0; j + 4 <= n; j += 4)
-				memcpy(&edge[j], &out4, sizeof(out4));
-			for (; j < n; j++)
-				edge[j] = XC_EDGE_OUT;
+			 * them unless the burst goes straight to tx, and one edge
+			 * for the burst leaves edge[] unread (pf_stage.h). */
 			st->burst_port = PF_BURST_PORT(peer) | PF_BURST_PORT_UNWRITTEN;
 			return XC_EDGE_OUT;
 		}

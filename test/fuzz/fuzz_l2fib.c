@@ -117,12 +117,14 @@ gauge(const struct pf_stage *st, const char *name)
 static void
 run_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t edge[BURST], in_port[BURST], i, dropped = 0;
+	uint16_t edge[BURST], in_port[BURST], i, dropped = 0, all;
 	uint64_t before = drop_sum(st);
 
 	for (i = 0; i < n; i++)
 		in_port[i] = pf_meta(pkts[i])->in_port;
-	st->ops->process_burst(st, pkts, n, edge);
+	all = st->ops->process_burst(st, pkts, n, edge);
+	for (i = 0; all != PF_EDGE_MIXED && i < n; i++)
+		edge[i] = all;
 	for (i = 0; i < n; i++) {
 		const struct pf_meta *md = pf_meta(pkts[i]);
 

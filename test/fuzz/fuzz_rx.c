@@ -149,7 +149,7 @@ run_one(struct target *t, uint8_t *buf, uint16_t len, struct outcome *out)
 	struct pf_stage *st = t->st;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	uint64_t snap[64], all[64], before, after;
-	uint16_t edge = 0xdead, k;
+	uint16_t edge = 0xdead, k, verdict;
 	int moved;
 
 	CHECK(m != NULL);
@@ -166,7 +166,9 @@ run_one(struct target *t, uint8_t *buf, uint16_t len, struct outcome *out)
 
 	memcpy(all, st->ctrs, st->ops->n_ctrs * sizeof(uint64_t));
 	before = drop_sum(st, snap, true, &moved);
-	st->ops->process_burst(st, &m, 1, &edge);
+	verdict = st->ops->process_burst(st, &m, 1, &edge);
+	if (verdict != PF_EDGE_MIXED)
+		edge = verdict;
 	after = drop_sum(st, snap, false, &moved);
 	memset(out, 0, sizeof(*out));
 	out->edge = edge;
