@@ -324,7 +324,7 @@ run_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint64_t t0
 static __rte_always_inline bool
 hint_suffices(const struct pf_rt_ring *r)
 {
-	return (r->to->st->ops->flags & PF_STAGE_TX_ALL) &&
+	return (r->to->kind & PF_RT_KIND_TX_ALL) &&
 	       __atomic_load_n(&r->tap, __ATOMIC_RELAXED) == NULL &&
 	       __atomic_load_n(&r->to->watch, __ATOMIC_RELAXED) == 0;
 }
@@ -349,8 +349,12 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		uint64_t drops_before = drop_ctr_sum(st);
 #endif
 
-		if ((st->ops->flags & PF_STAGE_TX_ALL) && likely(watch == 0))
+		if ((rs->kind & PF_RT_KIND_TX_ALL) && likely(watch == 0))
 			return run_sink(rs, pkts, n, t0);
+		/* Counted before the call: nothing held across it. */
+		rs->packets += n;
+		rs->bursts++;
+		rs->ran = true;
 		/* Trace or drop capture armed (app/trace.c): the one branch per burst. */
 		if (unlikely(watch != 0)) {
 			/* One packet per call: no hint holds for the burst, none is taken. */
@@ -359,7 +363,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 			hint = 0;
 			in_hint = 0;
 		} else {
-			all = st->ops->process_burst(st, pkts, n, edge);
+			all = rs->process_burst(st, pkts, n, edge);
 			hint = st->burst_port;
 			in_hint = st->in_burst_in_port;
 		}
@@ -375,12 +379,9 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		check_hint(st, pkts, n, hint, true);
 		check_hint(st, pkts, n, in_hint, false);
 #endif
-		rs->packets += n;
-		rs->bursts++;
-		rs->ran = true;
 		diff = 0;
 		if (unlikely(all == PF_EDGE_MIXED)) {
-			if (unlikely(st->ops->emit != NULL)) {
+			if (unlikely(rs->kind & PF_RT_KIND_EMIT)) {
 				st->in_burst_port = 0;
 				return run_held(rs, pkts, n, edge, me, t0);
 			}
@@ -403,10 +404,17 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 			/* The common case: the whole burst takes one edge. Handed
 			 * over directly, this stage's end is its consumer's start
 			 * (one timestamp) and the loop goes on with the consumer. */
-			struct pf_rt_ring *r = rs->out[all];
+			struct pf_rt_ring *r = rs->out[all];   /* out[PF_EDGE_DROP] is NULL */
+			bool direct;
 
-			if (r != NULL && all != PF_EDGE_DROP && st->ops->tx == NULL &&
-			    edge_direct(rs, r, me)) {
+			/* Neither a sink nor lossless: one test for both. */
+			if (likely(!(rs->kind & (PF_RT_KIND_TX | PF_RT_KIND_LOSSLESS))))
+				direct = r != NULL &&
+					 __atomic_load_n(&r->to->owner, __ATOMIC_ACQUIRE) == me &&
+					 rte_ring_empty(r->ring);
+			else
+				direct = r != NULL && !(rs->kind & PF_RT_KIND_TX) && edge_direct(rs, r, me);
+			if (direct) {
 				struct pf_rt_stage *to = r->to;
 
 				if (unlikely(hint & PF_BURST_PORT_UNWRITTEN) && !hint_suffices(r)) {
@@ -416,7 +424,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 				rs->edge_pkts[all] += n;
 				st->in_burst_port = 0;
 				t1 = hand_over(rs, r, pkts, n, t0, hint, in_hint);
-				if (unlikely(to->st->ops->expand != NULL))
+				if (unlikely(to->kind & PF_RT_KIND_EXPAND))
 					return run_expand(to, pkts, n, me, t1);
 				rs = to;
 				t0 = t1;
@@ -461,7 +469,7 @@ run_expand(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, u
 uint64_t
 pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, uint64_t t0)
 {
-	if (unlikely(rs->st->ops->expand != NULL))
+	if (unlikely(rs->kind & PF_RT_KIND_EXPAND))
 		return run_expand(rs, pkts, n, me, t0);
 	return run_burst(rs, pkts, n, me, t0);
 }

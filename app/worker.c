@@ -57,8 +57,8 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool time
 	uint16_t n, i, moved = 0;
 	uint32_t max;
 
-	if (st->ops->rx != NULL) {
-		if (likely(rt->rx_started && !rt->rx_stopped)) {
+	if (rs->kind & PF_RT_KIND_SOURCE) {
+		if (likely(rt->rx_polling == PF_RX_POLLING)) {
 			max = __atomic_load_n(&rs->burst, __ATOMIC_RELAXED);
 			if (unlikely(rs->lossless))
 				max = pf_rt_room(rs, me, max);
@@ -107,18 +107,24 @@ pf_rt_worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(rt->qsbr, lc->qsbr_id);
 	/* Sources wait for every worker: a replayed file is read at once, and a
 	 * consumer that is not polling yet would turn it into ring_full drops. */
-	if (__atomic_add_fetch(&rt->workers_ready, 1, __ATOMIC_ACQ_REL) == rt->n_lcores)
+	if (__atomic_add_fetch(&rt->workers_ready, 1, __ATOMIC_ACQ_REL) == rt->n_lcores) {
+		int off = PF_RX_NOT_STARTED;
+
 		__atomic_store_n(&rt->rx_started, 1, __ATOMIC_RELEASE);
+		/* Unless a stop came first (it stays PF_RX_STOPPED then). */
+		__atomic_compare_exchange_n(&rt->rx_polling, &off, PF_RX_POLLING, false,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	}
 	t0 = rte_rdtsc();
 	rnd = (uint32_t)t0 | 1;
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		moved = 0;
-		/* One pass in PF_RT_TIME_EVERY times its stages (xorshift: at
-		 * random, so no periodic traffic pattern aliases with it). */
-		rnd ^= rnd << 13;
-		rnd ^= rnd >> 17;
-		rnd ^= rnd << 5;
-		timed = (rnd & (PF_RT_TIME_EVERY - 1)) == 0;
+		/* One pass in PF_RT_TIME_EVERY times its stages, at random (so
+		 * no periodic traffic pattern aliases with it): the top bits of
+		 * a 32-bit LCG (Numerical Recipes' constants; its low bits are
+		 * periodic, its top four are not, over 2^32 passes). */
+		rnd = rnd * 1664525u + 1013904223u;
+		timed = (rnd >> (32 - PF_RT_TIME_SHIFT)) == 0;
 		/* The map can change between passes (reload); a stage in the map
 		 * runs only once this lcore owns it (hand-over in progress). */
 		map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);

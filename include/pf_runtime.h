@@ -57,6 +57,19 @@ struct pf_rt_fan {
 	struct pf_rt_ring *ring[PF_MAX_INSTANCES];  /**< ring to instance k */
 };
 
+/** pf_runtime.rx_polling. */
+#define PF_RX_NOT_STARTED 0
+#define PF_RX_POLLING     1
+#define PF_RX_STOPPED     2
+
+/** pf_rt_stage.kind bits. */
+#define PF_RT_KIND_SOURCE 0x01   /**< ops->rx */
+#define PF_RT_KIND_TX     0x02   /**< ops->tx (a sink) */
+#define PF_RT_KIND_TX_ALL 0x04   /**< PF_STAGE_TX_ALL: ops->tx without process_burst */
+#define PF_RT_KIND_EXPAND 0x08   /**< ops->expand */
+#define PF_RT_KIND_EMIT   0x10   /**< ops->emit (holds packets) */
+#define PF_RT_KIND_LOSSLESS 0x20 /**< lossless (runtime.backpressure) */
+
 /** Runtime view of one stage (st->rt). */
 struct pf_rt_stage {
 	struct pf_stage *st;
@@ -71,6 +84,14 @@ struct pf_rt_stage {
 	uint32_t burst;                             /**< source rx burst (runtime copy) */
 	bool lossless;                              /**< runtime.backpressure: take only what fits */
 	/**
+	 * What the hand-over asks of the stage each burst, read from its ops
+	 * once (PF_RT_KIND_*): one load instead of a chase through st->ops.
+	 */
+	uint8_t kind;
+	/** st->ops->process_burst, copied for the same reason. */
+	uint16_t (*process_burst)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n,
+				  uint16_t *edge);
+	/**
 	 * PF_WATCH_* (app/trace.c): a packet trace or a drop capture wants this
 	 * stage's packets one by one. Tested once per burst; 0 when nothing is armed.
 	 */
@@ -80,8 +101,9 @@ struct pf_rt_stage {
 	struct pf_rt_ring *outs[PF_MAX_EDGES * PF_MAX_INSTANCES];
 	/* single writer: the lcore that runs the stage */
 	uint64_t packets __rte_cache_aligned;
-	uint64_t bursts;
+	/* Not next to packets: GCC would add both as one vector, held across calls. */
 	uint64_t cycles;                            /**< in process + dispatch, consumers excluded */
+	uint64_t bursts;
 	bool ran;                                   /**< had a burst since its last idle check */
 	uint64_t ring_full;                         /**< dropped: next ring full */
 	uint64_t no_edge;                           /**< dropped: edge not wired */
@@ -126,6 +148,8 @@ struct pf_runtime {
 	int64_t mbufs_in_use;      /**< after shutdown: must be 0 (no leak) */
 	volatile int rx_stopped;   /**< sources stop polling ports */
 	volatile int rx_started;   /**< sources start once every worker runs */
+	/** PF_RX_*: rx_started and not rx_stopped in one value, the workers' one test. */
+	volatile int rx_polling;
 	uint32_t workers_ready;
 	volatile int stop;         /**< workers leave their loops */
 };

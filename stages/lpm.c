@@ -111,6 +111,15 @@ enum lpm_nh_kind {
 	LPM_NH_CONN,        /* a port's connected subnet: the destination is the neighbour */
 };
 
+/*
+ * In a table entry's next hop: not a plain forward (max_len 0: local,
+ * broadcast, connected, by address, no route), so a direct hit with it
+ * leaves lpm_x4_group's test without a look at nh[]. Every other reader
+ * of an entry clears it (LPM_HOP).
+ */
+#define LPM_HOP_SLOW (1u << 23)
+#define LPM_HOP(v) ((v) & ~LPM_HOP_SLOW)
+
 /* 16 bytes: the fast path indexes the table with a shift. */
 struct lpm_nh {
 	uint8_t macs[12];   /* destination then source: the frame's first 12 bytes */
@@ -122,6 +131,9 @@ struct lpm_nh {
 /* One complete routing table: what an update replaces as a whole. */
 struct lpm_fib {
 	struct rte_lpm *lpm;
+	/* The fast path's length limit: the least max_len of the plain next
+	 * hops (a longer packet leaves it, and lpm_plain checks its own hop). */
+	uint16_t fast_len;
 	enum lpm_lookup_mode mode;
 	uint32_t dflt;            /* next hop of 0.0.0.0/0 (rte_lpm has no depth 0) or miss */
 	uint32_t miss;            /* "no route": nh[n_nh], max_len 0 so the fast path skips it */
@@ -214,12 +226,16 @@ tbl_entry(uint32_t next_hop, bool group, uint8_t depth)
  * its /24, seeded with what tbl24 held there.
  */
 static int
-fib_fill(struct rte_lpm *lpm, uint32_t ip, uint8_t len, uint32_t nh, uint32_t *next_group,
+fib_fill(const struct lpm_fib *fib, uint32_t ip, uint8_t len, uint32_t nh, uint32_t *next_group,
 	 uint32_t n_groups)
 {
+	struct rte_lpm *lpm = fib->lpm;
 	struct rte_lpm_tbl_entry *t24 = lpm->tbl24, *t8, e;
 	uint32_t i, first, n, g;
 
+	/* The table says which next hops the fast path takes (lpm_x4_group). */
+	if (fib->nh[nh].max_len == 0)
+		nh |= LPM_HOP_SLOW;
 	if (len <= 24) {
 		first = ip >> 8;
 		n = 1u << (24 - len);
@@ -255,7 +271,7 @@ fib_fill(struct rte_lpm *lpm, uint32_t ip, uint8_t len, uint32_t nh, uint32_t *n
  * routes, before the routes of the same length (a configured route wins).
  */
 static int
-fib_fill_connected(struct rte_lpm *lpm, const struct pf_topo *topo, uint32_t base,
+fib_fill_connected(const struct lpm_fib *fib, const struct pf_topo *topo, uint32_t base,
 		   uint8_t *from, uint8_t upto, uint32_t *next_group, uint32_t n_groups)
 {
 	uint32_t len, i;
@@ -266,7 +282,7 @@ fib_fill_connected(struct rte_lpm *lpm, const struct pf_topo *topo, uint32_t bas
 			const struct pf_port_conf *pc = &topo->ports[i];
 
 			if (pc->has_ipv4 && pc->ipv4_len == len && len != 0 && len < 32)
-				rc = fib_fill(lpm, pc->ipv4 & ~0u << (32 - len), (uint8_t)len,
+				rc = fib_fill(fib, pc->ipv4 & ~0u << (32 - len), (uint8_t)len,
 					      base + i, next_group, n_groups);
 		}
 	*from = (uint8_t)(upto + 1);
@@ -364,6 +380,10 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		fib->nh[cfg->n_nh + nports + i].kind = LPM_NH_DBCAST;
 		fib->nh[cfg->n_nh + nports + i].port = (uint8_t)i;
 	}
+	fib->fast_len = UINT16_MAX;
+	for (i = 0; i < n_nh; i++)
+		if (fib->nh[i].max_len != 0)
+			fib->fast_len = RTE_MIN(fib->fast_len, fib->nh[i].max_len);
 	/* The tables are filled directly (see fib_fill): no rules table needed. */
 	lc.max_rules = 1;
 	lc.number_tbl8s = need + 1;
@@ -383,18 +403,18 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		const struct lpm_route *r = &cfg->routes[order[i]];
 
 		if (conn <= r->len)
-			rc = fib_fill_connected(fib->lpm, topo, cfg->n_nh + 2 * nports, &conn,
+			rc = fib_fill_connected(fib, topo, cfg->n_nh + 2 * nports, &conn,
 						r->len, &groups, lc.number_tbl8s);
 		if (rc != 0)
 			break;
 		if (r->len == 0)
 			fib->dflt = r->nh;
 		else
-			rc = fib_fill(fib->lpm, r->prefix, r->len, r->nh, &groups, lc.number_tbl8s);
+			rc = fib_fill(fib, r->prefix, r->len, r->nh, &groups, lc.number_tbl8s);
 	}
 	free(order);
 	if (rc == 0 && conn <= 32)
-		rc = fib_fill_connected(fib->lpm, topo, cfg->n_nh + 2 * nports, &conn, 32, &groups,
+		rc = fib_fill_connected(fib, topo, cfg->n_nh + 2 * nports, &conn, 32, &groups,
 					lc.number_tbl8s);
 	/* The ports' own addresses last: /32s that win over any equal route. */
 	for (i = 0; i < nports && rc == 0; i++) {
@@ -403,10 +423,10 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		if (!pc->has_ipv4)
 			continue;
 		if (pc->ipv4_len <= 30)
-			rc = fib_fill(fib->lpm, pc->ipv4 | ~(~0u << (32 - pc->ipv4_len)), 32,
+			rc = fib_fill(fib, pc->ipv4 | ~(~0u << (32 - pc->ipv4_len)), 32,
 				      cfg->n_nh + nports + i, &groups, lc.number_tbl8s);
 		if (rc == 0)
-			rc = fib_fill(fib->lpm, pc->ipv4, 32, cfg->n_nh + i, &groups, lc.number_tbl8s);
+			rc = fib_fill(fib, pc->ipv4, 32, cfg->n_nh + i, &groups, lc.number_tbl8s);
 	}
 	if (rc < 0) {
 		fib_free(fib);
@@ -1003,8 +1023,11 @@ lpm_x4_other(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 		lpm_fwd(fib, md, eth, hop);
 		return LPM_EDGE_OUT;
 	}
-	if (md->cls == PF_CLASS_IPV4 && d != dst && rte_lpm_lookup(fib->lpm, d, &hop) != 0)
-		hop = fib->dflt;
+	if (md->cls == PF_CLASS_IPV4 && d != dst) {
+		if (rte_lpm_lookup(fib->lpm, d, &hop) != 0)
+			hop = fib->dflt;
+		hop = LPM_HOP(hop);
+	}
 	return lpm_ip4(lp, fib, ctrs, m, d, hop);
 }
 
@@ -1019,15 +1042,14 @@ lpm_x4_other(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
  * its register saves cost about 7 instructions a packet).
  */
 static __rte_always_inline bool
-lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *eth, int off,
-	     uint32_t *hop, uint32_t *dst)
+lpm_x4_group(const struct lpm_fib *fib, const uint32_t *t24, struct rte_mbuf **pkts,
+	     uint8_t *const *eth, int off, uint32_t *hop, uint32_t *dst)
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
 	const struct lpm_nh *nhs = fib->nh, *nh;
 	/* Each lane's bytes 2-3 (the total length) in host order. */
 	const __m128i len_be = _mm_set_epi8(-1, -1, 14, 15, -1, -1, 10, 11, -1, -1, 6, 7, -1, -1, 2, 3);
-	const uint32_t *t24 = (const uint32_t *)fib->lpm->tbl24;
-	__m128i sd01, sd23, dv, tw, mw, lw, ml, iv, ev;
+	__m128i sd01, sd23, dv, tw, mw, lw, iv, ev;
 	uint32_t bad;
 	uint16_t k;
 
@@ -1050,13 +1072,16 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	ev = _mm_insert_epi32(ev, (int)t24[(uint32_t)_mm_extract_epi32(iv, 2)], 2);
 	ev = _mm_insert_epi32(ev, (int)t24[(uint32_t)_mm_extract_epi32(iv, 3)], 3);
 	if (unlikely(_mm_movemask_epi8(_mm_cmpeq_epi32(
-			_mm_and_si128(ev, _mm_set1_epi32(RTE_LPM_VALID_EXT_ENTRY_BITMASK)),
+			_mm_and_si128(ev, _mm_set1_epi32(RTE_LPM_VALID_EXT_ENTRY_BITMASK | LPM_HOP_SLOW)),
 			_mm_set1_epi32(RTE_LPM_LOOKUP_SUCCESS))) != 0xffff)) {
 		rte_lpm_lookupx4(fib->lpm, dv, hop, fib->dflt);
+		for (k = 0; k < 4; k++)
+			hop[k] = LPM_HOP(hop[k]);
 		_mm_storeu_si128((__m128i *)dst, dv);
 		return false;
 	}
-	_mm_store_si128((__m128i *)hop, _mm_and_si128(ev, _mm_set1_epi32(0x00ffffff)));
+	ev = _mm_and_si128(ev, _mm_set1_epi32(0x00ffffff));
+	_mm_store_si128((__m128i *)hop, ev);
 	/* TTL, protocol and checksum of the four as 32-bit lanes (IP bytes 8-11, little-endian). */
 	tw = _mm_cvtsi32_si128((int)lpm_ld32(eth[0] + LPM_TTL_OFF));
 	tw = _mm_insert_epi32(tw, (int)lpm_ld32(eth[1] + LPM_TTL_OFF), 1);
@@ -1078,12 +1103,9 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[1] + RTE_ETHER_HDR_LEN), 1);
 	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[2] + RTE_ETHER_HDR_LEN), 2);
 	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[3] + RTE_ETHER_HDR_LEN), 3);
-	/* The limits into the lanes' low halves, one pinsrw each. */
-	ml = _mm_insert_epi16(_mm_setzero_si128(), nhs[hop[0]].max_len, 0);
-	ml = _mm_insert_epi16(ml, nhs[hop[1]].max_len, 2);
-	ml = _mm_insert_epi16(ml, nhs[hop[2]].max_len, 4);
-	ml = _mm_insert_epi16(ml, nhs[hop[3]].max_len, 6);
-	lw = _mm_cmpgt_epi32(_mm_shuffle_epi8(lw, len_be), ml);
+	/* All four hops are plain forwards (no LPM_HOP_SLOW): against the
+	 * least of their limits; a longer packet goes on its own. */
+	lw = _mm_cmpgt_epi32(_mm_shuffle_epi8(lw, len_be), _mm_set1_epi32(fib->fast_len));
 	bad |= (uint32_t)_mm_movemask_epi8(lw);
 	if (unlikely((bad | (uint32_t)lpm_martian_x4(sd01, sd23)) != 0)) {
 		_mm_storeu_si128((__m128i *)dst, dv);
@@ -1101,12 +1123,18 @@ lpm_x4_group(const struct lpm_fib *fib, struct rte_mbuf **pkts, uint8_t *const *
 	lpm_st32(eth[3] + LPM_TTL_OFF, (uint32_t)_mm_extract_epi32(tw, 3));
 	/* The next hop's 12 MAC bytes and the frame's next four (EtherType,
 	 * version/IHL, TOS) in one 16-byte store each. */
+	/* The next hops' byte offsets in nh[] (16 bytes each), in one shift. */
+	ev = _mm_slli_epi32(ev, 4);
 #pragma GCC unroll 4
 	for (k = 0; k < 4; k++) {
 		struct pf_meta *md = pf_meta_at(pkts[k], off);
 		__m128i mac;
 
-		nh = &nhs[hop[k]];
+		nh = (const struct lpm_nh *)((const uint8_t *)nhs +
+					     (uint32_t)(k == 0 ? _mm_cvtsi128_si32(ev) :
+							k == 1 ? _mm_extract_epi32(ev, 1) :
+							k == 2 ? _mm_extract_epi32(ev, 2) :
+								 _mm_extract_epi32(ev, 3)));
 		mac = _mm_insert_epi32(_mm_loadu_si128((const __m128i *)nh),
 				       (int)lpm_ld32(eth[k] + 12), 3);
 		_mm_storeu_si128((__m128i *)eth[k], mac);
@@ -1142,8 +1170,13 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 	uint16_t e;
 	uint8_t *eth[4], *next[4];
 	const uint32_t *t24 = (const uint32_t *)fib->lpm->tbl24;
+	/* Groups that left the fast path: the others' edges are written only
+	 * if the burst turns out mixed (pf_stage.h: one edge needs none). */
+	uint64_t slow_groups = 0;
 	struct pf_meta *md;
 	bool slow = false;
+
+	RTE_BUILD_BUG_ON(PF_BURST_MAX > 4 * 64);
 
 	for (k = 0; k < 4 && k < n; k++) {
 		next[k] = rte_pktmbuf_mtod(pkts[k], uint8_t *);
@@ -1168,15 +1201,14 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 			for (k = 0; k < 4; k++)
 				rte_prefetch0(&t24[rte_be_to_cpu_32(lpm_ld32(next[k] + LPM_SD_OFF + 4)) >> 8]);
 		}
-		if (likely(lpm_x4_group(fib, pkts + i, eth, off, hop, dst))) {
+		if (likely(lpm_x4_group(fib, t24, pkts + i, eth, off, hop, dst))) {
 			hv = _mm_load_si128((const __m128i *)hop);
 			h_or = _mm_or_si128(h_or, hv);
 			h_and = _mm_and_si128(h_and, hv);
-			memcpy(&edge[i], &out4, sizeof(out4));
-			nout += 4;
 			continue;
 		}
 		slow = true;
+		slow_groups |= 1ull << (i / 4);
 		for (k = 0; k < 4; k++) {
 			md = pf_meta_at(pkts[i + k], off);
 			e = lpm_x4_other(lp, fib, ctrs, pkts[i + k], md, eth[k], dst[k], hop[k]);
@@ -1184,12 +1216,15 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 			nout += LPM_COUNT_OUT(e, icmp);
 		}
 	}
+	/* The fast groups' packets all went out. */
+	nout += 4 * (i / 4 - (unsigned int)__builtin_popcountll(slow_groups));
 	for (; i < n; i++) {
 		md = pf_meta_at(pkts[i], off);
 		eth[0] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
 		dst[0] = rte_be_to_cpu_32(lpm_dst_raw(eth[0], md));
 		if (rte_lpm_lookup(fib->lpm, dst[0], &hop[0]) != 0)
 			hop[0] = fib->dflt;
+		hop[0] = LPM_HOP(hop[0]);
 		s_or |= hop[0];
 		s_and &= hop[0];
 		e = lpm_decide(lp, fib, ctrs, pkts[i], md, eth[0], dst[0], hop[0], &slow);
@@ -1204,6 +1239,11 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 	s_or |= (uint32_t)_mm_cvtsi128_si32(h_or);
 	s_and &= (uint32_t)_mm_cvtsi128_si32(h_and);
 	*one_hop = !slow && s_or == s_and ? s_or : LPM_HOP_MIXED;
+	/* Mixed after all: the fast groups' edges now. */
+	if (unlikely(nout != n))
+		for (k = 0; 4 * k + 4 <= n; k++)
+			if (!(slow_groups & (1ull << k)))
+				memcpy(&edge[4 * k], &out4, sizeof(out4));
 	return nout;
 }
 
@@ -1230,11 +1270,13 @@ lpm_burst_ref(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ct
 		if (n != 0)
 			rte_lpm_lookup_bulk(fib->lpm, dst, hop, n);
 		for (i = 0; i < n; i++)
-			hop[i] = (hop[i] & RTE_LPM_LOOKUP_SUCCESS) ? hop[i] & 0x00ffffff : fib->dflt;
+			hop[i] = (hop[i] & RTE_LPM_LOOKUP_SUCCESS) ? LPM_HOP(hop[i] & 0x00ffffff) : fib->dflt;
 	} else {
 		for (i = 0; i < n; i++)
 			if (rte_lpm_lookup(fib->lpm, dst[i], &hop[i]) != 0)
 				hop[i] = fib->dflt;
+			else
+				hop[i] = LPM_HOP(hop[i]);
 	}
 	for (i = 0; i < n; i++) {
 		e = lpm_decide(lp, fib, ctrs, pkts[i], pf_meta(pkts[i]),
@@ -1393,7 +1435,7 @@ lpm_entry(const struct lpm_fib *fib, uint32_t ip, uint8_t *depth)
 	if (!e.valid)
 		return fib->dflt;
 	*depth = e.depth;
-	return e.next_hop;
+	return e.next_hop & ~LPM_HOP_SLOW;
 }
 
 static const char *const lpm_kinds[] = { "route", "local", "broadcast", "neighbor", "connected" };

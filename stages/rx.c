@@ -147,6 +147,8 @@ struct rx_port_fast {
 	uint64_t meta_w0;    /* metadata bytes 0-7 but l3_len: in_port, out_port NONE, l2_len 14 */
 	uint32_t span;       /* fast_span of the port; 0 (never fast) when not polled */
 	bool hw_cksum;       /* RX IPv4 checksum offload on: read the verdict, else sum */
+	/* rx_fast_k's vectors, made once: metadata bytes 0-15 per family, the MAC. */
+	uint64_t md4[2], md6[2], macv[2];
 };
 
 struct rx_cfg {
@@ -197,6 +199,8 @@ struct rx_priv {
 	 */
 	uint64_t fast_sum_inv, fast_sum_lim;  /* IP4_SUM_INV, IP4_SUM_LIM */
 	uint64_t fast_len_frag;               /* RX_IP4_LEN_FRAG_MASK */
+	/* The last burst mixed both families on the fast path: store edges as they go. */
+	bool eager;
 	/* Pacing: a token bucket in units of packets * tsc_hz. */
 	uint64_t pace_pps;
 	uint64_t hz;
@@ -360,6 +364,12 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		/* No offload: the mbuf carries no verdict worth a load, so the fast
 		 * path sums. Not set up by a runtime (tests): read the verdict. */
 		pf->hw_cksum = idx >= st->topo->n_ports || !st->topo->ports[idx].rx_cksum_off;
+		pf->md4[0] = pf->meta_w0 | 20ull << 56;
+		pf->md4[1] = PF_CLASS_IPV4;
+		pf->md6[0] = pf->meta_w0 | 40ull << 56;
+		pf->md6[1] = PF_CLASS_IPV6;
+		pf->macv[0] = 0;
+		pf->macv[1] = pf->mac;
 	}
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
 	rx->ip6_error = (st->edge_connected & (1u << RX_EDGE_IP6_ERROR)) != 0;
@@ -386,18 +396,12 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	return 0;
 }
 
-static uint16_t
-rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
+static __rte_noinline uint16_t
+rx_rx_many(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 {
 	struct rx_priv *rx = st->priv;
 	uint16_t n = 0, k, i, p, got;
 
-	/* One port, no pacing, no port to stamp, no pcap clock: one call. */
-	if (likely(rx->one_port)) {
-		got = rte_eth_rx_burst(rx->port_id[0], rx->queue, pkts, max);
-		st->port_rx[rx->port_idx[0]] += got;
-		return got;
-	}
 	if (unlikely(rx->pace_pps != 0)) {
 		uint64_t now = rte_rdtsc(), elapsed = RTE_MIN(now - rx->last_tsc, rx->hz);
 
@@ -434,6 +438,21 @@ rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 								       uint64_t *) * 1000);
 	}
 	return n;
+}
+
+static uint16_t
+rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
+{
+	const struct rx_priv *rx = st->priv;
+	uint16_t got;
+
+	/* One port, no pacing, no port to stamp, no pcap clock: one call. */
+	if (likely(rx->one_port)) {
+		got = rte_eth_rx_burst(rx->port_id[0], rx->queue, pkts, max);
+		st->port_rx[rx->port_idx[0]] += got;
+		return got;
+	}
+	return rx_rx_many(st, pkts, max);
 }
 
 /*
@@ -798,6 +817,8 @@ rx_parse_full(const struct rx_priv *rx, uint64_t *ctrs, uint32_t connected, stru
 struct rx_fast_k {
 	__m128i mac;         /* pf_mac_u64 in bytes 8-13 (~0 if none), bytes 0-7 zero */
 	__m128i md4, md6;
+	uint64_t rearm;      /* the port's rearm word (rx_port_fast) */
+	uint64_t span;       /* and its span */
 };
 
 static __rte_always_inline struct rx_fast_k
@@ -806,9 +827,11 @@ rx_fast_k(const struct rx_port_fast *pf)
 	RTE_BUILD_BUG_ON(offsetof(struct pf_meta, l3_len) != 7 ||
 			 offsetof(struct pf_meta, cls) != 8 || offsetof(struct pf_meta, flags) != 9);
 	return (struct rx_fast_k){
-		.mac = _mm_set_epi64x((long long)pf->mac, 0),
-		.md4 = _mm_set_epi64x(PF_CLASS_IPV4, (long long)(pf->meta_w0 | 20ull << 56)),
-		.md6 = _mm_set_epi64x(PF_CLASS_IPV6, (long long)(pf->meta_w0 | 40ull << 56)),
+		.mac = _mm_loadu_si128((const __m128i *)pf->macv),
+		.md4 = _mm_loadu_si128((const __m128i *)pf->md4),
+		.md6 = _mm_loadu_si128((const __m128i *)pf->md6),
+		.rearm = pf->rearm,
+		.span = pf->span,
 	};
 }
 
@@ -909,7 +932,7 @@ rx_ld64(const void *p)
 static __rte_always_inline uint16_t
 rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct rx_port_fast *pf,
 	const struct rx_fast_k k, uint16_t *edge, uint16_t *n6, const bool v4, const bool v6,
-	const bool hw, const bool room)
+	const bool hw, const bool room, const bool eager)
 {
 	uint64_t l2, bad, rearm;
 	const uint8_t *d;
@@ -921,7 +944,7 @@ rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct
 			 offsetof(struct rte_mbuf, refcnt) != 18 ||
 			 offsetof(struct rte_mbuf, nb_segs) != 20 ||
 			 offsetof(struct rte_mbuf, port) != 22);
-	rearm = rx_ld64((const uint8_t *)m + offsetof(struct rte_mbuf, data_off)) ^ pf->rearm;
+	rearm = rx_ld64((const uint8_t *)m + offsetof(struct rte_mbuf, data_off)) ^ k.rearm;
 	if (!room)
 		rearm &= RX_REARM_SEGS_PORT;
 	/*
@@ -932,7 +955,7 @@ rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct
 	 */
 	if (unlikely(rearm != 0))
 		return RX_EDGE_DROP;
-	if (unlikely(len - RX_FAST_MIN_LEN >= pf->span))
+	if (unlikely(len - RX_FAST_MIN_LEN >= k.span))
 		return RX_EDGE_DROP;
 	d = room ? (const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM :
 		   rte_pktmbuf_mtod(m, const uint8_t *);
@@ -953,7 +976,8 @@ rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct
 		if (likely(!hw ? ip4_sum20(d + 14) * rx->fast_sum_inv <= rx->fast_sum_lim :
 			   rx_fast_cksum_hw(m, d))) {
 			rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md4, y, k.mac, d[23]);
-			*edge = RX_EDGE_IPV4;
+			if (eager)
+				*edge = RX_EDGE_IPV4;
 			return RX_EDGE_IPV4;
 		}
 		return RX_EDGE_DROP;
@@ -966,7 +990,8 @@ rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct
 		if (unlikely(rx_fast_bad(bad, d)))
 			return RX_EDGE_DROP;
 		rx_meta_fast((struct pf_meta *)((uintptr_t)m + off), k.md6, y, k.mac, d[20]);
-		*edge = RX_EDGE_IPV6;
+		if (eager)
+			*edge = RX_EDGE_IPV6;
 		if (n6 != NULL)
 			(*n6)++;
 		return RX_EDGE_IPV6;
@@ -975,16 +1000,26 @@ rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct
 }
 
 /*
+ * The frames of a burst the fast path did not take: their edges OR-ed
+ * (any) and AND-ed (all), how many, and where (the fast path's frames are
+ * the rest).
+ */
+struct rx_acc {
+	uint16_t any, all, n_slow;
+	uint16_t slow_at[PF_BURST_MAX];
+};
+
+/*
  * A frame the burst's fast path did not take (or any, with fast_path:
- * false): the fast path again with its own port's constants when it came
- * from another port than the burst's first frame, else (or when that
- * fails too) the full parser. Its edge is folded into the burst's any
- * (acc[0]) and all (acc[1]). Out of line with few arguments, so the fast
- * path's loop keeps its registers.
+ * false), frame @p i of its burst: the fast path again with its own
+ * port's constants when it came from another port than the burst's first
+ * frame, else (or when that fails too) the full parser. Its edge is
+ * folded into @p acc. Out of line, so the fast path's loop keeps its
+ * registers.
  */
 static __rte_noinline uint16_t
-rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t burst_rearm,
-	 uint64_t burst_mask, bool v4, bool v6)
+rx_other(const struct pf_stage *st, struct rte_mbuf *m, struct rx_acc *acc, unsigned int i,
+	 uint64_t burst_rearm, uint64_t burst_mask, bool v4, bool v6)
 {
 	const struct rx_priv *rx = st->priv;
 	const struct rx_port_fast *pf = &rx->port_fast[m->port & (2 * RTE_MAX_ETHPORTS - 1)];
@@ -995,32 +1030,55 @@ rx_other(const struct pf_stage *st, struct rte_mbuf *m, uint16_t *acc, uint64_t 
 	if ((v4 || v6) &&
 	    ((rx_ld64((const uint8_t *)m + offsetof(struct rte_mbuf, data_off)) ^ burst_rearm) & burst_mask))
 		e = pf->hw_cksum ?
-			rx_fast(rx, pf_meta_off(), m, pf, rx_fast_k(pf), &fast_e, NULL, v4, v6, true, false) :
-			rx_fast(rx, pf_meta_off(), m, pf, rx_fast_k(pf), &fast_e, NULL, v4, v6, false, false);
+			rx_fast(rx, pf_meta_off(), m, pf, rx_fast_k(pf), &fast_e, NULL, v4, v6, true, false, false) :
+			rx_fast(rx, pf_meta_off(), m, pf, rx_fast_k(pf), &fast_e, NULL, v4, v6, false, false, false);
 	if (e == RX_EDGE_DROP)
 		e = rx_parse_full(rx, st->ctrs, st->edge_connected, m, pf_meta(m),
 				  rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
-	acc[0] |= e;
-	acc[1] &= e;
-	acc[2]++;
+	acc->any |= e;
+	acc->all &= e;
+	acc->slow_at[acc->n_slow++] = (uint16_t)i;
 	return e;
 }
 
 /*
- * One frame. Only rx_other's verdicts feed the burst's any/all (acc[0],
- * acc[1]) and its count (acc[2]); the fast path's frames are the rest, of
- * which @p n6 counts the IPv6 ones when both families are wired.
+ * Frame @p i. Only rx_other's verdicts feed @p acc; the fast path's frames
+ * are the rest, of which @p n6 counts the IPv6 ones when both families are
+ * wired. The fast path stores its edge only when @p eager (else
+ * rx_fast_edges writes them, if the burst turns out mixed).
  */
 static __rte_always_inline void
 rx_one(const struct pf_stage *st, const struct rx_priv *rx, intptr_t off, const struct rx_port_fast *pf,
-       const struct rx_fast_k k, struct rte_mbuf *m, uint16_t *edge, uint16_t *acc, uint16_t *n6, const bool f4,
-       const bool f6, const bool hw, const bool room)
+       const struct rx_fast_k k, struct rte_mbuf *m, unsigned int i, uint16_t *edge, struct rx_acc *acc,
+       uint16_t *n6, const bool f4, const bool f6, const bool hw, const bool room, const bool eager)
 {
-	/* The fast path stores its own edge (an immediate per family). */
 	if ((f4 || f6) &&
-	    likely(rx_fast(rx, off, m, pf, k, edge, f4 && f6 ? n6 : NULL, f4, f6, hw, room) != RX_EDGE_DROP))
+	    likely(rx_fast(rx, off, m, pf, k, &edge[i], f4 && f6 ? n6 : NULL, f4, f6, hw, room,
+			   eager) != RX_EDGE_DROP))
 		return;
-	*edge = rx_other(st, m, acc, pf->rearm, room ? UINT64_MAX : RX_REARM_SEGS_PORT, f4, f6);
+	edge[i] = rx_other(st, m, acc, i, pf->rearm, room ? UINT64_MAX : RX_REARM_SEGS_PORT, f4, f6);
+}
+
+/*
+ * A mixed burst whose fast-path frames left edge[] alone: their edges now,
+ * every frame but those in @p acc's list. @p mixed: both families took the
+ * fast path (each frame's class says which), else @p e is every one's edge.
+ */
+static __rte_noinline void
+rx_fast_edges(struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const struct rx_acc *acc,
+	      bool mixed, uint16_t e)
+{
+	intptr_t off = pf_meta_off();
+	uint16_t i, j = 0;
+
+	for (i = 0; i < n; i++) {
+		if (j < acc->n_slow && acc->slow_at[j] == i) {
+			j++;
+			continue;
+		}
+		edge[i] = !mixed ? e :
+			  pf_meta_at(pkts[i], off)->cls == PF_CLASS_IPV4 ? RX_EDGE_IPV4 : RX_EDGE_IPV6;
+	}
 }
 
 /*
@@ -1044,18 +1102,24 @@ rx_prefetch(const struct rte_mbuf *m)
  */
 static __rte_always_inline uint16_t
 rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge,
-	 const struct rx_port_fast *pfp, const bool f4, const bool f6, const bool hw, const bool room)
+	 const struct rx_port_fast *pfp, const bool f4, const bool f6, const bool hw, const bool room,
+	 const bool eager)
 {
-	const struct rx_priv *rx = st->priv;
+	struct rx_priv *rx = st->priv;
 	/* Pointer-sized, its range hidden: GCC would keep the int and sign-extend it per frame. */
 	intptr_t off = pf_meta_off();
-	uint16_t acc[3] = { 0, UINT16_MAX, 0 }, n6 = 0, fast = 0, n_fast;
+	struct rx_acc acc;
+	uint16_t n6 = 0, fast = 0, n_fast, all;
 	struct rx_fast_k k = rx_fast_k(pfp);
 	unsigned int i;
 
-	/* Hidden from the optimiser: else it re-makes each constant per frame (movabs). */
-	__asm__("" : "+r"(off));
+	/* Hidden from the optimiser: else it re-makes each constant per frame
+	 * (movabs) or reloads it. */
+	__asm__("" : "+r"(off), "+r"(k.rearm), "+r"(k.span));
 
+	acc.any = 0;
+	acc.all = UINT16_MAX;
+	acc.n_slow = 0;
 	for (i = 0; i < n && i < 4; i++)
 		rx_prefetch(pkts[i]);
 	/* Four at a time: one loop test per four frames. */
@@ -1064,39 +1128,44 @@ rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 		rx_prefetch(pkts[i + 5]);
 		rx_prefetch(pkts[i + 6]);
 		rx_prefetch(pkts[i + 7]);
-		rx_one(st, rx, off, pfp, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw, room);
-		rx_one(st, rx, off, pfp, k, pkts[i + 1], &edge[i + 1], acc, &n6, f4, f6, hw, room);
-		rx_one(st, rx, off, pfp, k, pkts[i + 2], &edge[i + 2], acc, &n6, f4, f6, hw, room);
-		rx_one(st, rx, off, pfp, k, pkts[i + 3], &edge[i + 3], acc, &n6, f4, f6, hw, room);
+		rx_one(st, rx, off, pfp, k, pkts[i], i, edge, &acc, &n6, f4, f6, hw, room, eager);
+		rx_one(st, rx, off, pfp, k, pkts[i + 1], i + 1, edge, &acc, &n6, f4, f6, hw, room, eager);
+		rx_one(st, rx, off, pfp, k, pkts[i + 2], i + 2, edge, &acc, &n6, f4, f6, hw, room, eager);
+		rx_one(st, rx, off, pfp, k, pkts[i + 3], i + 3, edge, &acc, &n6, f4, f6, hw, room, eager);
 	}
 	for (; i + 4 < n; i++) {
 		rx_prefetch(pkts[i + 4]);
-		rx_one(st, rx, off, pfp, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw, room);
+		rx_one(st, rx, off, pfp, k, pkts[i], i, edge, &acc, &n6, f4, f6, hw, room, eager);
 	}
 	for (; i < n; i++)
-		rx_one(st, rx, off, pfp, k, pkts[i], &edge[i], acc, &n6, f4, f6, hw, room);
+		rx_one(st, rx, off, pfp, k, pkts[i], i, edge, &acc, &n6, f4, f6, hw, room, eager);
 	/*
 	 * Every frame on the fast path came from the first one's port (the
 	 * rearm test): the in-port hint, so xconnect need not look per frame.
 	 */
-	st->in_burst_in_port = acc[2] == 0 ? PF_BURST_PORT((uint16_t)pfp->meta_w0) : 0;
+	st->in_burst_in_port = acc.n_slow == 0 ? PF_BURST_PORT((uint16_t)pfp->meta_w0) : 0;
 	/* The fast path's edges, from the counts. */
-	n_fast = (uint16_t)(n - acc[2]);
+	n_fast = (uint16_t)(n - acc.n_slow);
 	if (!f4)
 		n6 = n_fast;
 	if (n6 != 0)
 		fast |= RX_EDGE_IPV6;
 	if (f4 && n_fast != n6)
 		fast |= RX_EDGE_IPV4;
-	/* Both fast edges (ipv4 | ipv6 is arp's value): mixed whatever the rest. */
-	if (fast == (RX_EDGE_IPV4 | RX_EDGE_IPV6))
-		return PF_EDGE_MIXED;
+	/* Both families wired: the next burst's fast path stores its edges
+	 * when this one mixed them (dual-stack traffic), else it leaves them. */
+	if (f4 && f6)
+		rx->eager = fast == (RX_EDGE_IPV4 | RX_EDGE_IPV6);
 	if (fast != 0) {
-		acc[0] |= fast;
-		acc[1] &= fast;
+		acc.any |= fast;
+		acc.all &= fast;
 	}
-	/* Every bit set in one edge is set in all: they are all the same edge. */
-	return acc[0] == acc[1] ? acc[0] : PF_EDGE_MIXED;
+	/* Every bit set in one edge is set in all: they are all the same edge
+	 * (ipv4 | ipv6 is arp's value: both fast families never pass). */
+	all = fast != (RX_EDGE_IPV4 | RX_EDGE_IPV6) && acc.any == acc.all ? acc.any : PF_EDGE_MIXED;
+	if (!eager && all == PF_EDGE_MIXED && n_fast != 0)
+		rx_fast_edges(pkts, n, edge, &acc, fast == (RX_EDGE_IPV4 | RX_EDGE_IPV6), fast);
+	return all;
 }
 
 /*
@@ -1111,15 +1180,18 @@ rx_burst_wired(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t
 	/* A family whose edge is unwired needs the full parser (ethertype_unsupported). */
 	switch (st->edge_connected & (1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6)) {
 	case 1u << RX_EDGE_IPV4 | 1u << RX_EDGE_IPV6:
-		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, true, true, room) :
-				      rx_burst(st, pkts, n, edge, pf, true, true, false, room);
+		if (unlikely(((const struct rx_priv *)st->priv)->eager))
+			return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, true, true, room, true) :
+					      rx_burst(st, pkts, n, edge, pf, true, true, false, room, true);
+		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, true, true, room, false) :
+				      rx_burst(st, pkts, n, edge, pf, true, true, false, room, false);
 	case 1u << RX_EDGE_IPV4:
-		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, false, true, room) :
-				      rx_burst(st, pkts, n, edge, pf, true, false, false, room);
+		return pf->hw_cksum ? rx_burst(st, pkts, n, edge, pf, true, false, true, room, false) :
+				      rx_burst(st, pkts, n, edge, pf, true, false, false, room, false);
 	case 1u << RX_EDGE_IPV6:
-		return rx_burst(st, pkts, n, edge, pf, false, true, false, room);
+		return rx_burst(st, pkts, n, edge, pf, false, true, false, room, false);
 	default:
-		return rx_burst(st, pkts, n, edge, pf, false, false, false, room);
+		return rx_burst(st, pkts, n, edge, pf, false, false, false, room, false);
 	}
 }
 
@@ -1143,7 +1215,7 @@ rx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 	}
 	pf = &rx->port_fast[pkts[0]->port & (2 * RTE_MAX_ETHPORTS - 1)];
 	if (unlikely(!rx->fast_path))
-		return rx_burst(st, pkts, n, edge, pf, false, false, false, false);
+		return rx_burst(st, pkts, n, edge, pf, false, false, false, false, false);
 	if (unlikely(pkts[0]->data_off != RTE_PKTMBUF_HEADROOM))
 		return rx_burst_any_room(st, pkts, n, edge, pf);
 	return rx_burst_wired(st, pkts, n, edge, pf, true);

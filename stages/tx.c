@@ -99,23 +99,17 @@ tx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 }
 
 /*
- * Send @p n packets on port @p p: retry while the queue makes progress, a
- * bounded number of times, then free and count the rest as tx_full.
+ * The rest of a send the queue took only @p sent of: retry while the queue
+ * makes progress, a bounded number of times, then free and count the rest
+ * as tx_full. Out of line: rarely run.
  */
-static __rte_always_inline void
-tx_send(struct pf_stage *st, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
+static __rte_noinline void
+tx_send_rest(struct pf_stage *st, uint16_t p, struct rte_mbuf **pkts, uint16_t n, uint16_t sent)
 {
 	struct tx_priv *tx = st->priv;
 	struct tx_port_buf *b = &tx->buf[p];
-	uint16_t sent, k, tries = 0;
+	uint16_t k, tries = sent == 0;
 
-	/* Usually the queue takes the whole burst at once. */
-	sent = rte_eth_tx_burst(b->port_id, b->queue, pkts, n);
-	if (likely(sent == n)) {
-		st->port_tx[p] += sent;
-		return;
-	}
-	tries = sent == 0;
 	while (sent < n && tries < TX_RETRIES) {
 		k = rte_eth_tx_burst(b->port_id, b->queue, pkts + sent, n - sent);
 		sent += k;
@@ -127,6 +121,21 @@ tx_send(struct pf_stage *st, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
 		b->dropped += n - sent;
 		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
 	}
+}
+
+/* Send @p n packets on port @p p; usually the queue takes the whole burst at once. */
+static __rte_always_inline void
+tx_send(struct pf_stage *st, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct tx_priv *tx = st->priv;
+	const struct tx_port_buf *b = &tx->buf[p];
+	uint16_t sent = rte_eth_tx_burst(b->port_id, b->queue, pkts, n);
+
+	if (likely(sent == n)) {
+		st->port_tx[p] += sent;
+		return;
+	}
+	tx_send_rest(st, p, pkts, n, sent);
 }
 
 static void
@@ -215,29 +224,21 @@ tx_buffer(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, int off, uint
 	}
 }
 
-static void
-tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
+/* Everything but the common burst (tx_tx): out of line, so that one saves no registers. */
+static __rte_noinline void
+tx_tx_other(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct tx_priv *tx = st->priv;
-	uint64_t now;
+	uint64_t now = rte_rdtsc();
 	int off = pf_meta_off();
 	uint32_t pending, p0, diff = 0;
 	unsigned int j;
 	uint16_t p;
 
-	if (unlikely(n == 0))
-		return;
-	if (likely(st->in_burst_port != 0)) {
+	if (st->in_burst_port != 0) {
 		/* The producer's hint holds every packet's port (pf_stage.h; with
 		 * PF_BURST_PORT_UNWRITTEN only the hint does: no out_port read). */
 		p0 = PF_BURST_PORT_INDEX(st->in_burst_port);
-		/* The common burst: nothing buffered anywhere, so no flush is due
-		 * either: sent as it is, no clock read, no pass. */
-		if (likely(tx->pending == 0 && tx_serves(tx, p0))) {
-			tx_send(st, (uint16_t)p0, pkts, n);
-			return;
-		}
-		now = rte_rdtsc();
 		if (!tx_serves(tx, p0))
 			for (j = 0; j < n; j++)
 				tx_no_port(st, pkts[j]);
@@ -248,7 +249,6 @@ tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 			for (j = 0; j < n; j++)
 				tx_append(st, (uint16_t)p0, pkts[j], now);
 	} else {
-		now = rte_rdtsc();
 		p0 = pf_meta_at(pkts[0], off)->out_port;
 		/* Four per step: the loop's own cost shared, four independent loads. */
 		for (j = 0; j + 4 <= n; j += 4)
@@ -272,6 +272,26 @@ tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 		if (now - tx->buf[p].first_tsc >= tx->flush_cycles)
 			tx_flush_port(st, p);
 	}
+}
+
+static void
+tx_tx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct tx_priv *tx = st->priv;
+	uint32_t p0 = PF_BURST_PORT_INDEX(st->in_burst_port);
+
+	if (unlikely(n == 0))
+		return;
+	/*
+	 * The common burst: the producer's hint gives every packet's port,
+	 * nothing is buffered anywhere (so no flush is due either) and the
+	 * queue takes it all: sent as it is, no clock read, no pass.
+	 */
+	if (likely(st->in_burst_port != 0 && tx->pending == 0 && tx_serves(tx, p0))) {
+		tx_send(st, (uint16_t)p0, pkts, n);
+		return;
+	}
+	tx_tx_other(st, pkts, n);
 }
 
 static void

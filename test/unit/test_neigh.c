@@ -146,6 +146,37 @@ emit(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t *edge, bool draining)
 	return st->ops->emit(st, pkts, 32, edge, draining);
 }
 
+/*
+ * Whole groups of four for hosts on a connected subnet and for a route via
+ * an address (both /24 or shorter: direct tbl24 hits): lpm's x4 group test
+ * must not forward them with the plain next hops, every one goes to neigh.
+ */
+static void
+test_groups_to_neigh(void **state)
+{
+	struct pf_topo *topo2;
+	struct pf_stage *lpm = pf_test_stage(TOPO, "lpm", &topo2);
+	struct rte_mbuf *pk[12];
+	uint16_t e[12], i, round;
+
+	(void)state;
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 12; i++)
+			pk[i] = udp(round == 0 ? 0x0a020007u + i :           /* connected */
+				    round == 1 ? 0xac100505u + i :           /* via 10.2.0.30 */
+				    i % 2 ? 0x0a020007u : 0xac100505u);
+		pf_test_process(lpm, pk, 12, e);
+		for (i = 0; i < 12; i++) {
+			if (e[i] != E_NEIGH)
+				fail_msg("round %u packet %u: edge %u, want neigh", round, i, e[i]);
+			assert_int_equal(pf_meta(pk[i])->out_port, 1);
+		}
+		pf_test_free(pk, 12);
+	}
+	pf_stage_destroy(lpm);
+	pf_topo_free(topo2);
+}
+
 static void
 test_resolve(void **state)
 {
@@ -327,6 +358,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_groups_to_neigh),
 		cmocka_unit_test(test_arp_in),
 		cmocka_unit_test(test_fail_and_stop),
 	};
