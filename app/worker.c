@@ -128,9 +128,12 @@ pf_rt_worker_main(void *arg)
 		/* The map can change between passes (reload); a stage in the map
 		 * runs only once this lcore owns it (hand-over in progress). */
 		map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);
-		for (i = 0; i < map->n; i++)
-			if (likely(__atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) == me))
-				moved += run_stage(rt, map->stages[i], me, timed);
+		for (i = 0; i < map->n; i++) {
+			struct pf_rt_stage *rs = map->stages[i];
+
+			if (likely(__atomic_load_n(&rs->owner, __ATOMIC_ACQUIRE) == me))
+				moved += run_stage(rt, rs, me, timed);
+		}
 		t1 = rte_rdtsc();
 		if (unlikely(t1 >= lc->housekeep_tsc)) {
 			/* Upkeep runs loaded or idle, about once a millisecond. */

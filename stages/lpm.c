@@ -997,7 +997,7 @@ lpm_st32(uint8_t *p, uint32_t v)
  * lane's low byte): non-zero when any first octet is 0, 127 or 224-255.
  * With t = octet - 1 in 16 bits, 0 and 224-255 are exactly t >= 223.
  */
-static __rte_always_inline int
+static __rte_always_inline __m128i
 lpm_martian_x4(__m128i a, __m128i b)
 {
 	const __m128i low = _mm_set1_epi32(0xff);
@@ -1005,7 +1005,7 @@ lpm_martian_x4(__m128i a, __m128i b)
 	__m128i t = _mm_sub_epi16(v, _mm_set1_epi16(1));
 	__m128i hi = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_set1_epi16(223), t), _mm_setzero_si128());
 
-	return _mm_movemask_epi8(_mm_or_si128(hi, _mm_cmpeq_epi16(v, _mm_set1_epi16(127))));
+	return _mm_or_si128(hi, _mm_cmpeq_epi16(v, _mm_set1_epi16(127)));
 }
 
 /*
@@ -1042,15 +1042,14 @@ lpm_x4_other(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
  * its register saves cost about 7 instructions a packet).
  */
 static __rte_always_inline bool
-lpm_x4_group(const struct lpm_fib *fib, const uint32_t *t24, struct rte_mbuf **pkts,
-	     uint8_t *const *eth, int off, uint32_t *hop, uint32_t *dst)
+lpm_x4_group(const struct lpm_fib *fib, const uint32_t *t24, __m128i fast_len,
+	     struct rte_mbuf **pkts, uint8_t *const *eth, int off, uint32_t *hop, uint32_t *dst)
 {
 	const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
 	const struct lpm_nh *nhs = fib->nh, *nh;
 	/* Each lane's bytes 2-3 (the total length) in host order. */
 	const __m128i len_be = _mm_set_epi8(-1, -1, 14, 15, -1, -1, 10, 11, -1, -1, 6, 7, -1, -1, 2, 3);
-	__m128i sd01, sd23, dv, tw, mw, lw, iv, ev;
-	uint32_t bad;
+	__m128i sd01, sd23, dv, tw, mw, lw, iv, ev, bad;
 	uint16_t k;
 
 	/* Source and destination in one load per packet, the destinations
@@ -1087,9 +1086,8 @@ lpm_x4_group(const struct lpm_fib *fib, const uint32_t *t24, struct rte_mbuf **p
 	tw = _mm_insert_epi32(tw, (int)lpm_ld32(eth[1] + LPM_TTL_OFF), 1);
 	tw = _mm_insert_epi32(tw, (int)lpm_ld32(eth[2] + LPM_TTL_OFF), 2);
 	tw = _mm_insert_epi32(tw, (int)lpm_ld32(eth[3] + LPM_TTL_OFF), 3);
-	/* lpm_plain for the four: bad != 0 or neg < 0 fails the group. */
-	bad = (uint32_t)_mm_movemask_epi8(_mm_cmplt_epi32(_mm_and_si128(tw, _mm_set1_epi32(0xff)),
-							  _mm_set1_epi32(2)));
+	/* lpm_plain for the four: any bit of bad fails the group. TTL < 2: */
+	bad = _mm_cmplt_epi32(_mm_and_si128(tw, _mm_set1_epi32(0xff)), _mm_set1_epi32(2));
 	/* The four metadata words (l2_len, l3_len, cls, flags). */
 	mw = _mm_cvtsi32_si128((int)lpm_meta_word(pf_meta_at(pkts[0], off)));
 	mw = _mm_insert_epi32(mw, (int)lpm_meta_word(pf_meta_at(pkts[1], off)), 1);
@@ -1097,7 +1095,7 @@ lpm_x4_group(const struct lpm_fib *fib, const uint32_t *t24, struct rte_mbuf **p
 	mw = _mm_insert_epi32(mw, (int)lpm_meta_word(pf_meta_at(pkts[3], off)), 3);
 	mw = _mm_cmpeq_epi32(_mm_and_si128(mw, _mm_set1_epi32((int)LPM_META_MASK)),
 			     _mm_set1_epi32((int)LPM_META_FAST));
-	bad |= (uint32_t)_mm_movemask_epi8(mw) ^ 0xffff;
+	bad = _mm_or_si128(bad, _mm_xor_si128(mw, _mm_set1_epi32(-1)));
 	/* Total lengths (IP bytes 2-3 of each lane, to host order) against max_len. */
 	lw = _mm_cvtsi32_si128((int)lpm_ld32(eth[0] + RTE_ETHER_HDR_LEN));
 	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[1] + RTE_ETHER_HDR_LEN), 1);
@@ -1105,9 +1103,9 @@ lpm_x4_group(const struct lpm_fib *fib, const uint32_t *t24, struct rte_mbuf **p
 	lw = _mm_insert_epi32(lw, (int)lpm_ld32(eth[3] + RTE_ETHER_HDR_LEN), 3);
 	/* All four hops are plain forwards (no LPM_HOP_SLOW): against the
 	 * least of their limits; a longer packet goes on its own. */
-	lw = _mm_cmpgt_epi32(_mm_shuffle_epi8(lw, len_be), _mm_set1_epi32(fib->fast_len));
-	bad |= (uint32_t)_mm_movemask_epi8(lw);
-	if (unlikely((bad | (uint32_t)lpm_martian_x4(sd01, sd23)) != 0)) {
+	bad = _mm_or_si128(bad, _mm_cmpgt_epi32(_mm_shuffle_epi8(lw, len_be), fast_len));
+	bad = _mm_or_si128(bad, lpm_martian_x4(sd01, sd23));
+	if (unlikely(!_mm_testz_si128(bad, bad))) {
 		_mm_storeu_si128((__m128i *)dst, dv);
 		return false;
 	}
@@ -1175,6 +1173,8 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 	uint64_t slow_groups = 0;
 	struct pf_meta *md;
 	bool slow = false;
+	/* The length limit of lpm_x4_group, once per burst. */
+	const __m128i fast_len = _mm_set1_epi32(fib->fast_len);
 
 	RTE_BUILD_BUG_ON(PF_BURST_MAX > 4 * 64);
 
@@ -1201,7 +1201,7 @@ lpm_burst_x4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctr
 			for (k = 0; k < 4; k++)
 				rte_prefetch0(&t24[rte_be_to_cpu_32(lpm_ld32(next[k] + LPM_SD_OFF + 4)) >> 8]);
 		}
-		if (likely(lpm_x4_group(fib, t24, pkts + i, eth, off, hop, dst))) {
+		if (likely(lpm_x4_group(fib, t24, fast_len, pkts + i, eth, off, hop, dst))) {
 			hv = _mm_load_si128((const __m128i *)hop);
 			h_or = _mm_or_si128(h_or, hv);
 			h_and = _mm_and_si128(h_and, hv);
