@@ -87,11 +87,16 @@ ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
  * cleared finishes within the pass the hand-over waits for.
  */
 static __rte_always_inline bool
+edge_owned_empty(const struct pf_rt_ring *r, int me)
+{
+	return __atomic_load_n(&r->to->owner, __ATOMIC_ACQUIRE) == me && rte_ring_empty(r->ring);
+}
+static __rte_always_inline bool
 edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
 {
-	if (unlikely(rs->lossless))
+	if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 		return r->bp_direct;
-	return __atomic_load_n(&r->to->owner, __ATOMIC_ACQUIRE) == me && rte_ring_empty(r->ring);
+	return edge_owned_empty(r, me);
 }
 
 /*
@@ -405,16 +410,11 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 			 * over directly, this stage's end is its consumer's start
 			 * (one timestamp) and the loop goes on with the consumer. */
 			struct pf_rt_ring *r = rs->out[all];   /* out[PF_EDGE_DROP] is NULL */
-			bool direct;
 
-			/* Neither a sink nor lossless: one test for both. */
-			if (likely(!(rs->kind & (PF_RT_KIND_TX | PF_RT_KIND_LOSSLESS))))
-				direct = r != NULL &&
-					 __atomic_load_n(&r->to->owner, __ATOMIC_ACQUIRE) == me &&
-					 rte_ring_empty(r->ring);
-			else
-				direct = r != NULL && !(rs->kind & PF_RT_KIND_TX) && edge_direct(rs, r, me);
-			if (direct) {
+			/* Neither a sink nor lossless (edge_direct's other case): one test. */
+			if (r != NULL && (likely(!(rs->kind & (PF_RT_KIND_TX | PF_RT_KIND_LOSSLESS))) ?
+					  edge_owned_empty(r, me) :
+					  !(rs->kind & PF_RT_KIND_TX) && edge_direct(rs, r, me))) {
 				struct pf_rt_stage *to = r->to;
 
 				if (unlikely(hint & PF_BURST_PORT_UNWRITTEN) && !hint_suffices(r)) {
@@ -485,7 +485,7 @@ pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining, bool timed)
 	uint64_t drops_before = drop_ctr_sum(rs->st);
 #endif
 
-	if (unlikely(rs->lossless))
+	if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 		max = pf_rt_room(rs, me, max);
 	n = max != 0 ? rs->st->ops->emit(rs->st, pkts, (uint16_t)max, edge, draining) : 0;
 	if (n == 0)

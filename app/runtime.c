@@ -102,14 +102,13 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 	rs->st->rt = rs;
 	rs->owner = sc->lcore;
 	rs->burst = sc->burst;
-	rs->lossless = rt->topo->backpressure;
 	rs->process_burst = sc->ops->process_burst;
 	rs->kind = (sc->ops->rx != NULL ? PF_RT_KIND_SOURCE : 0) |
 		   (sc->ops->tx != NULL ? PF_RT_KIND_TX : 0) |
 		   (sc->ops->flags & PF_STAGE_TX_ALL ? PF_RT_KIND_TX_ALL : 0) |
 		   (sc->ops->expand != NULL ? PF_RT_KIND_EXPAND : 0) |
 		   (sc->ops->emit != NULL ? PF_RT_KIND_EMIT : 0) |
-		   (rs->lossless ? PF_RT_KIND_LOSSLESS : 0);
+		   (rt->topo->backpressure ? PF_RT_KIND_LOSSLESS : 0);
 	/* Edge 0 (drop) has no ring: run_burst relies on out[0] being NULL. */
 	for (e = 1; e < sc->ops->n_edges && e < PF_MAX_EDGES; e++) {
 		uint16_t to = sc->next[e], k, n_inst;
@@ -294,10 +293,9 @@ pf_runtime_stop(struct pf_runtime *rt)
 	int i;
 
 	/* Sources stop first; then every ring and tx buffer drains. A pass that
-	 * starts after rx_stopped is seen cannot add packets, so two complete
+	 * starts after PF_RX_STOPPED is seen cannot add packets, so two complete
 	 * passes with everything empty mean nothing is in flight. */
-	__atomic_store_n(&rt->rx_polling, PF_RX_STOPPED, __ATOMIC_RELEASE);
-	__atomic_store_n(&rt->rx_stopped, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt->rx_state, PF_RX_STOPPED, __ATOMIC_RELEASE);
 	pf_rt_wait_passes(rt, 2);
 	while (rte_rdtsc() < deadline) {
 		if (pf_rt_drained(rt)) {

@@ -34,7 +34,7 @@ run_rings(struct pf_rt_stage *rs, int me, uint16_t i, bool timed)
 		if (rte_ring_empty(r->ring))
 			continue;
 		max = __atomic_load_n(&r->burst, __ATOMIC_RELAXED);
-		if (unlikely(rs->lossless))
+		if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 			max = pf_rt_room(rs, me, max);
 		n = (uint16_t)rte_ring_dequeue_burst(r->ring, (void **)pkts, max, NULL);
 		if (n == 0)
@@ -58,9 +58,9 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool time
 	uint32_t max;
 
 	if (rs->kind & PF_RT_KIND_SOURCE) {
-		if (likely(rt->rx_polling == PF_RX_POLLING)) {
+		if (likely(rt->rx_state == PF_RX_POLLING)) {
 			max = __atomic_load_n(&rs->burst, __ATOMIC_RELAXED);
-			if (unlikely(rs->lossless))
+			if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 				max = pf_rt_room(rs, me, max);
 			n = max != 0 ? st->ops->rx(st, pkts, (uint16_t)max) : 0;
 			if (n != 0) {
@@ -110,9 +110,8 @@ pf_rt_worker_main(void *arg)
 	if (__atomic_add_fetch(&rt->workers_ready, 1, __ATOMIC_ACQ_REL) == rt->n_lcores) {
 		int off = PF_RX_NOT_STARTED;
 
-		__atomic_store_n(&rt->rx_started, 1, __ATOMIC_RELEASE);
 		/* Unless a stop came first (it stays PF_RX_STOPPED then). */
-		__atomic_compare_exchange_n(&rt->rx_polling, &off, PF_RX_POLLING, false,
+		__atomic_compare_exchange_n(&rt->rx_state, &off, PF_RX_POLLING, false,
 					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	}
 	t0 = rte_rdtsc();
@@ -146,7 +145,7 @@ pf_rt_worker_main(void *arg)
 					st->ops->housekeep(st, pf_now_ns());
 				/* What the timers made or released (and, stopping, dropped). */
 				if (st->ops->emit != NULL)
-					pf_rt_emit(map->stages[i], me, rt->rx_stopped, timed);
+					pf_rt_emit(map->stages[i], me, rt->rx_state == PF_RX_STOPPED, timed);
 				pf_rt_hwm_serve(map->stages[i]);   /* hwm restart after a clear */
 			}
 			lc->housekeep_tsc = t1 + rte_get_tsc_hz() / 1000;

@@ -57,7 +57,7 @@ struct pf_rt_fan {
 	struct pf_rt_ring *ring[PF_MAX_INSTANCES];  /**< ring to instance k */
 };
 
-/** pf_runtime.rx_polling. */
+/** pf_runtime.rx_state. */
 #define PF_RX_NOT_STARTED 0
 #define PF_RX_POLLING     1
 #define PF_RX_STOPPED     2
@@ -68,7 +68,7 @@ struct pf_rt_fan {
 #define PF_RT_KIND_TX_ALL 0x04   /**< PF_STAGE_TX_ALL: ops->tx without process_burst */
 #define PF_RT_KIND_EXPAND 0x08   /**< ops->expand */
 #define PF_RT_KIND_EMIT   0x10   /**< ops->emit (holds packets) */
-#define PF_RT_KIND_LOSSLESS 0x20 /**< lossless (runtime.backpressure) */
+#define PF_RT_KIND_LOSSLESS 0x20 /**< runtime.backpressure: take only what fits */
 
 /** Runtime view of one stage (st->rt). */
 struct pf_rt_stage {
@@ -82,7 +82,6 @@ struct pf_rt_stage {
 	/** lcore allowed to run the stage now (-1: none, mid hand-over). */
 	int owner;
 	uint32_t burst;                             /**< source rx burst (runtime copy) */
-	bool lossless;                              /**< runtime.backpressure: take only what fits */
 	/**
 	 * What the hand-over asks of the stage each burst, read from its ops
 	 * once (PF_RT_KIND_*): one load instead of a chase through st->ops.
@@ -146,10 +145,11 @@ struct pf_runtime {
 	struct rte_eth_stats port_stats[PF_MAX_PORTS]; /**< snapshot taken when ports close */
 	bool ports_closed;
 	int64_t mbufs_in_use;      /**< after shutdown: must be 0 (no leak) */
-	volatile int rx_stopped;   /**< sources stop polling ports */
-	volatile int rx_started;   /**< sources start once every worker runs */
-	/** PF_RX_*: rx_started and not rx_stopped in one value, the workers' one test. */
-	volatile int rx_polling;
+	/**
+	 * PF_RX_*: sources start polling once every worker runs (the last one
+	 * sets PF_RX_POLLING) and stop for good at PF_RX_STOPPED (shutdown).
+	 */
+	volatile int rx_state;
 	uint32_t workers_ready;
 	volatile int stop;         /**< workers leave their loops */
 };

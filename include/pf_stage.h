@@ -490,4 +490,17 @@ void pf_stage_destroy(struct pf_stage *st);
  */
 int pf_stage_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs);
 
+/**
+ * Whether the burst being processed came straight from rx on this lcore:
+ * the runtime hands rx's in-port hint on only with a whole burst that goes
+ * direct, so rx parsed it a moment ago and its frames' first lines and
+ * metadata are in L1 (a stage may skip prefetching them). Behind a ring
+ * the lines may be cold.
+ */
+static inline bool
+pf_burst_fresh(const struct pf_stage *st)
+{
+	return st->in_burst_in_port != 0;
+}
+
 #endif /* PF_STAGE_H */

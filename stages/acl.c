@@ -1566,14 +1566,11 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	 * path gives the same verdicts and counters without session keys. */
 	stateful = pv->sess_h != NULL && (t->reflect || pv->sess_live != 0);
 
-	/* Pass 1: gather the keys (headers and metadata 4 ahead). A burst with
-	 * rx's in-port hint came direct from rx on this lcore (the runtime hands
-	 * the hint on only then), which parsed it a moment ago: its headers and
-	 * metadata lines are in L1, and prefetching them would only cost
-	 * instructions. Behind a ring, the lines may be cold. */
+	/* Pass 1: gather the keys (headers and metadata 4 ahead, unless the
+	 * burst came straight from rx: pf_burst_fresh). */
 	if (stateful)
 		plain = acl_gather(pv, t, pkts, n, true, true);
-	else if (st->in_burst_in_port == 0)
+	else if (!pf_burst_fresh(st))
 		plain = acl_gather(pv, t, pkts, n, false, true);
 	else
 		plain = acl_gather(pv, t, pkts, n, false, false);

@@ -1008,6 +1008,18 @@ lpm_martian_x4(__m128i a, __m128i b)
 	return _mm_or_si128(hi, _mm_cmpeq_epi16(v, _mm_set1_epi16(127)));
 }
 
+/* Lane @p k of @p v (@p k a constant once the loop is unrolled: pextrd's immediate). */
+static __rte_always_inline uint32_t
+lpm_lane(__m128i v, unsigned int k)
+{
+	switch (k) {
+	case 0: return (uint32_t)_mm_cvtsi128_si32(v);
+	case 1: return (uint32_t)_mm_extract_epi32(v, 1);
+	case 2: return (uint32_t)_mm_extract_epi32(v, 2);
+	default: return (uint32_t)_mm_extract_epi32(v, 3);
+	}
+}
+
 /*
  * A packet of a group of four that failed the group test. Its destination
  * and next hop were taken where an untagged IPv4 frame holds them: another
@@ -1128,11 +1140,7 @@ lpm_x4_group(const struct lpm_fib *fib, const uint32_t *t24, __m128i fast_len,
 		struct pf_meta *md = pf_meta_at(pkts[k], off);
 		__m128i mac;
 
-		nh = (const struct lpm_nh *)((const uint8_t *)nhs +
-					     (uint32_t)(k == 0 ? _mm_cvtsi128_si32(ev) :
-							k == 1 ? _mm_extract_epi32(ev, 1) :
-							k == 2 ? _mm_extract_epi32(ev, 2) :
-								 _mm_extract_epi32(ev, 3)));
+		nh = (const struct lpm_nh *)((const uint8_t *)nhs + lpm_lane(ev, k));
 		mac = _mm_insert_epi32(_mm_loadu_si128((const __m128i *)nh),
 				       (int)lpm_ld32(eth[k] + 12), 3);
 		_mm_storeu_si128((__m128i *)eth[k], mac);
@@ -1305,12 +1313,9 @@ lpm_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edg
 
 	/* One table per burst: an update frees the old one only after this pass. */
 	fib = __atomic_load_n(&lp->fib, __ATOMIC_ACQUIRE);
-	/* A burst with rx's in-port hint came direct from rx on this lcore
-	 * (the runtime hands the hint on only then), which parsed it a moment
-	 * ago: its frames and metadata are in L1, and prefetching them would
-	 * only cost instructions. Behind a ring, the lines may be cold. */
+	/* A burst straight from rx needs no prefetch of frames or metadata. */
 	if (likely(fib->mode == LPM_LOOKUP_X4))
-		nout = st->in_burst_in_port != 0 ?
+		nout = pf_burst_fresh(st) ?
 			lpm_burst_x4(lp, fib, ctrs, pkts, n, edge, &one_hop, icmp, false) :
 			lpm_burst_x4(lp, fib, ctrs, pkts, n, edge, &one_hop, icmp, true);
 	else if (fib->mode == LPM_LOOKUP_BULK)
@@ -1435,7 +1440,7 @@ lpm_entry(const struct lpm_fib *fib, uint32_t ip, uint8_t *depth)
 	if (!e.valid)
 		return fib->dflt;
 	*depth = e.depth;
-	return e.next_hop & ~LPM_HOP_SLOW;
+	return LPM_HOP(e.next_hop);
 }
 
 static const char *const lpm_kinds[] = { "route", "local", "broadcast", "neighbor", "connected" };

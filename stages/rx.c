@@ -126,7 +126,8 @@ static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "
 /*
  * x % 0xffff == 0 as one multiply and compare (0xffff is odd: times its
  * inverse mod 2^64, the multiples are exactly the products up to
- * (2^64 - 1) / 0xffff). The fast path keeps both constants in registers.
+ * (2^64 - 1) / 0xffff). The fast path reads both as memory operands
+ * (rx_priv.fast_sum_inv, fast_sum_lim).
  */
 #define IP4_SUM_INV 0xfffefffefffeffffull
 #define IP4_SUM_LIM 0x0001000100010001ull
@@ -143,7 +144,6 @@ struct rx_port_fast {
 	/* The mbuf's rearm word (bytes 16-23: data_off, refcnt, nb_segs, port) of
 	 * a frame the fast path takes: headroom, 1, 1 and this DPDK port id. */
 	uint64_t rearm;
-	uint64_t mac;        /* own MAC (pf_mac_u64), ~0 if none */
 	uint64_t meta_w0;    /* metadata bytes 0-7 but l3_len: in_port, out_port NONE, l2_len 14 */
 	uint32_t span;       /* fast_span of the port; 0 (never fast) when not polled */
 	bool hw_cksum;       /* RX IPv4 checksum offload on: read the verdict, else sum */
@@ -358,7 +358,6 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		struct rx_port_fast *pf = &rx->port_fast[i];
 
 		pf->rearm = RX_REARM(i);
-		pf->mac = rx->port_mac[idx];
 		pf->meta_w0 = idx | (uint64_t)PF_PORT_NONE << 16 | (uint64_t)RTE_ETHER_HDR_LEN << 48;
 		pf->span = rx->fast_span[idx];
 		/* No offload: the mbuf carries no verdict worth a load, so the fast
@@ -369,7 +368,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		pf->md6[0] = pf->meta_w0 | 40ull << 56;
 		pf->md6[1] = PF_CLASS_IPV6;
 		pf->macv[0] = 0;
-		pf->macv[1] = pf->mac;
+		pf->macv[1] = rx->port_mac[idx];   /* own MAC (pf_mac_u64), ~0 if none */
 	}
 	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
 	rx->ip6_error = (st->edge_connected & (1u << RX_EDGE_IP6_ERROR)) != 0;
@@ -915,9 +914,9 @@ rx_ld64(const void *p)
 }
 
 /*
- * One frame of a burst whose first frame came from @p pf's port: its edge
+ * One frame of a burst whose first frame came from the port of @p k: its edge
  * when the fast path takes it, else RX_EDGE_DROP (rx_other decides). The
- * test: the mbuf's rearm word is @p pf's (one segment, same port and, with
+ * test: the mbuf's rearm word is @p k's (one segment, same port and, with
  * @p room, the standard headroom and one reference: one load and compare
  * for all), 60 bytes (so the header loads need no further length check)
  * up to the port's max_frame; unicast destination, a source that is
@@ -930,8 +929,7 @@ rx_ld64(const void *p)
  * read and only nb_segs and port must match.
  */
 static __rte_always_inline uint16_t
-rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct rx_port_fast *pf,
-	const struct rx_fast_k k, uint16_t *edge, uint16_t *n6, const bool v4, const bool v6,
+rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct rx_fast_k k, uint16_t *edge, uint16_t *n6, const bool v4, const bool v6,
 	const bool hw, const bool room, const bool eager)
 {
 	uint64_t l2, bad, rearm;
@@ -1023,15 +1021,15 @@ rx_other(const struct pf_stage *st, struct rte_mbuf *m, struct rx_acc *acc, unsi
 {
 	const struct rx_priv *rx = st->priv;
 	const struct rx_port_fast *pf = &rx->port_fast[m->port & (2 * RTE_MAX_ETHPORTS - 1)];
-	uint16_t e = RX_EDGE_DROP, fast_e;
+	uint16_t e = RX_EDGE_DROP;
 
 	/* Another port (or, in a burst at the standard headroom, another
 	 * headroom or reference count) than the burst's fast path took. */
 	if ((v4 || v6) &&
 	    ((rx_ld64((const uint8_t *)m + offsetof(struct rte_mbuf, data_off)) ^ burst_rearm) & burst_mask))
 		e = pf->hw_cksum ?
-			rx_fast(rx, pf_meta_off(), m, pf, rx_fast_k(pf), &fast_e, NULL, v4, v6, true, false, false) :
-			rx_fast(rx, pf_meta_off(), m, pf, rx_fast_k(pf), &fast_e, NULL, v4, v6, false, false, false);
+			rx_fast(rx, pf_meta_off(), m, rx_fast_k(pf), NULL, NULL, v4, v6, true, false, false) :
+			rx_fast(rx, pf_meta_off(), m, rx_fast_k(pf), NULL, NULL, v4, v6, false, false, false);
 	if (e == RX_EDGE_DROP)
 		e = rx_parse_full(rx, st->ctrs, st->edge_connected, m, pf_meta(m),
 				  rx->in_port_of[m->port & (2 * RTE_MAX_ETHPORTS - 1)]);
@@ -1048,15 +1046,14 @@ rx_other(const struct pf_stage *st, struct rte_mbuf *m, struct rx_acc *acc, unsi
  * rx_fast_edges writes them, if the burst turns out mixed).
  */
 static __rte_always_inline void
-rx_one(const struct pf_stage *st, const struct rx_priv *rx, intptr_t off, const struct rx_port_fast *pf,
-       const struct rx_fast_k k, struct rte_mbuf *m, unsigned int i, uint16_t *edge, struct rx_acc *acc,
+rx_one(const struct pf_stage *st, const struct rx_priv *rx, intptr_t off, const struct rx_fast_k k, struct rte_mbuf *m, unsigned int i, uint16_t *edge, struct rx_acc *acc,
        uint16_t *n6, const bool f4, const bool f6, const bool hw, const bool room, const bool eager)
 {
 	if ((f4 || f6) &&
-	    likely(rx_fast(rx, off, m, pf, k, &edge[i], f4 && f6 ? n6 : NULL, f4, f6, hw, room,
+	    likely(rx_fast(rx, off, m, k, &edge[i], f4 && f6 ? n6 : NULL, f4, f6, hw, room,
 			   eager) != RX_EDGE_DROP))
 		return;
-	edge[i] = rx_other(st, m, acc, i, pf->rearm, room ? UINT64_MAX : RX_REARM_SEGS_PORT, f4, f6);
+	edge[i] = rx_other(st, m, acc, i, k.rearm, room ? UINT64_MAX : RX_REARM_SEGS_PORT, f4, f6);
 }
 
 /*
@@ -1096,7 +1093,7 @@ rx_prefetch(const struct rte_mbuf *m)
  * The burst: packet data prefetched 4 ahead (as DPDK's lib/node), one
  * verdict per packet, and the burst's edge when all agree. The mbufs
  * themselves are not prefetched: the PMD's rx burst has just written them.
- * The port constants come from the first frame (@p pf, @p hw its
+ * The port constants come from the first frame (@p pfp, @p hw its
  * checksum offload): a burst is one port's in the common case (one rx
  * burst per port, or one port per stage).
  */
@@ -1128,17 +1125,17 @@ rx_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 		rx_prefetch(pkts[i + 5]);
 		rx_prefetch(pkts[i + 6]);
 		rx_prefetch(pkts[i + 7]);
-		rx_one(st, rx, off, pfp, k, pkts[i], i, edge, &acc, &n6, f4, f6, hw, room, eager);
-		rx_one(st, rx, off, pfp, k, pkts[i + 1], i + 1, edge, &acc, &n6, f4, f6, hw, room, eager);
-		rx_one(st, rx, off, pfp, k, pkts[i + 2], i + 2, edge, &acc, &n6, f4, f6, hw, room, eager);
-		rx_one(st, rx, off, pfp, k, pkts[i + 3], i + 3, edge, &acc, &n6, f4, f6, hw, room, eager);
+		rx_one(st, rx, off, k, pkts[i], i, edge, &acc, &n6, f4, f6, hw, room, eager);
+		rx_one(st, rx, off, k, pkts[i + 1], i + 1, edge, &acc, &n6, f4, f6, hw, room, eager);
+		rx_one(st, rx, off, k, pkts[i + 2], i + 2, edge, &acc, &n6, f4, f6, hw, room, eager);
+		rx_one(st, rx, off, k, pkts[i + 3], i + 3, edge, &acc, &n6, f4, f6, hw, room, eager);
 	}
 	for (; i + 4 < n; i++) {
 		rx_prefetch(pkts[i + 4]);
-		rx_one(st, rx, off, pfp, k, pkts[i], i, edge, &acc, &n6, f4, f6, hw, room, eager);
+		rx_one(st, rx, off, k, pkts[i], i, edge, &acc, &n6, f4, f6, hw, room, eager);
 	}
 	for (; i < n; i++)
-		rx_one(st, rx, off, pfp, k, pkts[i], i, edge, &acc, &n6, f4, f6, hw, room, eager);
+		rx_one(st, rx, off, k, pkts[i], i, edge, &acc, &n6, f4, f6, hw, room, eager);
 	/*
 	 * Every frame on the fast path came from the first one's port (the
 	 * rearm test): the in-port hint, so xconnect need not look per frame.
