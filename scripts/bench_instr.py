@@ -208,13 +208,15 @@ class Runner:
         os.makedirs(d)
         # Start-up and shut-down run uninstrumented (several times faster under
         # valgrind); instrumentation is switched on once the sink transmits.
-        vg = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--instr-atstart=no",
-              "--callgrind-out-file=%s/cg.%%p" % d]
+        # --fair-sched: without it the spinning lcore can hold valgrind's big lock
+        # for seconds, so the telemetry thread starves and the start probe times out.
+        vg = ["valgrind", "--tool=callgrind", "--fair-sched=yes", "--separate-threads=yes",
+              "--instr-atstart=no", "--callgrind-out-file=%s/cg.%%p" % d]
         if self.args.dump_instr:
             vg.insert(2, "--dump-instr=yes")
         logf = os.path.join(d, "log")
         t_start = time.monotonic()
-        res = dict(command=" ".join(vg[:4] + cmd))
+        res = dict(command=" ".join(vg[:5] + cmd))
         with open(logf, "w") as lf:
             lf.write(" ".join(vg + cmd) + "\n")
             lf.flush()
