@@ -79,24 +79,25 @@ ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 
 /*
  * Direct or ring? Direct only while the consumer's owner is this lcore and
- * the ring is empty: a stage that just moved here first drains its ring
+ * none of its input rings may hold packets (rings_maybe, one word with the
+ * owner: one compare): a stage that just moved here first drains its rings
  * through its own polling, so nothing overtakes what is queued. In lossless
  * mode pf_rt_room() made the decision for this burst (and sized the burst
- * by it); the owner cannot become this lcore in between without the ring
- * check failing the same way, and a direct call begun before the owner was
+ * by it); the owner cannot become this lcore in between without the test
+ * failing the same way, and a direct call begun before the owner was
  * cleared finishes within the pass the hand-over waits for.
  */
 static __rte_always_inline bool
-edge_owned_empty(const struct pf_rt_ring *r, int me)
+edge_owned_empty(const struct pf_rt_stage *to, int me)
 {
-	return __atomic_load_n(&r->to->owner, __ATOMIC_ACQUIRE) == me && rte_ring_empty(r->ring);
+	return __atomic_load_n(&to->direct_key, __ATOMIC_ACQUIRE) == pf_rt_direct_key(me);
 }
 static __rte_always_inline bool
 edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
 {
 	if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 		return r->bp_direct;
-	return edge_owned_empty(r, me);
+	return edge_owned_empty(r->to, me);
 }
 
 /*
@@ -108,25 +109,51 @@ edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
  * armed there see it as its consumer gets it, give the consumer the hints.
  * Returns the time the consumer starts at.
  */
+/*
+ * The hints as one word (pf_stage.h keeps the fields in this order): a
+ * stage's outgoing pair, burst_port | in_burst_in_port << 16, taken and
+ * cleared after its burst; a consumer's incoming pair, in_burst_in_port |
+ * in_burst_port << 16, the same word rotated.
+ */
+static __rte_always_inline uint32_t
+hints_take(struct pf_stage *st)
+{
+	uint32_t h;
+
+	RTE_BUILD_BUG_ON(offsetof(struct pf_stage, in_burst_in_port) !=
+			 offsetof(struct pf_stage, burst_port) + 2 ||
+			 offsetof(struct pf_stage, in_burst_port) !=
+			 offsetof(struct pf_stage, burst_port) + 4);
+	memcpy(&h, &st->burst_port, sizeof(h));
+	memset(&st->burst_port, 0, sizeof(h));
+	return h;
+}
+
+static __rte_always_inline void
+hints_give(struct pf_stage *to, uint32_t h)
+{
+	h = (h >> 16) | (h << 16);
+	memcpy(&to->in_burst_in_port, &h, sizeof(h));
+}
+
 static __rte_always_inline uint64_t
 hand_over(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
-	  uint64_t t, uint16_t hint, uint16_t in_hint)
+	  uint64_t t, uint32_t hints)
 {
 	uint64_t now = charge(rs, t);
 
 	r->direct += n;
 	if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
 		pf_capture_burst(&r->tap, pkts, n);
-	r->to->st->in_burst_port = hint;
-	r->to->st->in_burst_in_port = in_hint;
+	hints_give(r->to->st, hints);
 	return now;
 }
 
 static __rte_always_inline uint64_t
 direct_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
-	    int me, uint64_t t, uint16_t hint, uint16_t in_hint)
+	    int me, uint64_t t)
 {
-	return pf_rt_run_burst(r->to, pkts, n, me, hand_over(rs, r, pkts, n, t, hint, in_hint));
+	return pf_rt_run_burst(r->to, pkts, n, me, hand_over(rs, r, pkts, n, t, 0));
 }
 
 /*
@@ -138,7 +165,7 @@ edge_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 	  int me, uint64_t t)
 {
 	if (edge_direct(rs, r, me))
-		return direct_send(rs, r, pkts, n, me, t, 0, 0);
+		return direct_send(rs, r, pkts, n, me, t);
 	ring_send(rs, r, pkts, n);
 	return t;
 }
@@ -316,8 +343,7 @@ run_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint64_t t0
 	rs->ran = true;
 	rs->edge_pkts[1] += n;
 	st->ops->tx(st, pkts, n);
-	st->in_burst_port = 0;
-	st->in_burst_in_port = 0;
+	hints_give(st, 0);
 	return charge(rs, t0);
 }
 
@@ -345,16 +371,20 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 {
 	uint16_t edge[PF_BURST_MAX];
 	uint64_t t1;
-	uint16_t all, i, diff, hint, in_hint;
+	uint32_t hints;
+	uint16_t all, i, diff, hint;
 
 	for (;;) {
 		struct pf_stage *st = rs->st;
 		uint8_t watch = __atomic_load_n(&rs->watch, __ATOMIC_RELAXED);
+		uint8_t kind = rs->kind;
 #ifndef NDEBUG
 		uint64_t drops_before = drop_ctr_sum(st);
 #endif
 
-		if ((rs->kind & PF_RT_KIND_TX_ALL) && likely(watch == 0))
+		/* One load for the burst's kind tests (GCC would test memory twice). */
+		__asm__("" : "+r"(kind));
+		if ((kind & PF_RT_KIND_TX_ALL) && likely(watch == 0))
 			return run_sink(rs, pkts, n, t0);
 		/* Counted before the call: nothing held across it. */
 		rs->packets += n;
@@ -365,28 +395,26 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 			/* One packet per call: no hint holds for the burst, none is taken. */
 			st->in_burst_in_port = 0;
 			all = pf_trace_burst(rs, pkts, n, edge);
-			hint = 0;
-			in_hint = 0;
+			hints_take(st);
+			hints = 0;
 		} else {
 			all = rs->process_burst(st, pkts, n, edge);
-			hint = st->burst_port;
-			in_hint = st->in_burst_in_port;
+			/* Its own hint and its producer's in-port hint end here (in_burst_port
+			 * lasts until the burst has left: a sink's tx reads it). */
+			hints = hints_take(st);
 		}
-		/* Its own hint and its producer's in-port hint end here (in_burst_port
-		 * lasts until the burst has left: a sink's tx reads it). */
-		st->burst_port = 0;
-		st->in_burst_in_port = 0;
+		hint = (uint16_t)hints;
 #ifndef NDEBUG
 		check_drop_discipline(st, drops_before, n, edge, all);
 		if (hint != 0 && (all == PF_EDGE_MIXED || all == PF_EDGE_DROP))
 			rte_panic("stage %s: burst-port hint on a burst of edge %u\n",
 				  st->conf->name, all);
 		check_hint(st, pkts, n, hint, true);
-		check_hint(st, pkts, n, in_hint, false);
+		check_hint(st, pkts, n, (uint16_t)(hints >> 16), false);
 #endif
 		diff = 0;
 		if (unlikely(all == PF_EDGE_MIXED)) {
-			if (unlikely(rs->kind & PF_RT_KIND_EMIT)) {
+			if (unlikely(kind & PF_RT_KIND_EMIT)) {
 				st->in_burst_port = 0;
 				return run_held(rs, pkts, n, edge, me, t0);
 			}
@@ -410,20 +438,21 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 			 * over directly, this stage's end is its consumer's start
 			 * (one timestamp) and the loop goes on with the consumer. */
 			struct pf_rt_ring *r = rs->out[all];   /* out[PF_EDGE_DROP] is NULL */
+			struct pf_rt_stage *to;
 
-			/* Neither a sink nor lossless (edge_direct's other case): one test. */
-			if (r != NULL && (likely(!(rs->kind & (PF_RT_KIND_TX | PF_RT_KIND_LOSSLESS))) ?
-					  edge_owned_empty(r, me) :
-					  !(rs->kind & PF_RT_KIND_TX) && edge_direct(rs, r, me))) {
-				struct pf_rt_stage *to = r->to;
-
+			/* Neither a sink nor lossless (edge_direct's other case): one
+			 * test. (to read once: the acquire would have GCC read it again.) */
+			if (r != NULL &&
+			    (to = r->to, likely(!(kind & (PF_RT_KIND_TX | PF_RT_KIND_LOSSLESS))) ?
+					 edge_owned_empty(to, me) :
+					 !(kind & PF_RT_KIND_TX) && edge_direct(rs, r, me))) {
 				if (unlikely(hint & PF_BURST_PORT_UNWRITTEN) && !hint_suffices(r)) {
 					pf_burst_port_write(pkts, n, hint);
-					hint &= (uint16_t)~PF_BURST_PORT_UNWRITTEN;
+					hints &= ~(uint32_t)PF_BURST_PORT_UNWRITTEN;
 				}
 				rs->edge_pkts[all] += n;
 				st->in_burst_port = 0;
-				t1 = hand_over(rs, r, pkts, n, t0, hint, in_hint);
+				t1 = hand_over(rs, r, pkts, n, t0, hints);
 				if (unlikely(to->kind & PF_RT_KIND_EXPAND))
 					return run_expand(to, pkts, n, me, t1);
 				rs = to;
@@ -507,8 +536,7 @@ pf_rt_room(struct pf_rt_stage *rs, int me, uint32_t max)
 		struct pf_rt_ring *r = rs->outs[k];
 		uint32_t room;
 
-		r->bp_direct = __atomic_load_n(&r->to->owner, __ATOMIC_ACQUIRE) == me &&
-			       rte_ring_empty(r->ring);
+		r->bp_direct = edge_owned_empty(r->to, me);
 		room = r->bp_direct ? pf_rt_room(r->to, me, max) : rte_ring_free_count(r->ring);
 		if (room < max)
 			max = room;

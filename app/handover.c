@@ -43,6 +43,24 @@ pf_rt_wait_passes(struct pf_runtime *rt, unsigned int passes)
 	} while (!done);
 }
 
+bool
+pf_rt_rings_maybe(const struct pf_runtime *rt, const struct pf_rt_stage *rs, const int *want)
+{
+	uint16_t s = (uint16_t)(rs - rt->rts), k;
+
+	if (rs->n_in == 0)   /* a source: nothing to poll but its ports */
+		return false;
+	if (rs->owner != want[s])
+		return true;
+	for (k = 0; k < rs->n_in; k++) {
+		uint16_t from = (uint16_t)(rs->in[k]->from - rt->rts);
+
+		if (rs->in[k]->from->owner != want[from] || want[from] != want[s])
+			return true;
+	}
+	return false;
+}
+
 static struct pf_rt_lcore *
 lcore_by_id(struct pf_runtime *rt, int id)
 {
@@ -132,7 +150,17 @@ pf_runtime_apply_lcore_map(struct pf_runtime *rt, const struct pf_topo *topo)
 		if (!done)
 			rte_pause();
 	} while (!done && !rt->stop);
-	/* 3. Hand each moved stage to its new lcore. */
+	/* 3. A stage that moved, or whose producer moved or runs elsewhere,
+	 *    polls its rings again until they are empty and its producers
+	 *    settled (worker.c): a ring may now fill from another lcore, or
+	 *    hold what was sent while a stage moved. Set before any moved
+	 *    stage runs on its new lcore, and after the old lcores' passes,
+	 *    so no clear decided before the move lands after it. (Any other
+	 *    stage and its producers stayed on one lcore: its rings stayed
+	 *    empty.) Then hand each moved stage to its new lcore. */
+	for (i = 0; i < rt->n_stages; i++)
+		if (pf_rt_rings_maybe(rt, &rt->rts[i], want))
+			__atomic_store_n(&rt->rts[i].rings_maybe, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < rt->n_stages; i++)
 		if (rt->rts[i].owner != want[i])
 			__atomic_store_n(&rt->rts[i].owner, want[i], __ATOMIC_RELEASE);

@@ -108,6 +108,7 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 		   (sc->ops->flags & PF_STAGE_TX_ALL ? PF_RT_KIND_TX_ALL : 0) |
 		   (sc->ops->expand != NULL ? PF_RT_KIND_EXPAND : 0) |
 		   (sc->ops->emit != NULL ? PF_RT_KIND_EMIT : 0) |
+		   (sc->ops->idle != NULL ? PF_RT_KIND_IDLE : 0) |
 		   (rt->topo->backpressure ? PF_RT_KIND_LOSSLESS : 0);
 	/* Edge 0 (drop) has no ring: run_burst relies on out[0] being NULL. */
 	for (e = 1; e < sc->ops->n_edges && e < PF_MAX_EDGES; e++) {
@@ -192,6 +193,7 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		snprintf(name, sizeof(name), "pf_r%u", i);
 		rt->rings[i].conf = rc_;
 		rt->rings[i].to = &rt->rts[rc_->to];
+		rt->rings[i].from = &rt->rts[rc_->from];
 		rt->rings[i].burst = rc_->burst;
 		rt->rings[i].ring = rte_ring_create(name, rc_->size, ring_socket(topo, i),
 						    RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -208,6 +210,15 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 	for (i = 0; i < topo->n_stages; i++)
 		if (stage_build(rt, i, errs) < 0)
 			goto fail;
+	{
+		int want[PF_MAX_STAGES];
+
+		/* Every ring is empty: only one fed from another lcore is polled. */
+		for (i = 0; i < rt->n_stages; i++)
+			want[i] = rt->rts[i].owner;
+		for (i = 0; i < rt->n_stages; i++)
+			rt->rts[i].rings_maybe = pf_rt_rings_maybe(rt, &rt->rts[i], want);
+	}
 	rt->n_lcores = topo->n_lcores;
 	for (i = 0; i < topo->n_lcores; i++) {
 		struct pf_rt_lcore *lc = &rt->lcores[i];

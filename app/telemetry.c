@@ -342,8 +342,7 @@ clear_items(const struct pf_runtime *rt, const char *name, struct rte_tel_data *
 			struct base_lcore *b = &tel_base->lc[i];
 
 			b->id = rt->lcores[i].id;
-			b->total = RD(rt->lcores[i].total_cycles);
-			b->busy = RTE_MIN(RD(rt->lcores[i].busy_cycles), b->total);
+			pf_rt_lcore_cycles(&rt->lcores[i], &b->busy, &b->total);
 			b->loops = RD(rt->lcores[i].loops);
 			b->set = true;
 		}
@@ -548,9 +547,7 @@ fill_lcore(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	uint64_t busy, total;
 	uint16_t k;
 
-	/* busy is added before total; a reader can see a newer busy: clamp. */
-	total = RD(lc->total_cycles);
-	busy = RTE_MIN(RD(lc->busy_cycles), total);
+	pf_rt_lcore_cycles(lc, &busy, &total);
 	if (b != NULL) {
 		total = since(total, b->total);
 		busy = RTE_MIN(since(busy, b->busy), total);

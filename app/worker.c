@@ -2,10 +2,11 @@
 /*
  * The worker lcore loop. Each pass runs the stages of the lcore's map that
  * the lcore owns, in order: a source takes one burst from its ports, any
- * other stage one burst from each input ring (the edges from other lcores,
- * or a ring still draining after a move); edge.c runs each burst through
- * the stage and, depth-first, through its consumers on this lcore. After the
- * pass: stage upkeep about once a millisecond, busy/total cycles, and a
+ * other stage whose rings may hold packets (rings_maybe: edges from other
+ * lcores, or a ring still draining after a move) one burst from each input
+ * ring; edge.c runs each burst through the stage and, depth-first, through
+ * its consumers on this lcore. After the pass: stage upkeep about once a
+ * millisecond, the lcore's cycles, and every PF_RT_QSBR_EVERY passes a
  * quiescent state for QSBR. One pass in PF_RT_TIME_EVERY (at random) times
  * its stages (rt_internal.h); every pass reads the clock once.
  */
@@ -16,45 +17,60 @@
 #include "pf_capture.h"
 #include "rt_internal.h"
 
+#define PF_RT_QSBR_EVERY 16
+
 /*
- * A burst from each of @p rs's input rings, from ring @p i on (the first
- * that is not empty). Out of line: on one lcore most rings stay empty (their
- * edges go direct), and the pass that only looks at them keeps its registers.
+ * A burst from each of @p rs's input rings. Out of line: on one lcore the
+ * rings of direct edges stay empty and the pass does not come here. Once
+ * every ring is empty and every producer runs on this lcore, the rings
+ * need no more polling: those producers hand over directly from now on
+ * (edge.c), and a hand-over that moves one sets rings_maybe again before
+ * it runs anywhere else (handover.c; it waits for this lcore's pass first,
+ * so a clear decided here cannot land after it).
  */
 static __rte_noinline uint16_t
-run_rings(struct pf_rt_stage *rs, int me, uint16_t i, bool timed)
+run_rings(struct pf_rt_stage *rs, int me, bool timed)
 {
 	struct rte_mbuf *pkts[PF_BURST_MAX];
-	uint16_t n, moved = 0;
+	uint16_t i, n, moved = 0;
+	bool settled = true;
 	uint32_t max;
 
-	for (; i < rs->n_in; i++) {
+	for (i = 0; i < rs->n_in; i++) {
 		struct pf_rt_ring *r = rs->in[i];
 
+		if (__atomic_load_n(&r->from->owner, __ATOMIC_ACQUIRE) != me)
+			settled = false;
 		if (rte_ring_empty(r->ring))
 			continue;
 		max = __atomic_load_n(&r->burst, __ATOMIC_RELAXED);
 		if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 			max = pf_rt_room(rs, me, max);
 		n = (uint16_t)rte_ring_dequeue_burst(r->ring, (void **)pkts, max, NULL);
-		if (n == 0)
+		if (n == 0) {
+			settled = false;
 			continue;
+		}
 		r->dequeued += n;
 		if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
 			pf_capture_burst(&r->tap, pkts, n);
 		pf_rt_run_burst(rs, pkts, n, me, timed ? rte_rdtsc() : 0);
 		moved += n;
+		if (!rte_ring_empty(r->ring))
+			settled = false;
 	}
+	if (settled)
+		__atomic_store_n(&rs->rings_maybe, 0, __ATOMIC_RELAXED);
 	return moved;
 }
 
 /* One pass of a stage; returns packets it took in. */
 static __rte_always_inline uint16_t
-run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool timed)
+run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool timed, bool rings)
 {
 	struct rte_mbuf *pkts[PF_BURST_MAX];
 	struct pf_stage *st = rs->st;
-	uint16_t n, i, moved = 0;
+	uint16_t n, moved = 0;
 	uint32_t max;
 
 	if (rs->kind & PF_RT_KIND_SOURCE) {
@@ -70,20 +86,17 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool time
 				moved += n;
 			}
 		}
-	} else {
-		/* Most edges on one lcore go direct and their rings stay empty:
-		 * one look at each ring, not a dequeue. */
-		for (i = 0; i < rs->n_in; i++)
-			if (!rte_ring_empty(rs->in[i]->ring)) {
-				moved = run_rings(rs, me, i, timed);
-				break;
-			}
+	} else if (rings) {
+		/* Rings from other lcores, or still draining after a move. */
+		moved = run_rings(rs, me, timed);
 	}
 	/* Idle: no burst since the last check, from a port, a ring or a
 	 * producer on this lcore that handed one over directly. */
-	if (!rs->ran && st->ops->idle != NULL)
-		st->ops->idle(st, pf_now_ns());
-	rs->ran = false;
+	if (rs->kind & PF_RT_KIND_IDLE) {
+		if (!rs->ran)
+			st->ops->idle(st, pf_now_ns());
+		rs->ran = false;
+	}
 	return moved;
 }
 
@@ -94,6 +107,7 @@ pf_rt_worker_main(void *arg)
 	struct pf_rt_lcore *lc = NULL;
 	const struct pf_lcore_map *map;
 	int me = (int)rte_lcore_id();
+	const uint64_t key = pf_rt_direct_key(me);
 	uint64_t t0, t1, moved;
 	uint32_t rnd;
 	uint16_t i;
@@ -115,6 +129,8 @@ pf_rt_worker_main(void *arg)
 					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	}
 	t0 = rte_rdtsc();
+	__atomic_store_n(&lc->first_tsc, t0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->last_tsc, t0, __ATOMIC_RELEASE);
 	rnd = (uint32_t)t0 | 1;
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		moved = 0;
@@ -129,9 +145,13 @@ pf_rt_worker_main(void *arg)
 		map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);
 		for (i = 0; i < map->n; i++) {
 			struct pf_rt_stage *rs = map->stages[i];
+			/* Owned, and (one compare) whether its rings need a look. */
+			uint64_t dk = __atomic_load_n(&rs->direct_key, __ATOMIC_ACQUIRE);
 
-			if (likely(__atomic_load_n(&rs->owner, __ATOMIC_ACQUIRE) == me))
-				moved += run_stage(rt, rs, me, timed);
+			if (likely(dk == key))
+				moved += run_stage(rt, rs, me, timed, false);
+			else if (__atomic_load_n(&rs->owner, __ATOMIC_RELAXED) == me)
+				moved += run_stage(rt, rs, me, timed, true);
 		}
 		t1 = rte_rdtsc();
 		if (unlikely(t1 >= lc->housekeep_tsc)) {
@@ -150,15 +170,20 @@ pf_rt_worker_main(void *arg)
 			}
 			lc->housekeep_tsc = t1 + rte_get_tsc_hz() / 1000;
 		}
-		if (moved != 0)
-			lc->busy_cycles += t1 - t0;
-		lc->total_cycles += t1 - t0;
+		if (moved == 0)
+			lc->idle_cycles += t1 - t0;
+		__atomic_store_n(&lc->last_tsc, t1, __ATOMIC_RELEASE);
 		t0 = t1;
 		__atomic_store_n(&lc->loops, lc->loops + 1, __ATOMIC_RELEASE);
-		rte_rcu_qsbr_quiescent(rt->qsbr, lc->qsbr_id);
+		/* A quiescent state every PF_RT_QSBR_EVERY passes: a synchronize
+		 * waits a few microseconds more, the loop skips its loads. */
+		if ((lc->loops & (PF_RT_QSBR_EVERY - 1)) == 0)
+			rte_rcu_qsbr_quiescent(rt->qsbr, lc->qsbr_id);
 		/* A spare lcore (no stages) waits without burning its CPU. */
-		if (unlikely(map->n == 0))
+		if (unlikely(map->n == 0)) {
+			rte_rcu_qsbr_quiescent(rt->qsbr, lc->qsbr_id);
 			rte_delay_us_sleep(200);
+		}
 	}
 	rte_rcu_qsbr_thread_offline(rt->qsbr, lc->qsbr_id);
 	return 0;

@@ -34,6 +34,7 @@ struct pf_rt_ring {
 	const struct pf_ring_conf *conf;
 	struct pf_cap_tap *tap;                     /**< capture armed here, else NULL */
 	struct pf_rt_stage *to;                     /**< the consumer (instance) it feeds */
+	struct pf_rt_stage *from;                   /**< the producer (one per ring) */
 	uint32_t burst;                             /**< consumer dequeue burst (runtime copy) */
 	/* written by the producer stage's lcore */
 	uint64_t enqueued __rte_cache_aligned;      /**< through the ring (cross-lcore) */
@@ -69,6 +70,7 @@ struct pf_rt_fan {
 #define PF_RT_KIND_EXPAND 0x08   /**< ops->expand */
 #define PF_RT_KIND_EMIT   0x10   /**< ops->emit (holds packets) */
 #define PF_RT_KIND_LOSSLESS 0x20 /**< runtime.backpressure: take only what fits */
+#define PF_RT_KIND_IDLE   0x40   /**< ops->idle */
 
 /** Runtime view of one stage (st->rt). */
 struct pf_rt_stage {
@@ -79,8 +81,27 @@ struct pf_rt_stage {
 	struct pf_rt_ring *out[PF_MAX_EDGES];       /**< ring per edge, NULL if unconnected */
 	/** Edges to a stage with instances: out[e] is NULL, the flow hash picks the ring. */
 	struct pf_rt_fan *fan[PF_MAX_EDGES];
-	/** lcore allowed to run the stage now (-1: none, mid hand-over). */
-	int owner;
+	/**
+	 * Who runs the stage and whether its input rings may hold packets, in
+	 * one word: a producer hands a burst straight to the stage when the
+	 * word reads (uint32_t)me, i.e. its owner is the producer's lcore and
+	 * no input ring needs polling (edge.c, pf_rt_direct_key).
+	 */
+	union {
+		uint64_t direct_key;
+		struct {
+			/** lcore allowed to run the stage now (-1: none, mid hand-over). */
+			int owner;
+			/**
+			 * Non-zero: an input ring may hold packets, its lcore polls
+			 * them each pass. Set at start and by every hand-over; the
+			 * owner clears it once its rings are empty and every
+			 * producer runs on its lcore (worker.c): from then on they
+			 * only hand over directly, so the rings stay empty.
+			 */
+			uint32_t rings_maybe;
+		};
+	};
 	uint32_t burst;                             /**< source rx burst (runtime copy) */
 	/**
 	 * What the hand-over asks of the stage each burst, read from its ops
@@ -121,8 +142,11 @@ struct pf_rt_lcore {
 	struct pf_lcore_map *map;                   /**< current map, read each pass */
 	struct pf_lcore_map maps[2];                /**< double buffer for map */
 	uint64_t loops __rte_cache_aligned;         /**< passes over its stages */
-	uint64_t busy_cycles;                       /**< cycles in passes that moved packets */
-	uint64_t total_cycles;
+	/* Busy = total - idle, total = last_tsc - first_tsc (pf_rt_lcore_cycles):
+	 * a pass that moves packets writes one word. */
+	uint64_t idle_cycles;                       /**< cycles in passes that moved nothing */
+	uint64_t first_tsc;                         /**< when the loop began */
+	uint64_t last_tsc;                          /**< when the last pass ended */
 	uint64_t housekeep_tsc;                     /**< next stage upkeep (ops->housekeep) */
 };
 
@@ -153,6 +177,19 @@ struct pf_runtime {
 	uint32_t workers_ready;
 	volatile int stop;         /**< workers leave their loops */
 };
+
+/** Cycles lcore @p lc has spent in its loop (@p total), and in passes that moved packets (@p busy). */
+static inline void
+pf_rt_lcore_cycles(const struct pf_rt_lcore *lc, uint64_t *busy, uint64_t *total)
+{
+	uint64_t last = __atomic_load_n(&lc->last_tsc, __ATOMIC_ACQUIRE);
+	uint64_t first = __atomic_load_n(&lc->first_tsc, __ATOMIC_RELAXED);
+	/* Read after last: it may hold one idle pass more, hence the clamp. */
+	uint64_t idle = __atomic_load_n(&lc->idle_cycles, __ATOMIC_RELAXED);
+
+	*total = last > first ? last - first : 0;
+	*busy = *total > idle ? *total - idle : 0;
+}
 
 /** A ring's high-water mark since start, across hwm restarts (a clear). */
 static inline uint64_t

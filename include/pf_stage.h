@@ -396,7 +396,6 @@ struct pf_stage {
 	 * sink can skip its per-packet out_port pass. Debug builds check it.
 	 */
 	uint16_t burst_port;
-	uint16_t in_burst_port;           /**< the producer's burst_port, or 0 (runtime) */
 	/**
 	 * In-port hint: PF_BURST_PORT(p) when every packet of the burst being
 	 * processed arrived on port p (metadata in_port), else 0. A source
@@ -407,6 +406,12 @@ struct pf_stage {
 	 * builds check it.
 	 */
 	uint16_t in_burst_in_port;
+	/*
+	 * In this order: the runtime takes burst_port and in_burst_in_port as
+	 * one word and gives a consumer in_burst_in_port and in_burst_port as
+	 * one (app/edge.c).
+	 */
+	uint16_t in_burst_port;           /**< the producer's burst_port, or 0 (runtime) */
 	/** Instance 0 of this stage's instances (itself when it is instance 0 or plain). */
 	struct pf_stage *first;
 

@@ -982,8 +982,10 @@ rx_fast(const struct rx_priv *rx, intptr_t off, struct rte_mbuf *m, const struct
 	}
 	y = _mm_xor_si128(y, _mm_xor_si128(RX_V4_PAT, RX_V6_PAT));
 	if (v6 && likely(_mm_testz_si128(y, RX_V6_MASK))) {
+		/* rx_be16_len, not rte_cpu_to_be_16: GCC's byte swap wants a
+		 * register with a high byte and copies len into one per frame. */
 		bad = l2 | (rx_ld16(d + 18) ^                                  /* payload */
-			    rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN - 40))) |
+			    rx_be16_len(len - RTE_ETHER_HDR_LEN - 40)) |
 		      rx_ip6_ext_hdr[d[20]];
 		if (unlikely(rx_fast_bad(bad, d)))
 			return RX_EDGE_DROP;
@@ -1079,14 +1081,18 @@ rx_fast_edges(struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const struct r
 }
 
 /*
- * The frame's first line where a PMD puts it (data_off is the headroom on
- * every rx burst); one load less than rte_pktmbuf_mtod, and a frame that
- * starts elsewhere only misses the prefetch.
+ * The frame's first line where a PMD puts it in an mbuf of pipefwd's pools
+ * (no private area: the buffer follows the mbuf, rte_pktmbuf_init, and rx
+ * leaves the standard headroom): no load at all, where rte_pktmbuf_mtod
+ * takes two. A frame elsewhere (an external buffer, another headroom) only
+ * misses the prefetch; the parse reads buf_addr.
  */
+#define RX_PREFETCH_OFF (sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM)
+
 static __rte_always_inline void
 rx_prefetch(const struct rte_mbuf *m)
 {
-	rte_prefetch0((const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM);
+	rte_prefetch0((const uint8_t *)m + RX_PREFETCH_OFF);
 }
 
 /*

@@ -76,8 +76,8 @@ xc_cfg_free(void *cfg)
  * while it checks the ingress ports agree; a burst from several ports is
  * redone packet by packet.
  */
-static uint16_t
-xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+static __rte_noinline uint16_t
+xc_burst_pass(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const uint64_t out4 = XC_EDGE_OUT * 0x0001000100010001ull;
 	const struct xc_cfg *cfg = st->conf->cfg;
@@ -86,19 +86,6 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 	unsigned int j;
 	uint16_t i, peer, dropped = 0;
 
-	if (unlikely(n == 0))
-		return PF_EDGE_MIXED;
-	/* rx said the whole burst came in on one port: no per-packet look at in_port. */
-	if (likely(st->in_burst_in_port != 0)) {
-		peer = cfg->peer[st->in_burst_in_port - 1];
-		if (likely(peer != PF_PORT_NONE)) {
-			/* The hint stands for every out_port: the runtime writes
-			 * them unless the burst goes straight to tx, and one edge
-			 * for the burst leaves edge[] unread (pf_stage.h). */
-			st->burst_port = PF_BURST_PORT(peer) | PF_BURST_PORT_UNWRITTEN;
-			return XC_EDGE_OUT;
-		}
-	}
 	in0 = pf_meta_at(pkts[0], off)->in_port;
 	peer = cfg->peer[in0];
 	/* Four per step: the loop's own cost shared, four edges in one store. */
@@ -135,6 +122,29 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 		}
 	}
 	return dropped == n ? XC_EDGE_DROP : dropped == 0 ? XC_EDGE_OUT : PF_EDGE_MIXED;
+}
+
+/* The hinted burst here, the pass out of line: this keeps no register. */
+static uint16_t
+xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	const struct xc_cfg *cfg = st->conf->cfg;
+	uint16_t peer;
+
+	if (unlikely(n == 0))
+		return PF_EDGE_MIXED;
+	/* rx said the whole burst came in on one port: no per-packet look at in_port. */
+	if (likely(st->in_burst_in_port != 0)) {
+		peer = cfg->peer[st->in_burst_in_port - 1];
+		if (likely(peer != PF_PORT_NONE)) {
+			/* The hint stands for every out_port: the runtime writes
+			 * them unless the burst goes straight to tx, and one edge
+			 * for the burst leaves edge[] unread (pf_stage.h). */
+			st->burst_port = PF_BURST_PORT(peer) | PF_BURST_PORT_UNWRITTEN;
+			return XC_EDGE_OUT;
+		}
+	}
+	return xc_burst_pass(st, pkts, n, edge);
 }
 
 const struct pf_stage_ops pf_xconnect_ops = {

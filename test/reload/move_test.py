@@ -9,7 +9,10 @@ through rx -> xc -> tx while the script rewrites the lcore map and sends
 SIGHUP every ~60 ms, cycling through fused, split and swapped layouts over
 three worker lcores, so edges switch between direct (producer and consumer
 on one lcore: the burst is handed over, no ring) and ring (across lcores),
-and back. At the end: every edge carried traffic both ways, zero
+and back. After each reload to a fused layout it samples the rings over
+one interval: at least one such window must show traffic direct on every
+edge and none through a ring (the drained rings leave the path again).
+At the end: every edge carried traffic both ways, zero
 unaccounted packets, zero ring_full drops (the documented bound with 32768-entry rings at the paced rate: 650 ms of
 buffer, more than any pause a move causes even on an oversubscribed machine), every
 flow's sequence complete and in order at the output, no mbuf leaked; it
@@ -39,7 +42,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 import replaylib  # noqa: E402
-from pftest import finish, ipv4_udp, pcap_records, write_atomic, write_pcap  # noqa: E402
+import pftest  # noqa: E402
+from pftest import (dpdk_rundir, finish, ipv4_udp, pcap_records, write_atomic,  # noqa: E402
+                    write_pcap)
 
 FLOWS = 16
 PACE_PPS = 50000
@@ -66,7 +71,7 @@ LAYOUTS_INST = [
 ]
 
 TOPOLOGY = """# move test (generated)
-eal: [--no-huge, -m, "768", --no-pci, --log-level=lib.eal:warning, --no-telemetry]
+eal: [--no-huge, -m, "768", --no-pci, --log-level=lib.eal:warning]
 ports:
   p0: {{ device: "net_pcap0,rx_pcap={inp},tx_pcap={out0}" }}
   p1: {{ device: "net_pcap1,rx_pcap={empty},tx_pcap={out1}" }}
@@ -92,6 +97,18 @@ def topology(paths, layout, burst, instances=1):
     lines = "\n".join(f"  {lc}: [{', '.join(st)}]" for lc, st in sorted(layout.items()))
     inst = f", instances: {instances}" if instances > 1 else ""
     return TOPOLOGY.format(lcores=lines, pps=PACE_PPS, burst=burst, inst=inst, **paths)
+
+
+def fused_settled(sock, interval):
+    """Over @interval, packets went direct on every edge and none through a ring."""
+    try:
+        a = pftest.telemetry(sock, "/pipefwd/rings")
+        time.sleep(interval)
+        b = pftest.telemetry(sock, "/pipefwd/rings")
+    except (OSError, ValueError, KeyError):
+        return False
+    return all(b[k]["enqueued"] == a[k]["enqueued"] and b[k]["direct"] > a[k]["direct"]
+               for k in a)
 
 
 def main():
@@ -134,6 +151,8 @@ def main():
     time.sleep(0.5)
     acked_at = []
     stage_moves = 0
+    sock = dpdk_rundir(f"move_{os.getpid()}") + "/dpdk_telemetry.v2"
+    fused_windows = settled_windows = 0
     prev = layouts[0]
     for i in range(args.moves):
         layout = layouts[(i + 1) % len(layouts)]
@@ -149,6 +168,10 @@ def main():
             break
         acked_at.append(time.time())
         time.sleep(args.interval)
+        if args.instances == 1 and sum(1 for sts in layout.values() if sts) == 1:
+            fused_windows += 1
+            if fused_settled(sock, args.interval):
+                settled_windows += 1
     refused_ok = True
     if args.instances > 1:
         # Changing the instance count needs a restart: refused, naming the key.
@@ -194,6 +217,11 @@ def main():
         if (args.instances == 1 and len(both) != len(direct)) or not both:
             errors.append(f"edges did not switch between direct and ring: direct {direct}, "
                           f"through the ring {ringed}")
+    # Back on one lcore, the edges go direct again once the rings drained:
+    # a fused window with traffic and no ring use. One is enough (a busy
+    # machine may stall a window); none means the rings stayed in the path.
+    if fused_windows >= 3 and settled_windows == 0:
+        errors.append(f"no fused layout went back to direct edges ({fused_windows} tried)")
     reloads = st["reload"]["generation"]
     if reloads < 50:
         errors.append(f"only {reloads} reloads applied (want >= 50): {err[-1000:]}")
