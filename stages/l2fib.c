@@ -247,6 +247,8 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 	const bool pre_bkt = l2->prefetch_ent;
 	uint64_t prev = UINT64_MAX, prev_dkey = UINT64_MAX;
 	uint32_t burst_s, prev_t, hit = 0, miss = 0, flooded = 0;
+	/* Every hit's port OR-ed and AND-ed: equal when they all share one. */
+	uint16_t port_or = 0, port_and = UINT16_MAX;
 	int32_t prev_dp = -ENOENT;
 	uint16_t i, drops = 0;
 	uint8_t rep = L2_REP_NONE;
@@ -342,6 +344,8 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 						continue;
 					}
 					md->out_port = e.port;
+					port_or |= e.port;
+					port_and &= e.port;
 					hit++;
 					continue;
 				}
@@ -365,8 +369,12 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 	/* Replay: tell the sweep how far this instance got (l2_upkeep). */
 	if (pcap)
 		__atomic_store_n(&l2->tb->pkt_s[l2->inst], l2->pkt_s, __ATOMIC_RELAXED);
-	if (likely(drops == 0))
+	if (likely(drops == 0)) {
+		/* One known port for the whole burst: tx sends it as it is. */
+		if (hit == n && port_or == port_and)
+			st->burst_port = PF_BURST_PORT(port_or);
 		return L2_EDGE_OUT;
+	}
 	return drops == n ? L2_EDGE_DROP : PF_EDGE_MIXED;
 }
 

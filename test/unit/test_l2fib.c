@@ -191,6 +191,49 @@ test_learn_then_forward(void **state)
 	rm_stage(st);
 }
 
+/*
+ * A burst whose every packet goes to one known port carries that port as the
+ * burst-port hint (tx sends it whole; pf_test_process checks every out_port
+ * against it); one that mixes ports, or floods, carries none.
+ */
+static void
+test_burst_port_hint(void **state)
+{
+	struct pf_stage *st = mk_stage(one_domain);
+	struct rte_mbuf *pkts[4];
+	uint16_t edge[4], i;
+	uint64_t hints0;
+
+	expect_flood(st, frame(B, A, P0, 0), PORTS(0x6));     /* A on p0 */
+	expect_out(st, frame(A, C, P2, 0), P0);               /* C on p2 */
+	expect_out(st, frame(C, B, P1, 0), P2);               /* B on p1 */
+	/* Four from p1 to A (p0): one port, the hint. */
+	for (i = 0; i < 4; i++)
+		pkts[i] = frame(A, B, P1, 0);
+	hints0 = pf_test_hints;
+	pf_test_process(st, pkts, 4, edge);
+	assert_int_equal(pf_test_hints, hints0 + 1);
+	pf_test_free(pkts, 4);
+	/* To A (p0) and to C (p2): no hint. */
+	for (i = 0; i < 4; i++)
+		pkts[i] = frame(i & 1 ? C : A, B, P1, 0);
+	hints0 = pf_test_hints;
+	pf_test_process(st, pkts, 4, edge);
+	assert_int_equal(pf_test_hints, hints0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(pf_meta(pkts[i])->out_port, i & 1 ? P2 : P0);
+	pf_test_free(pkts, 4);
+	/* One of them unknown (flooded): no hint. */
+	for (i = 0; i < 4; i++)
+		pkts[i] = frame(i == 3 ? D : A, B, P1, 0);
+	hints0 = pf_test_hints;
+	pf_test_process(st, pkts, 4, edge);
+	assert_int_equal(pf_test_hints, hints0);
+	assert_int_equal(pf_meta(pkts[3])->out_port, PF_PORT_FLOOD);
+	pf_test_free(pkts, 4);
+	rm_stage(st);
+}
+
 static void
 test_flood_bcast_mcast(void **state)
 {
@@ -1183,6 +1226,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_learn_then_forward),
+		cmocka_unit_test(test_burst_port_hint),
 		cmocka_unit_test(test_flood_bcast_mcast),
 		cmocka_unit_test(test_same_port_drop),
 		cmocka_unit_test(test_reserved_dst),
