@@ -141,6 +141,19 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 	return 0;
 }
 
+/* Every ring is empty at start: only a stage fed from another lcore polls its rings. */
+static void
+rings_maybe_at_start(struct pf_runtime *rt)
+{
+	int owner[PF_MAX_STAGES];
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		owner[i] = rt->rts[i].owner;
+	for (i = 0; i < rt->n_stages; i++)
+		rt->rts[i].rings_maybe = pf_rt_rings_maybe(rt, &rt->rts[i], owner);
+}
+
 int
 pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs *errs)
 {
@@ -210,15 +223,7 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 	for (i = 0; i < topo->n_stages; i++)
 		if (stage_build(rt, i, errs) < 0)
 			goto fail;
-	{
-		int want[PF_MAX_STAGES];
-
-		/* Every ring is empty: only one fed from another lcore is polled. */
-		for (i = 0; i < rt->n_stages; i++)
-			want[i] = rt->rts[i].owner;
-		for (i = 0; i < rt->n_stages; i++)
-			rt->rts[i].rings_maybe = pf_rt_rings_maybe(rt, &rt->rts[i], want);
-	}
+	rings_maybe_at_start(rt);
 	rt->n_lcores = topo->n_lcores;
 	for (i = 0; i < topo->n_lcores; i++) {
 		struct pf_rt_lcore *lc = &rt->lcores[i];
