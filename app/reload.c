@@ -317,7 +317,7 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 			bursts++;
 	for (i = 0; i < new->n_stages; i++) {
 		__atomic_store_n(&rt->stages[i]->conf, &new->stages[i], __ATOMIC_RELEASE);
-		__atomic_store_n(&rt->stages[i]->topo, new, __ATOMIC_RELEASE);
+		__atomic_store_n(&rt->stages[i]->env, &new->env, __ATOMIC_RELEASE);
 	}
 	for (i = 0; i < new->n_rings; i++)
 		__atomic_store_n(&rt->rings[i].conf, &new->rings[i], __ATOMIC_RELEASE);

@@ -99,7 +99,7 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 	}
 	rs->st = rt->stages[s];
 	rs->st->id = s;
-	rs->st->rt = rs;
+	rs->st->runtime_runs = true;
 	rs->owner = sc->lcore;
 	rs->burst = sc->burst;
 	rs->process_burst = sc->ops->process_burst;

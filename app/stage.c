@@ -150,7 +150,7 @@ pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
 		return -ENOMEM;
 	st->ops = sc->ops;
 	st->conf = sc;
-	st->topo = topo;
+	st->env = &topo->env;
 	st->first = first != NULL ? first : st;
 	for (e = 1; e < sc->ops->n_edges; e++)
 		if (sc->next[e] != PF_NONE)

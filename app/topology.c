@@ -40,15 +40,22 @@ is_pow2(uint64_t v)
 	return v != 0 && (v & (v - 1)) == 0;
 }
 
-int
-pf_topo_port_index(const struct pf_topo *topo, const char *name)
+/* Index of the port named @p name among @p ports[0..n), or -1. */
+static int
+port_index(const struct pf_port_conf *ports, uint16_t n, const char *name)
 {
 	uint16_t i;
 
-	for (i = 0; i < topo->n_ports; i++)
-		if (strcmp(topo->ports[i].name, name) == 0)
+	for (i = 0; i < n; i++)
+		if (strcmp(ports[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+int
+pf_topo_port_index(const struct pf_topo *topo, const char *name)
+{
+	return port_index(topo->ports, topo->n_ports, name);
 }
 
 int
@@ -97,8 +104,34 @@ quoted_name(const char *s, char *buf, size_t len)
 }
 
 int
-pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, const char *path,
-		  uint16_t *idx, uint16_t max, uint16_t *n, struct pf_errs *errs)
+pf_stage_port_index(const struct pf_stage_env *env, const char *name)
+{
+	return port_index(env->ports, env->n_ports, name);
+}
+
+bool
+pf_stage_fed_by(const struct pf_stage_env *env, const struct pf_stage_conf *sc,
+		const char *edge, const char *from_type)
+{
+	/* Every env is its topology's (pf_topo.env): the wiring is there. */
+	const struct pf_topo *topo = container_of(env, const struct pf_topo, env);
+	uint16_t me = (uint16_t)(sc - topo->stages), s, e;
+
+	for (s = 0; s < topo->n_stages; s++) {
+		const struct pf_stage_conf *o = &topo->stages[s];
+
+		if (o->ops == NULL || (from_type != NULL && strcmp(o->ops->type, from_type) != 0))
+			continue;
+		for (e = 0; e < o->ops->n_edges && e < PF_MAX_EDGES; e++)
+			if (o->next[e] == me && strcmp(o->ops->edge_names[e], edge) == 0)
+				return true;
+	}
+	return false;
+}
+
+int
+pf_stage_port_list(const struct pf_stage_env *env, const struct pf_node *seq, const char *path,
+		   uint16_t *idx, uint16_t max, uint16_t *n, struct pf_errs *errs)
 {
 	char qn[PF_NAME_MAX + 48];
 	uint32_t i, j;
@@ -116,7 +149,7 @@ pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, const c
 			rc = pf_node_err(errs, it, "%s[%u]: expected a port name", path, i);
 			continue;
 		}
-		p = pf_topo_port_index(topo, it->value);
+		p = pf_stage_port_index(env, it->value);
 		if (p < 0) {
 			rc = pf_node_err(errs, it, "%s[%u]: unknown port %s", path, i,
 					 quoted_name(it->value, qn, sizeof(qn)));
@@ -730,7 +763,7 @@ apply_changes(struct pf_stage_conf *sc, const struct pf_topo *t, struct pf_errs 
 				    sc->group, sc->ops->type);
 			return;
 		}
-		if (sc->ops->edit(sc, t, ch, errs) < 0)
+		if (sc->ops->edit(sc, &t->env, ch, errs) < 0)
 			return;
 	}
 	sc->edits = pf_changes_hash(topo_changes, topo_n_changes, sc->group);
@@ -755,7 +788,7 @@ parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
 		memcpy(inst_name, sc->name, sizeof(inst_name));
 		memcpy(sc->name, sc->group, sizeof(sc->name));
 		e0 = errs->n;
-		sc->ops->parse(sc, t, sc->instance == 0 ? errs : &scratch);
+		sc->ops->parse(sc, &t->env, sc->instance == 0 ? errs : &scratch);
 		if (sc->instance == 0)
 			pf_stage_conf_files_check(sc, e0, errs);
 		if (topo_n_changes != 0 && errs->n == e0)
@@ -1310,6 +1343,14 @@ topo_load(const char *path, const char *text, size_t len, struct pf_topo **out,
 			    &t->burst_default, &scratch);
 	}
 	load_ports(t, pf_map_get(root, "ports"), errs);
+	/* What the stages' parse and ops see of it: complete from here on. */
+	t->env = (struct pf_stage_env){
+		.file = t->file,
+		.n_ports = t->n_ports,
+		.ports = t->ports,
+		.clock = t->clock,
+		.tx_flush_us = t->tx_flush_us,
+	};
 	load_stages(t, pf_map_get(root, "stages"), errs);
 	wire_errs = errs->n;
 	wire_stages(t, errs);

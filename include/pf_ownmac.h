@@ -38,26 +38,26 @@ pf_mac_u64(const uint8_t *mac)
 }
 
 /**
- * Fill @p o with the MACs of @p topo's ports that have one: configured
+ * Fill @p o with the MACs of @p env's ports that have one: configured
  * (`mac:`) or, in a running process, read from the device at start.
  */
 static inline void
-pf_own_macs_init(struct pf_own_macs *o, const struct pf_topo *topo)
+pf_own_macs_init(struct pf_own_macs *o, const struct pf_stage_env *env)
 {
 	uint16_t i, j;
 	uint64_t k;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 0; i < topo->n_ports && i < PF_MAX_PORTS; i++) {
-		if (!topo->ports[i].has_mac)
+	for (i = 0; i < env->n_ports && i < PF_MAX_PORTS; i++) {
+		if (!env->ports[i].has_mac)
 			continue;
-		k = pf_mac_u64(topo->ports[i].mac);
+		k = pf_mac_u64(env->ports[i].mac);
 		for (j = 0; j < o->n && o->mac[j] != k; j++)
 			;
 		if (j < o->n)
 			continue;
 		o->mac[o->n++] = k;
-		o->filter[topo->ports[i].mac[5] >> 6] |= 1ull << (topo->ports[i].mac[5] & 63);
+		o->filter[env->ports[i].mac[5] >> 6] |= 1ull << (env->ports[i].mac[5] & 63);
 	}
 }
 

@@ -72,7 +72,7 @@ struct pf_rt_fan {
 #define PF_RT_KIND_LOSSLESS 0x20 /**< runtime.backpressure: take only what fits */
 #define PF_RT_KIND_IDLE   0x40   /**< ops->idle */
 
-/** Runtime view of one stage (st->rt). */
+/** Runtime view of one stage (the stage itself is rs->st). */
 struct pf_rt_stage {
 	struct pf_stage *st;
 	struct pf_cap_tap *tap;                     /**< capture of a source's rx, else NULL */

@@ -230,7 +230,7 @@ struct pf_stage_ops {
 	 * Fills sc->cfg (freed with cfg_free) and sc's port use. Runs for
 	 * --check, at start and on reload. Returns 0 or -EINVAL with errors.
 	 */
-	int (*parse)(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
+	int (*parse)(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
 	void (*cfg_free)(void *cfg);
 
 	/** Build DPDK objects (tables) from st->conf->cfg. */
@@ -355,7 +355,7 @@ struct pf_stage_ops {
 	 * (bad entry), -EEXIST, -ENOENT (no such entry), -ENOSPC (table full),
 	 * each with an error in @p errs. Optional: NULL means no live changes.
 	 */
-	int (*edit)(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+	int (*edit)(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 		    struct pf_errs *errs);
 	/** Tables edit() knows ("routes", ...), NULL-ended. */
 	const char *const *edit_tables;
@@ -370,11 +370,11 @@ struct pf_stage_ops {
 		   struct rte_tel_data *d);
 };
 
-/** A running stage. Fields under "runtime" belong to the runtime only. */
+/** A running stage: its ops, its config, its view of the topology (env) and its state. */
 struct pf_stage {
 	const struct pf_stage_ops *ops;
 	const struct pf_stage_conf *conf;
-	const struct pf_topo *topo;
+	const struct pf_stage_env *env;   /**< ports, clock, file: what a stage sees of the topology */
 	uint16_t id;
 	/**
 	 * NUMA socket to allocate the stage's tables on (init, update_prepare):
@@ -425,8 +425,12 @@ struct pf_stage {
 	 */
 	uint64_t replicas;
 
-	/* runtime */
-	void *rt;
+	/**
+	 * Set by the runtime when it runs the stage on a worker lcore; false
+	 * for a stand-alone stage (unit tests, fuzzers), whose control ops
+	 * then do in the caller what they would post to the lcore.
+	 */
+	bool runtime_runs;
 } __rte_cache_aligned;
 
 /**

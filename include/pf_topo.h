@@ -139,6 +139,22 @@ enum pf_clock_mode {
 	PF_CLOCK_PCAP,       /**< packet timestamps drive time (replay tests of aging) */
 };
 
+/**
+ * What a stage sees of the topology (its parse, edit and every op through
+ * pf_stage.env): the ports (names, MACs, addresses, frame sizes, offloads),
+ * the clock, the tx flush interval and the file (relative table paths).
+ * Not the other stages, the rings, the lcore map or the EAL arguments:
+ * those are the runtime's. Each pf_topo holds its own (pf_topo.env), filled
+ * while it loads; a reload hands the stages the new file's.
+ */
+struct pf_stage_env {
+	const char *file;                 /**< the topology file */
+	uint16_t n_ports;
+	const struct pf_port_conf *ports; /**< n_ports, by port index */
+	enum pf_clock_mode clock;
+	uint32_t tx_flush_us;             /**< runtime.tx_flush_us */
+};
+
 struct pf_topo {
 	char file[PATH_MAX];
 	struct pf_doc *doc;
@@ -167,6 +183,8 @@ struct pf_topo {
 	/** runtime.backpressure: lossless mode, a stage takes only what its downstream rings hold */
 	bool backpressure;
 	enum pf_hugepages hugepages;     /**< runtime.hugepages */
+	/** The stages' view of this topology, filled once its ports and runtime keys are read. */
+	struct pf_stage_env env;
 };
 
 /**
@@ -198,12 +216,23 @@ int pf_topo_group_index(const struct pf_topo *topo, const char *group);
 /** Ring index from stage @p from to stage @p to, or -1. */
 int pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to);
 
+/** Port index of @p name among @p env's ports, or -1 (stages). */
+int pf_stage_port_index(const struct pf_stage_env *env, const char *name);
 /**
  * Read a port list parameter ("ports: [p0, p1]") into port indexes.
  * Used by stages that name ports; errors go to @p errs.
  */
-int pf_topo_port_list(const struct pf_topo *topo, const struct pf_node *seq, const char *path,
-		      uint16_t *idx, uint16_t max, uint16_t *n, struct pf_errs *errs);
+int pf_stage_port_list(const struct pf_stage_env *env, const struct pf_node *seq,
+		       const char *path, uint16_t *idx, uint16_t max, uint16_t *n,
+		       struct pf_errs *errs);
+/**
+ * Whether some stage wires an edge named @p edge (of a stage of type
+ * @p from_type; NULL: any type) to @p sc, which belongs to @p env's
+ * topology: the one wiring question a stage's parse may ask (neigh: is any
+ * "arp" edge wired to me?).
+ */
+bool pf_stage_fed_by(const struct pf_stage_env *env, const struct pf_stage_conf *sc,
+		     const char *edge, const char *from_type);
 
 /**
  * Record that @p sc's parse reads the table file @p path: its size, mtime,

@@ -63,7 +63,7 @@ static const char *const acl_keys[] = { "rules", "rules_file", "default", "algor
 					"session_timeouts", "session_sweep", "nonfirst_fragments",
 					NULL };
 
-int pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
+int pf_acl_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
 
 /*
  * What rte_acl reads for one packet, in network byte order: l3fwd's layout.

@@ -505,7 +505,7 @@ parse_timeouts(const struct pf_node *n, const char *path, struct acl_cfg *cfg,
 }
 
 int
-pf_acl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+pf_acl_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	char path[PF_CONF_PATH_MAX], ipath[PF_CONF_PATH_MAX + 40];
 	const struct pf_node *v, *rules, *file;
@@ -649,7 +649,7 @@ rule_where(const struct pf_stage_conf *sc, const struct acl_cfg *cfg, const char
  * (the first rule equal to it once parsed: same action, fields, priority).
  */
 int
-pf_acl_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+pf_acl_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 		struct pf_errs *errs)
 {
 	struct acl_cfg *cfg = sc->cfg;
@@ -658,7 +658,7 @@ pf_acl_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_
 	uint32_t i;
 	int col, rc;
 
-	RTE_SET_USED(topo);
+	RTE_SET_USED(env);
 	rc = pf_acl_rule_parse(ch->entry, &r, msg, sizeof(msg), &col);
 	if (rc <= 0)
 		return pf_err_add(errs, "", 0, 0, "bad rule: %s", rc == 0 ? "empty rule" : msg);

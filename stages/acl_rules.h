@@ -107,10 +107,10 @@ int pf_acl_rule_format(const struct acl_rule *r, char *buf, size_t len);
 void pf_acl_cfg_free(void *cfg);
 
 struct pf_stage_conf;
-struct pf_topo;
+struct pf_stage_env;
 struct pf_change;
 /* Live change to the parsed rules (the stage's edit op, include/pf_changes.h). */
-int pf_acl_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+int pf_acl_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 		    struct pf_errs *errs);
 
 #endif /* PF_ACL_RULES_H */

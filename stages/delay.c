@@ -35,7 +35,7 @@ struct delay_priv {
 };
 
 static int
-delay_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+delay_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	const struct pf_node *v = pf_map_get(sc->node, "us");
 	char path[PF_CONF_PATH_MAX];

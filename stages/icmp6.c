@@ -84,8 +84,8 @@ icmp6_init(struct pf_stage *st, struct pf_errs *errs)
 	uint16_t i;
 
 	RTE_SET_USED(errs);
-	for (i = 0; i < st->topo->n_ports; i++) {
-		const struct pf_port_conf *pc = &st->topo->ports[i];
+	for (i = 0; i < st->env->n_ports; i++) {
+		const struct pf_port_conf *pc = &st->env->ports[i];
 
 		if (!pc->has_mac)
 			continue;
@@ -94,7 +94,7 @@ icmp6_init(struct pf_stage *st, struct pf_errs *errs)
 		memcpy(ip->global[i], pc->n_ipv6 != 0 ? pc->ipv6[0] : ip->ll[i], 16);
 		ip->port_ok |= 1u << i;
 	}
-	icmp_rl_init(&ip->rl, cfg, st->topo->clock == PF_CLOCK_PCAP);
+	icmp_rl_init(&ip->rl, cfg, st->env->clock == PF_CLOCK_PCAP);
 	return 0;
 }
 

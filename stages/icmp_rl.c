@@ -11,14 +11,14 @@
 #define ICMP_RL_NS_PER_S 1000000000ull
 
 int
-icmp_rl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+icmp_rl_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	struct icmp_rl_cfg *cfg = calloc(1, sizeof(*cfg));
 	char path[PF_CONF_PATH_MAX];
 	const struct pf_node *v;
 	int rc = 0;
 
-	RTE_SET_USED(topo);
+	RTE_SET_USED(env);
 	if (cfg == NULL)
 		return -ENOMEM;
 	sc->cfg = cfg;

@@ -32,7 +32,7 @@ struct icmp_rl {
  * `rate_burst` (1..1000000, default 50), Linux's icmp_msgs_per_sec and
  * icmp_msgs_burst: a new struct icmp_rl_cfg in sc->cfg.
  */
-int icmp_rl_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
+int icmp_rl_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
 void icmp_rl_cfg_free(void *cfg);
 /** A full bucket for @p cfg (init, EAL up: looks up the timestamp dynfield). */
 void icmp_rl_init(struct icmp_rl *rl, const struct icmp_rl_cfg *cfg, bool pcap_clock);

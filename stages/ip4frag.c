@@ -77,13 +77,13 @@ struct frag_priv {
 };
 
 static int
-frag_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+frag_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	struct frag_cfg *cfg = calloc(1, sizeof(*cfg));
 	char path[PF_CONF_PATH_MAX];
 	const struct pf_node *v;
 
-	RTE_SET_USED(topo);
+	RTE_SET_USED(env);
 	if (cfg == NULL)
 		return -ENOMEM;
 	sc->cfg = cfg;
@@ -113,12 +113,12 @@ frag_init(struct pf_stage *st, struct pf_errs *errs)
 	int bit;
 
 	RTE_SET_USED(errs);
-	for (i = 0; i < st->topo->n_ports; i++) {
-		uint16_t mf = st->topo->ports[i].max_frame;
+	for (i = 0; i < st->env->n_ports; i++) {
+		uint16_t mf = st->env->ports[i].max_frame;
 
 		fp->mtu[i] = mf > RTE_ETHER_HDR_LEN ? mf - RTE_ETHER_HDR_LEN : 0;
 	}
-	fp->n_ports = st->topo->n_ports;
+	fp->n_ports = st->env->n_ports;
 	bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
 	fp->ts_flag = bit >= 0 ? 1ull << bit : 0;
 	/* Header mbufs: headroom for the L2 header, room for IPv4 with options. */

@@ -24,7 +24,7 @@ l2_domain_of(const struct l2_cfg *cfg, uint16_t port, uint16_t vlan)
 
 static int
 l2_parse_domain(struct l2_cfg *cfg, const char *stage, const char *name,
-		const struct pf_node *dn, const struct pf_topo *topo, struct pf_errs *errs)
+		const struct pf_node *dn, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	static const char *const dom_keys[] = { "ports", "vlan", NULL };
 	struct l2_domain_cfg *dom = &cfg->dom[cfg->n_domains];
@@ -51,14 +51,14 @@ l2_parse_domain(struct l2_cfg *cfg, const char *stage, const char *name,
 	if (v == NULL)
 		return pf_node_err(errs, dn, "stages.%s.domains.%s: missing required key 'ports'",
 				   stage, name);
-	if (pf_topo_port_list(topo, v, path, ports, PF_MAX_PORTS, &n, errs) < 0)
+	if (pf_stage_port_list(env, v, path, ports, PF_MAX_PORTS, &n, errs) < 0)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
 		other = l2_domain_of(cfg, ports[i], (uint16_t)vlan);
 		if (other >= 0)
 			return pf_node_err(errs, v->items[i],
 					   "%s[%u]: port '%s' %s already belongs to domain '%s'",
-					   path, i, topo->ports[ports[i]].name,
+					   path, i, env->ports[ports[i]].name,
 					   vlan ? "with this vlan" : "untagged",
 					   cfg->dom[other].name);
 		dom->port_mask |= 1u << ports[i];
@@ -71,7 +71,7 @@ l2_parse_domain(struct l2_cfg *cfg, const char *stage, const char *name,
 
 /* Check one static entry and append it. @p where names it in messages. */
 static int
-l2_add_static(struct l2_cfg *cfg, const struct pf_topo *topo, const char *where,
+l2_add_static(struct l2_cfg *cfg, const struct pf_stage_env *env, const char *where,
 	      const char *file, int line, int col, const char *mac_s, const char *port_s,
 	      const char *dom_s, struct pf_errs *errs)
 {
@@ -88,14 +88,14 @@ l2_add_static(struct l2_cfg *cfg, const struct pf_topo *topo, const char *where,
 	if ((mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]) == 0)
 		return pf_err_add(errs, file, line, col, "%s: %s is the zero address", where,
 				  mac_s);
-	port = pf_topo_port_index(topo, port_s);
+	port = pf_stage_port_index(env, port_s);
 	if (port < 0)
 		return pf_err_add(errs, file, line, col, "%s: unknown port '%s'", where, port_s);
-	for (d = 0; d < topo->n_ports; d++)
-		if (topo->ports[d].has_mac && memcmp(topo->ports[d].mac, mac, 6) == 0)
+	for (d = 0; d < env->n_ports; d++)
+		if (env->ports[d].has_mac && memcmp(env->ports[d].mac, mac, 6) == 0)
 			return pf_err_add(errs, file, line, col,
 					  "%s: %s is the MAC of port '%s' (never a station)", where,
-					  mac_s, topo->ports[d].name);
+					  mac_s, env->ports[d].name);
 	if (dom_s != NULL) {
 		for (d = 0; d < cfg->n_domains; d++)
 			if (strcmp(cfg->dom[d].name, dom_s) == 0)
@@ -136,7 +136,7 @@ l2_add_static(struct l2_cfg *cfg, const struct pf_topo *topo, const char *where,
 }
 
 static int
-l2_parse_static_file(struct l2_cfg *cfg, const struct pf_topo *topo, struct pf_stage_conf *sc,
+l2_parse_static_file(struct l2_cfg *cfg, const struct pf_stage_env *env, struct pf_stage_conf *sc,
 		     const struct pf_node *v, struct pf_errs *errs)
 {
 	const char *stage = sc->name;
@@ -167,7 +167,7 @@ l2_parse_static_file(struct l2_cfg *cfg, const struct pf_topo *topo, struct pf_s
 					"%s: expected 'MAC PORT [DOMAIN]'", where);
 			continue;
 		}
-		if (l2_add_static(cfg, topo, where, cfg->static_file, line,
+		if (l2_add_static(cfg, env, where, cfg->static_file, line,
 				  (int)(tok[0] - buf) + 1, tok[0], tok[1], k == 3 ? tok[2] : NULL,
 				  errs) < 0)
 			rc = -EINVAL;
@@ -178,7 +178,7 @@ l2_parse_static_file(struct l2_cfg *cfg, const struct pf_topo *topo, struct pf_s
 }
 
 static int
-l2_parse_static_list(struct l2_cfg *cfg, const struct pf_topo *topo, const char *stage,
+l2_parse_static_list(struct l2_cfg *cfg, const struct pf_stage_env *env, const char *stage,
 		     const struct pf_node *v, struct pf_errs *errs)
 {
 	static const char *const st_keys[] = { "mac", "port", "domain", NULL };
@@ -204,7 +204,7 @@ l2_parse_static_list(struct l2_cfg *cfg, const struct pf_topo *topo, const char 
 					 where);
 			continue;
 		}
-		if (l2_add_static(cfg, topo, where, m->file, m->line, m->col, m->value, p->value,
+		if (l2_add_static(cfg, env, where, m->file, m->line, m->col, m->value, p->value,
 				  d != NULL ? d->value : NULL, errs) < 0)
 			rc = -EINVAL;
 	}
@@ -233,7 +233,7 @@ l2_cfg_free(void *p)
 }
 
 int
-l2_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+l2_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	const struct pf_node *ports = pf_map_get(sc->node, "ports");
 	const struct pf_node *doms = pf_map_get(sc->node, "domains");
@@ -257,7 +257,7 @@ l2_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 	if (ports != NULL) {
 		snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
 
-		if (pf_topo_port_list(topo, ports, path, idx, PF_MAX_PORTS, &n, errs) < 0)
+		if (pf_stage_port_list(env, ports, path, idx, PF_MAX_PORTS, &n, errs) < 0)
 			return -EINVAL;
 		snprintf(cfg->dom[0].name, sizeof(cfg->dom[0].name), "default");
 		for (i = 0; i < n; i++)
@@ -274,7 +274,7 @@ l2_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 					   L2_MAX_DOMAINS);
 		for (i = 0; i < doms->n; i++)
 			if (l2_parse_domain(cfg, sc->name, doms->keys[i]->value, doms->items[i],
-					    topo, errs) < 0)
+					    env, errs) < 0)
 				rc = -EINVAL;
 		if (rc < 0)
 			return rc;
@@ -293,9 +293,9 @@ l2_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 		rc = -EINVAL;
 	if ((v = pf_map_get(sc->node, "static")) != NULL) {
 		if (v->kind == PF_NODE_SCALAR)
-			rc |= l2_parse_static_file(cfg, topo, sc, v, errs);
+			rc |= l2_parse_static_file(cfg, env, sc, v, errs);
 		else if (v->kind == PF_NODE_SEQ)
-			rc |= l2_parse_static_list(cfg, topo, sc->name, v, errs);
+			rc |= l2_parse_static_list(cfg, env, sc->name, v, errs);
 		else
 			rc = pf_node_err(errs, v, "stages.%s.static: expected a list of entries "
 					 "or a file name", sc->name);
@@ -371,7 +371,7 @@ l2_static_item(const struct pf_stage_conf *sc, const struct l2_static_cfg *s)
  * with every check a static entry of the file gets (l2_add_static).
  */
 int
-l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 	    struct pf_errs *errs)
 {
 	struct l2_cfg *cfg = sc->cfg;
@@ -406,7 +406,7 @@ l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_chan
 				   where, cfg->n_static, cfg->table_size);
 			return -ENOSPC;
 		}
-		if (l2_add_static(cfg, topo, where, "", 0, 0, tok[0], tok[1], n == 3 ? tok[2] : NULL,
+		if (l2_add_static(cfg, env, where, "", 0, 0, tok[0], tok[1], n == 3 ? tok[2] : NULL,
 				  errs) < 0)
 			return -EINVAL;
 		k = cfg->statics[--cfg->n_static];      /* checked; inserted below if new */
@@ -426,7 +426,7 @@ l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_chan
 	if (!ch->del) {
 		if (hit != UINT32_MAX) {
 			pf_err_add(errs, "", 0, 0, "%s: %s has a static entry (port '%s'): delete "
-				   "it first", where, ch->key, topo->ports[cfg->statics[hit].port].name);
+				   "it first", where, ch->key, env->ports[cfg->statics[hit].port].name);
 			return -EEXIST;
 		}
 		k.file = "";
@@ -435,9 +435,9 @@ l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_chan
 		cfg->statics[cfg->n_static++] = k;
 		qsort(cfg->statics, cfg->n_static, sizeof(*cfg->statics), l2_static_cmp);
 		snprintf(ch->entry, sizeof(ch->entry), "%.17s %s %s", ch->key,
-			 topo->ports[k.port].name, cfg->dom[k.bd].name);
+			 env->ports[k.port].name, cfg->dom[k.bd].name);
 		snprintf(item, sizeof(item), "{ mac: \"%.17s\", port: %s, domain: %s }", ch->key,
-			 topo->ports[k.port].name, cfg->dom[k.bd].name);
+			 env->ports[k.port].name, cfg->dom[k.bd].name);
 		pf_change_add_at(ch, sc, "static", cfg->static_file, item);
 		return 0;
 	}

@@ -55,7 +55,7 @@ l2_show_macs(const struct pf_stage *st, const struct pf_show_req *req, struct rt
 			continue;   /* changed under us: not one entry */
 		pf_show_mac(mac, (const uint8_t *)&key);
 		v[0].s = mac;
-		v[1].s = st->topo->ports[e.port].name;
+		v[1].s = st->env->ports[e.port].name;
 		v[2].s = cfg->dom[e.bd].name;
 		v[3].u = l2->dom_vlan[e.bd];
 		v[4].s = (e.flags & L2_F_STATIC) ? "static" : "learned";

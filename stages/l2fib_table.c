@@ -48,7 +48,7 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 			if (cfg->dom[d].vlan == 0 && (cfg->dom[d].port_mask & (1u << p)))
 				l2->untagged_bd[p] = (uint8_t)d;
 	}
-	l2->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	l2->pcap_clock = st->env->clock == PF_CLOCK_PCAP;
 	l2->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
 	if (l2->ts_offset >= 0) {
 		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
@@ -62,7 +62,7 @@ l2_init(struct pf_stage *st, struct pf_errs *errs)
 	l2->ctl_age_s = cfg->age_s;
 	l2->ctl_port_limit = cfg->port_learn_limit;
 	/* Port MACs are final here: configured, or read from the devices at start. */
-	pf_own_macs_init(&l2->own, st->topo);
+	pf_own_macs_init(&l2->own, st->env);
 	if (st->first != st) {
 		/* Instance k > 0: use the table instance 0 made (init runs in order). */
 		tb = ((struct l2_priv *)st->first->priv)->tb;

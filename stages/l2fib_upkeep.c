@@ -153,7 +153,7 @@ l2_upkeep(struct pf_stage *st, uint64_t now_ns, uint32_t cmd_budget, uint32_t sw
 	uint32_t now_s = (uint32_t)(now_ns / L2_NS_PER_S), t;
 	uint16_t d, k;
 
-	if (l2->pcap_clock && st->rt != NULL) {
+	if (l2->pcap_clock && st->runtime_runs) {
 		/* Replay under a runtime: rx's clock runs ahead of packets still
 		 * queued to an instance; age by the oldest time every instance has
 		 * processed, so no entry ages before its own refresh is seen. */
@@ -297,7 +297,7 @@ l2_ms_since(uint64_t tsc)
 static void
 l2_cmd_wait(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
 {
-	if (st->rt == NULL)
+	if (!st->runtime_runs)
 		l2_cmd_run(st, l2, UINT32_MAX);
 	/* It took the command, so its housekeep gets to it within a millisecond. */
 	while (__atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE) == c->done0)
@@ -327,7 +327,7 @@ l2_cmd_post(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
 
 	c->done0 = __atomic_load_n(&l2->cmd_done, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&l2->cmd_post, c, __ATOMIC_RELEASE);
-	if (st->rt == NULL)
+	if (!st->runtime_runs)
 		l2_cmd_run(st, l2, UINT32_MAX);
 	while (!__atomic_load_n(&c->taken, __ATOMIC_ACQUIRE)) {
 		if (l2_ms_since(t0) > L2_UPDATE_TIMEOUT_MS) {
@@ -432,7 +432,7 @@ l2_act(struct pf_stage *st, const char *what, const char *args, struct rte_tel_d
 	if (st->conf->instance != 0)
 		return 0;            /* instances share instance 0's table */
 	if (strncmp(args, "port=", 5) == 0) {
-		port = pf_topo_port_index(st->topo, args + 5);
+		port = pf_stage_port_index(st->env, args + 5);
 		if (port < 0)
 			return l2_act_error(d, "unknown port");
 	} else if (strncmp(args, "domain=", 7) == 0) {

@@ -174,15 +174,15 @@ fib_free(struct lpm_fib *fib)
 
 /* Count the tbl8 groups rte_lpm will use: one per /24 holding a route longer than /24. */
 static int
-count_tbl8(const struct lpm_cfg *cfg, const struct pf_topo *topo, uint32_t *out)
+count_tbl8(const struct lpm_cfg *cfg, const struct pf_stage_env *env, uint32_t *out)
 {
 	uint64_t *seen = calloc((1u << 24) / 64, sizeof(uint64_t));
 	uint32_t i, k, n = 0, extra[2 * PF_MAX_PORTS], n_extra = 0;
 
 	if (seen == NULL)
 		return -ENOMEM;
-	for (i = 0; i < topo->n_ports; i++) {
-		const struct pf_port_conf *pc = &topo->ports[i];
+	for (i = 0; i < env->n_ports; i++) {
+		const struct pf_port_conf *pc = &env->ports[i];
 
 		if (!pc->has_ipv4)
 			continue;
@@ -271,15 +271,15 @@ fib_fill(const struct lpm_fib *fib, uint32_t ip, uint8_t len, uint32_t nh, uint3
  * routes, before the routes of the same length (a configured route wins).
  */
 static int
-fib_fill_connected(const struct lpm_fib *fib, const struct pf_topo *topo, uint32_t base,
+fib_fill_connected(const struct lpm_fib *fib, const struct pf_stage_env *env, uint32_t base,
 		   uint8_t *from, uint8_t upto, uint32_t *next_group, uint32_t n_groups)
 {
 	uint32_t len, i;
 	int rc = 0;
 
 	for (len = *from; len <= upto && rc == 0; len++)
-		for (i = 0; i < topo->n_ports && rc == 0; i++) {
-			const struct pf_port_conf *pc = &topo->ports[i];
+		for (i = 0; i < env->n_ports && rc == 0; i++) {
+			const struct pf_port_conf *pc = &env->ports[i];
 
 			if (pc->has_ipv4 && pc->ipv4_len == len && len != 0 && len < 32)
 				rc = fib_fill(fib, pc->ipv4 & ~0u << (32 - len), (uint8_t)len,
@@ -318,18 +318,18 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	  struct lpm_fib **out, struct pf_errs *errs)
 {
 	static uint32_t seq;
-	const struct pf_topo *topo = st->topo;
+	const struct pf_stage_env *env = st->env;
 	struct rte_lpm_config lc = { 0 };
 	struct lpm_fib *fib;
 	char name[RTE_LPM_NAMESIZE];
-	uint32_t i, n_nh, need, groups = 0, nports = topo->n_ports, *order;
+	uint32_t i, n_nh, need, groups = 0, nports = env->n_ports, *order;
 	uint64_t t0 = rte_get_timer_cycles();
 	/* Connected routes need neighbour resolution: only with the neigh edge. */
 	uint8_t conn = (st->edge_connected & (1u << LPM_EDGE_NEIGH)) ? 0 : 33;
 	int rc;
 
 	*out = NULL;
-	rc = count_tbl8(cfg, topo, &need);
+	rc = count_tbl8(cfg, env, &need);
 	if (rc < 0)
 		return rc;
 	n_nh = cfg->n_nh + 3 * nports;
@@ -343,7 +343,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	fib->miss = n_nh;
 	fib->dflt = fib->miss;
 	for (i = 0; i < cfg->n_nh; i++) {
-		const struct pf_port_conf *pc = &topo->ports[cfg->nh[i].port];
+		const struct pf_port_conf *pc = &env->ports[cfg->nh[i].port];
 
 		if (!pc->has_mac) {
 			fib_free(fib);
@@ -373,8 +373,8 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	for (i = 0; i < nports; i++) {
 		fib->nh[cfg->n_nh + 2 * nports + i].kind = LPM_NH_CONN;
 		fib->nh[cfg->n_nh + 2 * nports + i].port = (uint8_t)i;
-		if (topo->ports[i].has_mac)
-			memcpy(fib->nh[cfg->n_nh + 2 * nports + i].macs + 6, topo->ports[i].mac, 6);
+		if (env->ports[i].has_mac)
+			memcpy(fib->nh[cfg->n_nh + 2 * nports + i].macs + 6, env->ports[i].mac, 6);
 		fib->nh[cfg->n_nh + i].kind = LPM_NH_LOCAL;
 		fib->nh[cfg->n_nh + i].port = (uint8_t)i;
 		fib->nh[cfg->n_nh + nports + i].kind = LPM_NH_DBCAST;
@@ -403,7 +403,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		const struct lpm_route *r = &cfg->routes[order[i]];
 
 		if (conn <= r->len)
-			rc = fib_fill_connected(fib, topo, cfg->n_nh + 2 * nports, &conn,
+			rc = fib_fill_connected(fib, env, cfg->n_nh + 2 * nports, &conn,
 						r->len, &groups, lc.number_tbl8s);
 		if (rc != 0)
 			break;
@@ -414,11 +414,11 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	}
 	free(order);
 	if (rc == 0 && conn <= 32)
-		rc = fib_fill_connected(fib, topo, cfg->n_nh + 2 * nports, &conn, 32, &groups,
+		rc = fib_fill_connected(fib, env, cfg->n_nh + 2 * nports, &conn, 32, &groups,
 					lc.number_tbl8s);
 	/* The ports' own addresses last: /32s that win over any equal route. */
 	for (i = 0; i < nports && rc == 0; i++) {
-		const struct pf_port_conf *pc = &topo->ports[i];
+		const struct pf_port_conf *pc = &env->ports[i];
 
 		if (!pc->has_ipv4)
 			continue;
@@ -457,7 +457,7 @@ static int
 lpm_init(struct pf_stage *st, struct pf_errs *errs)
 {
 	struct lpm_priv *lp = st->priv;
-	const struct pf_topo *topo = st->topo;
+	const struct pf_stage_env *env = st->env;
 	uint16_t i;
 	int rc;
 
@@ -467,8 +467,8 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
 			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
 	RTE_BUILD_BUG_ON(sizeof(struct lpm_nh) != 16 || PF_MAX_PORTS > UINT8_MAX);
-	for (i = 0; i < topo->n_ports; i++) {
-		const struct pf_port_conf *pc = &topo->ports[i];
+	for (i = 0; i < env->n_ports; i++) {
+		const struct pf_port_conf *pc = &env->ports[i];
 
 		if (pc->has_mac)
 			memcpy(lp->port_mac[i].addr_bytes, pc->mac, 6);
@@ -1349,13 +1349,13 @@ lpm_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 }
 
 static int
-lpm_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+lpm_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	const struct lpm_cfg *cfg;
 	uint32_t i;
 	int rc;
 
-	rc = lpm_cfg_parse(sc, topo, errs);
+	rc = lpm_cfg_parse(sc, env, errs);
 	cfg = sc->cfg;
 	if (rc < 0 || cfg == NULL || sc->next[LPM_EDGE_NEIGH] != PF_NONE)
 		return rc;
@@ -1419,7 +1419,7 @@ lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct
 			pf_show_mac(mac, nh->mac);
 		v[0].s = pfx;
 		v[1].s = nh->name;
-		v[2].s = st->topo->ports[nh->port].name;
+		v[2].s = st->env->ports[nh->port].name;
 		v[3].s = mac;
 		pf_show_row(sh, v);
 	}
@@ -1468,7 +1468,7 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 	lpm_fmt_prefix(pfx, sizeof(pfx), ip & mask, depth);
 	rte_tel_data_add_dict_string(d, "result", lpm_kinds[fib->nh[nh].kind]);
 	rte_tel_data_add_dict_string(d, "prefix", pfx);
-	rte_tel_data_add_dict_string(d, "port", st->topo->ports[fib->nh[nh].port].name);
+	rte_tel_data_add_dict_string(d, "port", st->env->ports[fib->nh[nh].port].name);
 	if ((fib->nh[nh].kind == LPM_NH_FWD || fib->nh[nh].kind == LPM_NH_GW) && nh < cfg->n_nh)
 		rte_tel_data_add_dict_string(d, "nexthop", cfg->nh[nh].name);
 	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh && cfg->nh[nh].gw == 0) {
@@ -1505,10 +1505,10 @@ lpm_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t
 	pf_show_mac(mac, fib->nh[nh].macs);
 	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh)
 		snprintf(buf, len, "lookup: %s via %s (%s) port %s", pfx, cfg->nh[nh].name, mac,
-			 st->topo->ports[fib->nh[nh].port].name);
+			 st->env->ports[fib->nh[nh].port].name);
 	else
 		snprintf(buf, len, "lookup: %s %s port %s", pfx, lpm_kinds[fib->nh[nh].kind],
-			 st->topo->ports[fib->nh[nh].port].name);
+			 st->env->ports[fib->nh[nh].port].name);
 }
 
 static const char *const lpm_show_tables[] = { "routes", "lookup", NULL };

@@ -60,7 +60,7 @@ struct lpm_cfg {
  * @p errs with its location (route file errors as file:line:col).
  * Returns 0 or -EINVAL / -ENOMEM.
  */
-int lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
+int lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
 void lpm_cfg_free(void *cfg);
 
 /** The stage's neigh edge is wired (stages/lpm.c): next hops by address resolve. */
@@ -83,7 +83,7 @@ void lpm_edit_del_at(const struct pf_stage_conf *sc, struct pf_change *ch, const
 		    bool from_file, uint32_t line, uint16_t col);
 
 /** Live change to the parsed routes (the stage's edit op, include/pf_changes.h). */
-int lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+int lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 		 struct pf_errs *errs);
 
 /**
@@ -156,14 +156,14 @@ int lpm_nh_index_find(const struct lpm_nh_index *ix, const struct lpm_cfg *cfg, 
  * negative value with an error in @p errs.
  */
 typedef int (*lpm_nh_via_fn)(void *arg, uint32_t k, const struct pf_node *v, int port,
-			     const struct pf_topo *topo, const char *path, struct pf_errs *errs);
+			     const struct pf_stage_env *env, const char *path, struct pf_errs *errs);
 
 /**
  * Parse the stage's `nexthops:` ({name: {port, mac}} or {name: {via, port}})
  * into @p cfg. @p via parses `via:` (NULL: an IPv4 address). Returns 0 or -EINVAL.
  */
 int lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc,
-		       const struct pf_topo *topo, lpm_nh_via_fn via, void *via_arg,
+		       const struct pf_stage_env *env, lpm_nh_via_fn via, void *via_arg,
 		       struct pf_errs *errs);
 
 /**

@@ -207,7 +207,7 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	   struct lpm6_fib **out, struct pf_errs *errs)
 {
 	static uint32_t seq;
-	const struct pf_topo *topo = st->topo;
+	const struct pf_stage_env *env = st->env;
 	const struct lpm_cfg *nc = &cfg->base;
 	struct rte_lpm6_config lc = { 0 };
 	struct lpm6_fib *fib;
@@ -220,8 +220,8 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 
 	*out = NULL;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-	for (i = 0; i < topo->n_ports; i++)
-		n_addr += topo->ports[i].n_ipv6;
+	for (i = 0; i < env->n_ports; i++)
+		n_addr += env->ports[i].n_ipv6;
 	n_nh = nc->n_nh + 2 * n_addr;
 	fib = rte_zmalloc_socket("pf_lpm6_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
 				 RTE_CACHE_LINE_SIZE, st->socket);
@@ -231,7 +231,7 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	fib->miss = n_nh;
 	fib->dflt = fib->miss;
 	for (i = 0; i < nc->n_nh; i++) {
-		const struct pf_port_conf *pc = &topo->ports[nc->nh[i].port];
+		const struct pf_port_conf *pc = &env->ports[nc->nh[i].port];
 
 		if (!pc->has_mac) {
 			fib6_free(fib);
@@ -300,8 +300,8 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	}
 	/* Connected prefixes, then the addresses themselves (/128, local). */
 	n_nh = nc->n_nh;
-	for (i = 0; i < topo->n_ports && rc == 0; i++) {
-		const struct pf_port_conf *pc = &topo->ports[i];
+	for (i = 0; i < env->n_ports && rc == 0; i++) {
+		const struct pf_port_conf *pc = &env->ports[i];
 
 		for (j = 0; j < pc->n_ipv6 && rc == 0; j++) {
 			fib->nh[n_nh].kind = LPM6_NH_CONNECTED;
@@ -313,8 +313,8 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 			n_nh++;
 		}
 	}
-	for (i = 0; i < topo->n_ports && rc == 0; i++) {
-		const struct pf_port_conf *pc = &topo->ports[i];
+	for (i = 0; i < env->n_ports && rc == 0; i++) {
+		const struct pf_port_conf *pc = &env->ports[i];
 
 		for (j = 0; j < pc->n_ipv6 && rc == 0; j++) {
 			fib->nh[n_nh].kind = LPM6_NH_LOCAL;
@@ -353,7 +353,7 @@ static int
 lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 {
 	struct lpm6_priv *lp = st->priv;
-	const struct pf_topo *topo = st->topo;
+	const struct pf_stage_env *env = st->env;
 	uint16_t i, j;
 	int rc;
 
@@ -365,8 +365,8 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
 			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
 			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
-	for (i = 0; i < topo->n_ports; i++) {
-		const struct pf_port_conf *pc = &topo->ports[i];
+	for (i = 0; i < env->n_ports; i++) {
+		const struct pf_port_conf *pc = &env->ports[i];
 
 		lp->max_frame[i] = pc->max_frame;
 		if (!pc->has_mac)
@@ -1015,13 +1015,13 @@ lpm6_edit_neigh_wired(const struct pf_stage_conf *sc)
 }
 
 static int
-lpm6_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+lpm6_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	const struct lpm6_cfg *cfg;
 	uint32_t i;
 	int rc;
 
-	rc = lpm6_cfg_parse(sc, topo, errs);
+	rc = lpm6_cfg_parse(sc, env, errs);
 	cfg = sc->cfg;
 	if (rc < 0 || cfg == NULL || sc->next[LPM6_EDGE_NEIGH] != PF_NONE)
 		return rc;

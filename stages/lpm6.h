@@ -33,13 +33,13 @@ struct lpm6_cfg {
  * struct lpm6_cfg stored in sc->cfg; route file errors as file:line:col.
  * Returns 0 or -EINVAL / -ENOMEM.
  */
-int lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs);
+int lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
 void lpm6_cfg_free(void *cfg);
 
 /** Live change to the parsed routes (the stage's edit op, include/pf_changes.h). */
 /** The stage has its neigh edge wired (a live route may name a gateway by address). */
 bool lpm6_edit_neigh_wired(const struct pf_stage_conf *sc);
-int lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+int lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 		  struct pf_errs *errs);
 /** Tables lpm6_cfg_edit knows. */
 extern const char *const lpm6_edit_tables[];

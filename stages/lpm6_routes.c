@@ -88,12 +88,12 @@ routes6_check_dups(struct lpm6_cfg *cfg, const char *topo_file, struct pf_errs *
 
 /* The port whose connected `ipv6:` prefix holds @p a (not one of its addresses), or -1. */
 static int
-gw6_port(const struct pf_topo *topo, const uint8_t *a)
+gw6_port(const struct pf_stage_env *env, const uint8_t *a)
 {
 	uint32_t i, j;
 
-	for (i = 0; i < topo->n_ports; i++) {
-		const struct pf_port_conf *pc = &topo->ports[i];
+	for (i = 0; i < env->n_ports; i++) {
+		const struct pf_port_conf *pc = &env->ports[i];
 
 		for (j = 0; j < pc->n_ipv6; j++)
 			if (pf_ip6_in_prefix(a, pc->ipv6[j], pc->ipv6_len[j]) &&
@@ -112,7 +112,7 @@ gw6_port(const struct pf_topo *topo, const uint8_t *a)
  */
 static int
 nh6_gw_set(struct lpm6_cfg *cfg, uint32_t k, const struct pf_node *v, int port,
-	   const struct pf_topo *topo, const char *path, struct pf_errs *errs)
+	   const struct pf_stage_env *env, const char *path, struct pf_errs *errs)
 {
 	char buf[64], *pct;
 	uint8_t a[16];
@@ -128,7 +128,7 @@ nh6_gw_set(struct lpm6_cfg *cfg, uint32_t k, const struct pf_node *v, int port,
 		return -1;
 	}
 	if (pct != NULL) {
-		int named = pf_topo_port_index(topo, pct);
+		int named = pf_stage_port_index(env, pct);
 
 		if (named < 0 || (port >= 0 && port != named)) {
 			pf_node_err(errs, v, named < 0 ? "%s.via: %s: unknown port" :
@@ -137,7 +137,7 @@ nh6_gw_set(struct lpm6_cfg *cfg, uint32_t k, const struct pf_node *v, int port,
 		}
 		port = named;
 	} else if (port < 0) {
-		port = gw6_port(topo, a);
+		port = gw6_port(env, a);
 	}
 	if (port < 0) {
 		pf_node_err(errs, v, "%s.via: %s is on no port's ipv6 prefix (give 'port' or write ADDRESS%%PORT)",
@@ -151,10 +151,10 @@ nh6_gw_set(struct lpm6_cfg *cfg, uint32_t k, const struct pf_node *v, int port,
 
 /* `via:` in a nexthops entry (lpm_nh_via_fn): an IPv6 address only. */
 static int
-nh6_via(void *arg, uint32_t k, const struct pf_node *v, int port, const struct pf_topo *topo,
+nh6_via(void *arg, uint32_t k, const struct pf_node *v, int port, const struct pf_stage_env *env,
 	const char *path, struct pf_errs *errs)
 {
-	int rc = nh6_gw_set(arg, k, v, port, topo, path, errs);
+	int rc = nh6_gw_set(arg, k, v, port, env, path, errs);
 
 	if (rc == -2)
 		return pf_node_err(errs, v, "%s.via: '%s' is not an IPv6 address", path, v->value);
@@ -167,7 +167,7 @@ nh6_via(void *arg, uint32_t k, const struct pf_node *v, int port, const struct p
  * unknown next-hop name), or -1 with an error.
  */
 static int
-nh6_by_address(struct lpm6_cfg *cfg, const struct pf_node *v, const struct pf_topo *topo,
+nh6_by_address(struct lpm6_cfg *cfg, const struct pf_node *v, const struct pf_stage_env *env,
 	       const char *path, struct pf_errs *errs)
 {
 	uint32_t k = cfg->base.n_nh;
@@ -185,7 +185,7 @@ nh6_by_address(struct lpm6_cfg *cfg, const struct pf_node *v, const struct pf_to
 		return -1;
 	}
 	memset(&cfg->base.nh[k], 0, sizeof(cfg->base.nh[k]));
-	rc = nh6_gw_set(cfg, k, v, -1, topo, path, errs);
+	rc = nh6_gw_set(cfg, k, v, -1, env, path, errs);
 	if (rc < 0)
 		return rc;
 	snprintf(cfg->base.nh[k].name, sizeof(cfg->base.nh[k].name), "%s", v->value);
@@ -195,7 +195,7 @@ nh6_by_address(struct lpm6_cfg *cfg, const struct pf_node *v, const struct pf_to
 
 struct inline6_arg {
 	struct lpm6_cfg *cfg;
-	const struct pf_topo *topo;
+	const struct pf_stage_env *env;
 };
 
 /* One inline IPv6 route (lpm_inline_route_fn). */
@@ -213,7 +213,7 @@ inline_route6(void *arg, const struct pf_node *pfx, const struct pf_node *via, c
 	r.line = (uint32_t)pfx->line;
 	r.col = (uint16_t)pfx->col;
 	nh = lpm_nh_by_name(&a->cfg->base, via->value);
-	if (nh < 0 && (nh = nh6_by_address(a->cfg, via, a->topo, path, errs)) == -1)
+	if (nh < 0 && (nh = nh6_by_address(a->cfg, via, a->env, path, errs)) == -1)
 		return 0;
 	if (nh < 0) {
 		pf_node_err(errs, via, "%s.via: unknown next hop '%s'", path, via->value);
@@ -224,7 +224,7 @@ inline_route6(void *arg, const struct pf_node *pfx, const struct pf_node *via, c
 }
 
 int
-lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	const struct pf_node *v;
 	struct lpm6_cfg *cfg;
@@ -236,15 +236,15 @@ lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_e
 		return -ENOMEM;
 	sc->cfg = cfg;
 	/* No `nexthops:` is fine when routes name gateways by address. */
-	if (lpm_nexthops_parse(&cfg->base, sc, topo, nh6_via, cfg, errs) < 0)
+	if (lpm_nexthops_parse(&cfg->base, sc, env, nh6_via, cfg, errs) < 0)
 		return -EINVAL;  /* routes would only repeat "unknown next hop" */
-	if (lpm_inline_routes_walk(sc, inline_route6, &(struct inline6_arg){ cfg, topo },
+	if (lpm_inline_routes_walk(sc, inline_route6, &(struct inline6_arg){ cfg, env },
 				   errs) < 0)
 		rc = -EINVAL;
 	if ((v = pf_map_get(sc->node, "routes_file")) != NULL) {
 		if (pf_node_str(v, "routes_file", &s, errs) < 0)
 			return -EINVAL;
-		pf_conf_resolve_path(topo->file, s, cfg->base.routes_file,
+		pf_conf_resolve_path(env->file, s, cfg->base.routes_file,
 				     sizeof(cfg->base.routes_file));
 		if (pf_stage_conf_add_file(sc, cfg->base.routes_file, errs) < 0)
 			return -EINVAL;
@@ -252,7 +252,7 @@ lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_e
 			rc = -EINVAL;
 	}
 	if (rc == 0)
-		rc = routes6_check_dups(cfg, topo->file, errs);
+		rc = routes6_check_dups(cfg, env->file, errs);
 	return rc;
 }
 
@@ -300,7 +300,7 @@ route6_find(struct lpm6_cfg *cfg, const uint8_t *addr, uint8_t len)
  * address and port is reused.
  */
 static int
-edit_nh6_by_address(struct pf_stage_conf *sc, const struct pf_topo *topo, const char *text,
+edit_nh6_by_address(struct pf_stage_conf *sc, const struct pf_stage_env *env, const char *text,
 		    uint32_t *k, struct pf_errs *errs)
 {
 	struct pf_node v = { .kind = PF_NODE_SCALAR, .file = "", .value = text };
@@ -310,7 +310,7 @@ edit_nh6_by_address(struct pf_stage_conf *sc, const struct pf_topo *topo, const 
 	int rc;
 
 	snprintf(path, sizeof(path), "stages.%s", sc->group);
-	rc = nh6_by_address(cfg, &v, topo, path, errs);
+	rc = nh6_by_address(cfg, &v, env, path, errs);
 	if (rc == -2)
 		return pf_err_add(errs, "", 0, 0,
 				  "stages.%s: unknown next hop '%s' (a name under nexthops: or an IPv6 address)",
@@ -340,7 +340,7 @@ edit_nh6_by_address(struct pf_stage_conf *sc, const struct pf_topo *topo, const 
  * them). The next hop is a name from nexthops:.
  */
 int
-lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 	      struct pf_errs *errs)
 {
 	struct lpm6_cfg *cfg = sc->cfg;
@@ -375,7 +375,7 @@ lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_ch
 	for (k = 0; k < cfg->base.n_nh; k++)
 		if (strcmp(cfg->base.nh[k].name, tok[1]) == 0)
 			break;
-	if (k == cfg->base.n_nh && edit_nh6_by_address(sc, topo, tok[1], &k, errs) < 0)
+	if (k == cfg->base.n_nh && edit_nh6_by_address(sc, env, tok[1], &k, errs) < 0)
 		return -EINVAL;
 	nr.nh = k;
 	if (route6_push(cfg, &nr) < 0) {

@@ -265,12 +265,12 @@ static const char *const nh_keys[] = { "port", "mac", "via", NULL };
 
 /* The port whose connected subnet holds @p gw (host order), or -1. */
 static int
-gw_port(const struct pf_topo *topo, uint32_t gw)
+gw_port(const struct pf_stage_env *env, uint32_t gw)
 {
 	uint32_t i, mask;
 
-	for (i = 0; i < topo->n_ports; i++) {
-		const struct pf_port_conf *pc = &topo->ports[i];
+	for (i = 0; i < env->n_ports; i++) {
+		const struct pf_port_conf *pc = &env->ports[i];
 
 		mask = pc->ipv4_len == 0 ? 0 : ~0u << (32 - pc->ipv4_len);
 		if (pc->has_ipv4 && pc->ipv4_len < 32 && (gw & mask) == (pc->ipv4 & mask) &&
@@ -286,13 +286,13 @@ gw_port(const struct pf_topo *topo, uint32_t gw)
  * connected subnet holds the address (as `ip route add ... via`).
  */
 static int
-nh_gw_set(struct lpm_nh_conf *nh, const struct pf_node *v, int port, const struct pf_topo *topo,
+nh_gw_set(struct lpm_nh_conf *nh, const struct pf_node *v, int port, const struct pf_stage_env *env,
 	  const char *path, struct pf_errs *errs)
 {
 	if (!pf_parse_ipv4(v->value, &nh->gw) || nh->gw == 0)
 		return pf_node_err(errs, v, "%s.via: '%s' is not an IPv4 address", path, v->value);
 	if (port < 0)
-		port = gw_port(topo, nh->gw);
+		port = gw_port(env, nh->gw);
 	if (port < 0)
 		return pf_node_err(errs, v, "%s.via: %s is on no port's subnet (give 'port')", path,
 				   v->value);
@@ -302,7 +302,7 @@ nh_gw_set(struct lpm_nh_conf *nh, const struct pf_node *v, int port, const struc
 static const char *const route_keys[] = { "prefix", "via", NULL };
 
 int
-lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const struct pf_topo *topo,
+lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const struct pf_stage_env *env,
 		   lpm_nh_via_fn via, void *via_arg, struct pf_errs *errs)
 {
 	const struct pf_node *nhs = pf_map_get(sc->node, "nexthops"), *v, *nn;
@@ -340,7 +340,7 @@ lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const st
 			continue;
 		}
 		if (v != NULL) {
-			port = v->kind == PF_NODE_SCALAR ? pf_topo_port_index(topo, v->value) : -1;
+			port = v->kind == PF_NODE_SCALAR ? pf_stage_port_index(env, v->value) : -1;
 			if (port < 0) {
 				pf_node_err(errs, v, "%s.port: expected a port name from ports:", path);
 				continue;
@@ -358,8 +358,8 @@ lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const st
 				pf_node_err(errs, v, "%s.via: expected an address", path);
 				continue;
 			}
-			if ((via != NULL ? via(via_arg, cfg->n_nh, v, port, topo, path, errs) :
-			     nh_gw_set(nh, v, port, topo, path, errs)) < 0)
+			if ((via != NULL ? via(via_arg, cfg->n_nh, v, port, env, path, errs) :
+			     nh_gw_set(nh, v, port, env, path, errs)) < 0)
 				continue;
 			cfg->n_nh++;
 			continue;
@@ -383,7 +383,7 @@ lpm_nexthops_parse(struct lpm_cfg *cfg, const struct pf_stage_conf *sc, const st
 
 /* The next hop for address @p v (implicit, named by the address), or -1 with an error. */
 static int
-nh_by_address(struct lpm_cfg *cfg, const struct pf_node *v, const struct pf_topo *topo,
+nh_by_address(struct lpm_cfg *cfg, const struct pf_node *v, const struct pf_stage_env *env,
 	      const char *path, struct pf_errs *errs)
 {
 	struct lpm_nh_conf *nh;
@@ -399,7 +399,7 @@ nh_by_address(struct lpm_cfg *cfg, const struct pf_node *v, const struct pf_topo
 	nh = &cfg->nh[cfg->n_nh];
 	memset(nh, 0, sizeof(*nh));
 	snprintf(nh->name, sizeof(nh->name), "%s", v->value);
-	if (nh_gw_set(nh, v, -1, topo, path, errs) < 0)
+	if (nh_gw_set(nh, v, -1, env, path, errs) < 0)
 		return -1;
 	return (int)cfg->n_nh++;
 }
@@ -453,7 +453,7 @@ lpm_inline_routes_walk(const struct pf_stage_conf *sc, lpm_inline_route_fn *fn, 
 
 struct inline_arg {
 	struct lpm_cfg *cfg;
-	const struct pf_topo *topo;
+	const struct pf_stage_env *env;
 };
 
 /* One inline IPv4 route (lpm_inline_route_fn). */
@@ -473,7 +473,7 @@ inline_route(void *arg, const struct pf_node *pfx, const struct pf_node *via, co
 	r.col = (uint16_t)pfx->col;
 	nh = lpm_nh_by_name(a->cfg, via->value);
 	if (nh < 0 && pf_parse_ipv4(via->value, &ignored)) {
-		nh = nh_by_address(a->cfg, via, a->topo, path, errs);
+		nh = nh_by_address(a->cfg, via, a->env, path, errs);
 		if (nh < 0)
 			return 0;
 	}
@@ -486,7 +486,7 @@ inline_route(void *arg, const struct pf_node *pfx, const struct pf_node *via, co
 }
 
 int
-lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	const struct pf_node *v;
 	struct lpm_cfg *cfg;
@@ -502,14 +502,14 @@ lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_er
 			rc = -EINVAL;
 		cfg->mode = (enum lpm_lookup_mode)mode;
 	}
-	if (lpm_nexthops_parse(cfg, sc, topo, NULL, NULL, errs) < 0)
+	if (lpm_nexthops_parse(cfg, sc, env, NULL, NULL, errs) < 0)
 		return -EINVAL;  /* routes would only repeat "unknown next hop" */
-	if (lpm_inline_routes_walk(sc, inline_route, &(struct inline_arg){ cfg, topo }, errs) < 0)
+	if (lpm_inline_routes_walk(sc, inline_route, &(struct inline_arg){ cfg, env }, errs) < 0)
 		rc = -EINVAL;
 	if ((v = pf_map_get(sc->node, "routes_file")) != NULL) {
 		if (pf_node_str(v, "routes_file", &s, errs) < 0)
 			return -EINVAL;
-		pf_conf_resolve_path(topo->file, s, cfg->routes_file, sizeof(cfg->routes_file));
+		pf_conf_resolve_path(env->file, s, cfg->routes_file, sizeof(cfg->routes_file));
 		if (pf_stage_conf_add_file(sc, cfg->routes_file, errs) < 0)
 			return -EINVAL;
 		if (lpm_routes_file_read(cfg, cfg->routes_file, errs) < 0)
@@ -517,7 +517,7 @@ lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_er
 	}
 	/* No routes at all is fine: the connected subnets (neigh edge) may be all. */
 	if (rc == 0)
-		rc = lpm_routes_check_dups(cfg, topo->file, errs);
+		rc = lpm_routes_check_dups(cfg, env->file, errs);
 	return rc;
 }
 
@@ -610,7 +610,7 @@ lpm_edit_split(const struct pf_stage_conf *sc, const struct pf_change *ch,
  * its MAC, so the stage must have its neigh edge wired.
  */
 static int
-edit_nh_by_address(struct pf_stage_conf *sc, const struct pf_topo *topo, const char *addr,
+edit_nh_by_address(struct pf_stage_conf *sc, const struct pf_stage_env *env, const char *addr,
 		   uint32_t *k, struct pf_errs *errs)
 {
 	struct lpm_cfg *cfg = sc->cfg;
@@ -626,7 +626,7 @@ edit_nh_by_address(struct pf_stage_conf *sc, const struct pf_topo *topo, const c
 		return pf_err_add(errs, "", 0, 0,
 				  "stages.%s: next hop %s is an address: the stage has no neigh edge to resolve it (next: { out: ..., neigh: ... })",
 				  sc->group, addr);
-	port = gw_port(topo, gw);
+	port = gw_port(env, gw);
 	if (port < 0)
 		return pf_err_add(errs, "", 0, 0,
 				  "stages.%s: next hop %s is on no port's subnet (name a next hop with 'port')",
@@ -652,7 +652,7 @@ edit_nh_by_address(struct pf_stage_conf *sc, const struct pf_topo *topo, const c
  * Routes stay sorted (lpm_routes_check_dups sorted them).
  */
 int
-lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_change *ch,
+lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 	     struct pf_errs *errs)
 {
 	struct lpm_cfg *cfg = sc->cfg;
@@ -687,7 +687,7 @@ lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_cha
 	for (k = 0; k < cfg->n_nh; k++)
 		if (strcmp(cfg->nh[k].name, tok[1]) == 0)
 			break;
-	if (k == cfg->n_nh && edit_nh_by_address(sc, topo, tok[1], &k, errs) < 0)
+	if (k == cfg->n_nh && edit_nh_by_address(sc, env, tok[1], &k, errs) < 0)
 		return -EINVAL;
 	nr.nh = k;
 	if (route_push(cfg, &nr) < 0) {

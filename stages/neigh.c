@@ -168,24 +168,13 @@ struct neigh_priv {
  * (which carries the NAs)?
  */
 static bool
-neigh_gets_arp(const struct pf_stage_conf *sc, const struct pf_topo *topo)
+neigh_gets_arp(const struct pf_stage_conf *sc, const struct pf_stage_env *env)
 {
-	uint16_t me = (uint16_t)(sc - topo->stages), s, e;
-
-	for (s = 0; s < topo->n_stages; s++) {
-		const struct pf_stage_conf *o = &topo->stages[s];
-
-		for (e = 0; o->ops != NULL && e < o->ops->n_edges && e < PF_MAX_EDGES; e++)
-			if (o->next[e] == me && (strcmp(o->ops->edge_names[e], "arp") == 0 ||
-			    (strcmp(o->ops->type, "lpm6") == 0 &&
-			     strcmp(o->ops->edge_names[e], "neigh") == 0)))
-				return true;
-	}
-	return false;
+	return pf_stage_fed_by(env, sc, "arp", NULL) || pf_stage_fed_by(env, sc, "neigh", "lpm6");
 }
 
 static int
-neigh_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+neigh_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	static const struct { const char *key; uint32_t min, max; size_t off; } keys[] = {
 		{ "size", 64, 1u << 20, offsetof(struct neigh_cfg, size) },
@@ -201,7 +190,7 @@ neigh_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs
 	unsigned int i;
 	int rc = 0;
 
-	RTE_SET_USED(topo);
+	RTE_SET_USED(env);
 	if (cfg == NULL)
 		return -ENOMEM;
 	sc->cfg = cfg;
@@ -218,7 +207,7 @@ neigh_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs
 	if (sc->n_instances > 1)
 		rc = pf_node_err(errs, sc->node,
 				 "stages.%s: instances: the neighbour table has one writer", sc->name);
-	else if (!neigh_gets_arp(sc, topo))
+	else if (!neigh_gets_arp(sc, env))
 		rc = pf_node_err(errs, sc->node,
 				 "stages.%s: no ARP comes in: wire rx's arp edge here (next: { arp: %s }) or lpm6's neigh edge, or replies are never seen",
 				 sc->name, sc->name);
@@ -239,8 +228,8 @@ neigh_init(struct pf_stage *st, struct pf_errs *errs)
 	uint16_t i;
 	int rc;
 
-	for (i = 0; i < st->topo->n_ports; i++) {
-		const struct pf_port_conf *pc = &st->topo->ports[i];
+	for (i = 0; i < st->env->n_ports; i++) {
+		const struct pf_port_conf *pc = &st->env->ports[i];
 
 		if (!pc->has_ipv4 || !pc->has_mac)
 			continue;
@@ -249,8 +238,8 @@ neigh_init(struct pf_stage *st, struct pf_errs *errs)
 		np->port_mask[i] = pc->ipv4_len == 0 ? 0 : ~0u << (32 - pc->ipv4_len);
 		np->port_ok |= 1u << i;
 	}
-	for (i = 0; i < st->topo->n_ports; i++) {
-		const struct pf_port_conf *pc = &st->topo->ports[i];
+	for (i = 0; i < st->env->n_ports; i++) {
+		const struct pf_port_conf *pc = &st->env->ports[i];
 		uint16_t j;
 
 		if (!pc->has_mac)
@@ -268,9 +257,9 @@ neigh_init(struct pf_stage *st, struct pf_errs *errs)
 	np->icmp = (st->edge_connected & (1u << NEIGH_EDGE_ICMP)) != 0;
 	np->icmp6 = (st->edge_connected & (1u << NEIGH_EDGE_ICMP6)) != 0;
 	np->frag = (st->edge_connected & (1u << NEIGH_EDGE_FRAG)) != 0;
-	for (i = 0; i < st->topo->n_ports; i++)
-		np->max_frame[i] = st->topo->ports[i].max_frame;
-	np->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	for (i = 0; i < st->env->n_ports; i++)
+		np->max_frame[i] = st->env->ports[i].max_frame;
+	np->pcap_clock = st->env->clock == PF_CLOCK_PCAP;
 	np->queue = cfg->queue;
 	np->probes = cfg->probes;
 	np->reachable_ns = cfg->reachable_ms * NEIGH_MS;
@@ -1079,7 +1068,7 @@ neigh_show(const struct pf_stage *st, const char *what, const struct pf_show_req
 		else
 			snprintf(mac, sizeof(mac), "-");
 		v[0].s = addr;
-		v[1].s = n->key.port < st->topo->n_ports ? st->topo->ports[n->key.port].name : "?";
+		v[1].s = n->key.port < st->env->n_ports ? st->env->ports[n->key.port].name : "?";
 		v[2].s = mac;
 		v[3].s = pf_neigh_state_name(state);
 		v[4].u = n->n_held;

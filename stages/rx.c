@@ -242,7 +242,7 @@ rx_parse_queue(const struct pf_stage_conf *sc, uint32_t *q, struct pf_errs *errs
 }
 
 static int
-rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+rx_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	const struct pf_node *v;
 	char path[PF_CONF_PATH_MAX];
@@ -258,7 +258,7 @@ rx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 		return -EINVAL;
 	sc->rx_queue = (uint16_t)q;
 	snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
-	if (pf_topo_port_list(topo, v, path, sc->rx_ports, PF_MAX_PORTS, &sc->n_rx_ports, errs) < 0)
+	if (pf_stage_port_list(env, v, path, sc->rx_ports, PF_MAX_PORTS, &sc->n_rx_ports, errs) < 0)
 		return -EINVAL;
 	cfg = calloc(1, sizeof(*cfg));
 	if (cfg == NULL)
@@ -331,7 +331,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	for (i = 0; i < RTE_DIM(rx->in_port_of); i++)
 		rx->in_port_of[i] = RX_PORT_UNKNOWN;
 	for (i = 0; i < sc->n_rx_ports; i++) {
-		uint16_t k = rx->n_ports, pid = st->topo->ports[sc->rx_ports[i]].port_id;
+		uint16_t k = rx->n_ports, pid = st->env->ports[sc->rx_ports[i]].port_id;
 
 		/* A device without RSS got one queue (app/port.c said so): skip the rest. */
 		if (!rx_queue_exists(pid, rx->queue))
@@ -346,12 +346,12 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	}
 	for (i = 0; i < RTE_DIM(rx->port_mac); i++)
 		rx->port_mac[i] = UINT64_MAX;
-	for (i = 0; i < st->topo->n_ports; i++) {
-		rx->max_frame[i] = st->topo->ports[i].max_frame;
+	for (i = 0; i < st->env->n_ports; i++) {
+		rx->max_frame[i] = st->env->ports[i].max_frame;
 		if (rx->max_frame[i] >= RX_FAST_MIN_LEN)
 			rx->fast_span[i] = rx->max_frame[i] - RX_FAST_MIN_LEN + 1u;
-		if (st->topo->ports[i].has_mac)
-			rx->port_mac[i] = pf_mac_u64(st->topo->ports[i].mac);
+		if (st->env->ports[i].has_mac)
+			rx->port_mac[i] = pf_mac_u64(st->env->ports[i].mac);
 	}
 	for (i = 0; i < RTE_DIM(rx->port_fast); i++) {
 		uint16_t idx = rx->in_port_of[i];
@@ -362,7 +362,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		pf->span = rx->fast_span[idx];
 		/* No offload: the mbuf carries no verdict worth a load, so the fast
 		 * path sums. Not set up by a runtime (tests): read the verdict. */
-		pf->hw_cksum = idx >= st->topo->n_ports || !st->topo->ports[idx].rx_cksum_off;
+		pf->hw_cksum = idx >= st->env->n_ports || !st->env->ports[idx].rx_cksum_off;
 		pf->md4[0] = pf->meta_w0 | 20ull << 56;
 		pf->md4[1] = PF_CLASS_IPV4;
 		pf->md6[0] = pf->meta_w0 | 40ull << 56;
@@ -370,10 +370,10 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		pf->macv[0] = 0;
 		pf->macv[1] = rx->port_mac[idx];   /* own MAC (pf_mac_u64), ~0 if none */
 	}
-	rx->pcap_clock = st->topo->clock == PF_CLOCK_PCAP;
+	rx->pcap_clock = st->env->clock == PF_CLOCK_PCAP;
 	rx->ip6_error = (st->edge_connected & (1u << RX_EDGE_IP6_ERROR)) != 0;
 	/* Port MACs are final here: configured, or read from the devices at start. */
-	pf_own_macs_init(&rx->own, st->topo);
+	pf_own_macs_init(&rx->own, st->env);
 	/* A source ending in 0x00 may be zero: the fast path looks only then. */
 	rx->own_last[0] = RX_SRC_ZERO;
 	rx->fast_sum_inv = IP4_SUM_INV;

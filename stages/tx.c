@@ -57,7 +57,7 @@ struct tx_priv {
 };
 
 static int
-tx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+tx_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	const struct pf_node *v = pf_map_get(sc->node, "ports");
 	char path[PF_CONF_PATH_MAX];
@@ -66,7 +66,7 @@ tx_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 		return pf_node_err(errs, sc->node, "stages.%s: missing required key 'ports'",
 				   sc->name);
 	snprintf(path, sizeof(path), "stages.%s.ports", sc->name);
-	return pf_topo_port_list(topo, v, path, sc->tx_ports, PF_MAX_PORTS, &sc->n_tx_ports,
+	return pf_stage_port_list(env, v, path, sc->tx_ports, PF_MAX_PORTS, &sc->n_tx_ports,
 				 errs);
 }
 
@@ -80,10 +80,10 @@ tx_init(struct pf_stage *st, struct pf_errs *errs)
 	for (i = 0; i < sc->n_tx_ports; i++) {
 		p = sc->tx_ports[i];
 		tx->served_mask |= 1u << p;
-		tx->buf[p].port_id = st->topo->ports[p].port_id;
+		tx->buf[p].port_id = st->env->ports[p].port_id;
 		tx->buf[p].queue = sc->tx_queue[i];
 	}
-	tx->flush_cycles = rte_get_tsc_hz() / 1000000 * st->topo->tx_flush_us;
+	tx->flush_cycles = rte_get_tsc_hz() / 1000000 * st->env->tx_flush_us;
 	return 0;
 }
 
@@ -325,10 +325,10 @@ tx_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 		snprintf(out[n].name, sizeof(out[n].name), "in_flight");
 		out[n++].value = buffered;
 	}
-	for (p = 0; p < st->topo->n_ports && n < max; p++) {
+	for (p = 0; p < st->env->n_ports && n < max; p++) {
 		if (!(tx->served_mask & (1u << p)))
 			continue;
-		snprintf(out[n].name, sizeof(out[n].name), "tx_full.%s", st->topo->ports[p].name);
+		snprintf(out[n].name, sizeof(out[n].name), "tx_full.%s", st->env->ports[p].name);
 		out[n++].value = tx->buf[p].dropped;
 	}
 	return n;

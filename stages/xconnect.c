@@ -26,7 +26,7 @@ struct xc_cfg {
 };
 
 static int
-xc_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *errs)
+xc_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
 {
 	const struct pf_node *pairs = pf_map_get(sc->node, "pairs");
 	struct xc_cfg *cfg;
@@ -44,9 +44,9 @@ xc_parse(struct pf_stage_conf *sc, const struct pf_topo *topo, struct pf_errs *e
 	for (i = 0; i < PF_MAX_PORTS; i++)
 		cfg->peer[i] = PF_PORT_NONE;
 	for (i = 0; i < pairs->n; i++) {
-		a = pf_topo_port_index(topo, pairs->keys[i]->value);
+		a = pf_stage_port_index(env, pairs->keys[i]->value);
 		b = pairs->items[i]->kind == PF_NODE_SCALAR ?
-			    pf_topo_port_index(topo, pairs->items[i]->value) : -1;
+			    pf_stage_port_index(env, pairs->items[i]->value) : -1;
 		if (a < 0)
 			rc = pf_node_err(errs, pairs->keys[i], "stages.%s.pairs: unknown port '%s'",
 					 sc->name, pairs->keys[i]->value);

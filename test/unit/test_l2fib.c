@@ -1013,7 +1013,7 @@ test_update_handoff(void **state)
 	snprintf(line, sizeof(line),
 		 "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx, static: %s }\n", path);
 	st = mk_stage(line);
-	st->rt = st;   /* pretend a runtime runs it: update() posts and waits */
+	st->runtime_runs = true;   /* pretend a runtime runs it: update() posts and waits */
 	mac_n(src, 0xabcdef);
 	mac_n(mac, 0xfedcba);
 	expect_flood(st, frame_b(mac, src, P0, 0), PORTS(0x6));   /* src learned */
@@ -1045,7 +1045,7 @@ test_update_handoff(void **state)
 	}
 	mac_n(mac, 0xabcdef);
 	expect_out(st, frame_b(mac, mac_n_ret(src, 5), P1, 0), P0);
-	st->rt = NULL;
+	st->runtime_runs = false;
 	rm_stage(st);
 	unlink(path);
 }
@@ -1068,7 +1068,7 @@ test_update_only_in_housekeep(void **state)
 	int k, calls = 0;
 
 	st = mk_stage("  l2: { type: l2fib, ports: [p0, p1, p2], next: tx }\n");
-	st->rt = st;   /* pretend a runtime runs it: update() posts and waits */
+	st->runtime_runs = true;   /* pretend a runtime runs it: update() posts and waits */
 	snprintf(line, sizeof(line),
 		 "  l2: { type: l2fib, ports: [p0, p1, p2], next: tx,\n"
 		 "        static: [ { mac: \"" A "\", port: p2 } ] }\n");
@@ -1095,7 +1095,7 @@ test_update_only_in_housekeep(void **state)
 	assert_true(calls >= 1);
 	assert_int_equal(gauge(st, "entries_static"), 1);
 	expect_out(st, frame(A, B, P0, 0), P2);
-	st->rt = NULL;
+	st->runtime_runs = false;
 	rm_stage(st);
 }
 

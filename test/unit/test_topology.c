@@ -413,6 +413,57 @@ test_ok_yaml_names(void **state)
 	pf_topo_free(t);
 }
 
+/*
+ * What a stage sees of the topology (pf_stage_env): its ports, clock,
+ * flush interval and file, and the one wiring question (pf_stage_fed_by).
+ */
+static void
+test_stage_env(void **state)
+{
+	static const char text[] =
+		"ports:\n"
+		"  p0: { device: net_null0, mac: \"02:00:00:00:00:10\", ipv4: 192.168.0.1/24 }\n"
+		"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", ipv4: 10.20.0.1/16 }\n"
+		"runtime: { clock: pcap, tx_flush_us: 250 }\n"
+		"stages:\n"
+		"  rx: { type: rx, ports: [p0, p1], next: { ipv4: lpm, arp: neigh } }\n"
+		"  lpm: { type: lpm, routes: [ { prefix: 172.16.0.0/12, via: 10.20.30.9 } ],"
+		" next: { out: tx, neigh: neigh } }\n"
+		"  neigh: { type: neigh, next: tx }\n"
+		"  tx: { type: tx, ports: [p0, p1] }\n"
+		"lcores:\n"
+		"  1: [rx, lpm, neigh, tx]\n";
+	struct pf_errs errs = { 0 };
+	struct pf_topo *t = NULL;
+	const struct pf_stage_env *env;
+	const struct pf_stage_conf *neigh, *lpm;
+
+	(void)state;
+	if (pf_topo_load_string("env.yaml", text, &t, &errs) < 0)
+		pf_errs_print(&errs, stderr);
+	assert_non_null(t);
+	env = &t->env;
+	assert_string_equal(env->file, "env.yaml");
+	assert_int_equal(env->n_ports, 2);
+	assert_ptr_equal(env->ports, t->ports);
+	assert_string_equal(env->ports[1].name, "p1");
+	assert_int_equal(env->clock, PF_CLOCK_PCAP);
+	assert_int_equal(env->tx_flush_us, 250);
+	assert_int_equal(pf_stage_port_index(env, "p1"), 1);
+	assert_int_equal(pf_stage_port_index(env, "p2"), -1);
+	neigh = &t->stages[pf_topo_stage_index(t, "neigh")];
+	lpm = &t->stages[pf_topo_stage_index(t, "lpm")];
+	/* rx's arp edge and lpm's neigh edge reach neigh; nothing's arp edge reaches lpm. */
+	assert_true(pf_stage_fed_by(env, neigh, "arp", NULL));
+	assert_true(pf_stage_fed_by(env, neigh, "arp", "rx"));
+	assert_false(pf_stage_fed_by(env, neigh, "arp", "lpm"));
+	assert_true(pf_stage_fed_by(env, neigh, "neigh", "lpm"));
+	assert_false(pf_stage_fed_by(env, neigh, "neigh", "lpm6"));
+	assert_false(pf_stage_fed_by(env, lpm, "arp", NULL));
+	assert_true(pf_stage_fed_by(env, lpm, "ipv4", "rx"));
+	pf_topo_free(t);
+}
+
 static const char minimal[] =
 	"ports:\n"
 	"  p0: { device: net_null0 }\n"
@@ -567,6 +618,7 @@ main(void)
 		cmocka_unit_test(test_ok_minimal_defaults),
 		cmocka_unit_test(test_ok_instances),
 		cmocka_unit_test(test_ok_yaml_names),
+		cmocka_unit_test(test_stage_env),
 		cmocka_unit_test(test_file_size_limit),
 		cmocka_unit_test(test_unreadable_file),
 		cmocka_unit_test(test_many_errors_counted),
