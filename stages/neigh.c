@@ -190,7 +190,6 @@ neigh_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_
 	unsigned int i;
 	int rc = 0;
 
-	RTE_SET_USED(env);
 	if (cfg == NULL)
 		return -ENOMEM;
 	sc->cfg = cfg;

@@ -13,10 +13,11 @@ rx -> xc -> tx (net_null). With the flood running: SIGHUP is applied within
 2 s, SIGINT is acted on within 2 s (pipefwd logs "stopping:"; it then ends
 with exit 0 and nothing unaccounted, however long a busy machine takes to
 drain), and a run with -d 3 acts within 5 s of starting to forward. The
-second (SIGINT) run and the -d run add a storm of net_tap's own real-time signal (sent with kill() as fast as a fast link
-raises it, which a loaded VM cannot reach with frames) and checks the same;
-the storm lasts until pipefwd closes the port (its interface leaves the
-namespace), as a real one does. Needs root and /dev/net/tun (else skipped, 77).
+second SIGINT run and the -d run add a storm of net_tap's own real-time
+signal (sent with kill() as fast as a fast link raises it, which a loaded
+VM cannot reach with frames) and check the same; the storm lasts until
+pipefwd closes the port (its interface leaves the namespace), as a real
+one does. Needs root and /dev/net/tun (else skipped, 77).
 Everything stays in the namespace, which is deleted at the end.
 """
 import os
