@@ -28,7 +28,8 @@
 
 #include "pf_err.h"
 #include "pf_meta.h"
-#include "pf_topo.h"
+#include "pf_stage_ctl.h"
+#include "pf_stage_obs.h"
 
 #define PF_EDGE_DROP 0
 /**
@@ -73,12 +74,6 @@ struct pf_ctr_desc {
 	(edge)[i] = PF_EDGE_DROP;		\
 	(ctrs)[ctr]++;				\
 } while (0)
-
-/** A named value a stage reports besides its counters (table entries, memory). */
-struct pf_gauge {
-	char name[48];
-	uint64_t value;
-};
 
 /** A burst_port hint value for port index @p p (0 means no hint). */
 #define PF_BURST_PORT(p) ((uint16_t)((p) + 1))
@@ -128,88 +123,7 @@ pf_burst_port_write(struct rte_mbuf **pkts, uint16_t n, uint16_t hint)
 
 struct pf_stage;
 struct rte_tel_data;
-
-#define PF_CHANGE_TEXT_MAX 200
-
-/**
- * One live table change (app/changes.c): added to or deleted from a stage's
- * table without editing a file. The stage's edit op applies it to a freshly
- * parsed configuration and fills in where the change belongs in the files,
- * so that `pipefwd-ctl changes --save` can write it back.
- */
-struct pf_change {
-	char stage[PF_NAME_MAX];          /**< the YAML stage (group) name */
-	char table[16];                   /**< "routes", "rules", "macs" */
-	bool del;                         /**< delete (else add) */
-	char entry[PF_CHANGE_TEXT_MAX];   /**< the entry as a table-file line (edit normalises it) */
-	char key[128];                    /**< what identifies it (prefix, MAC [domain], rule) */
-	/* Filled by edit: where the change goes in the files. */
-	char file[PATH_MAX];              /**< del: declared there; add: the table file or topology */
-	int line;                         /**< del: its line; add to a topology list: the last item's */
-	int col;                          /**< >0: an item of a YAML list at this column (inline) */
-	char item[PF_CHANGE_TEXT_MAX + 40]; /**< add inline: the YAML list item text */
-};
-
-/*
- * For stages' edit ops (app/changes.c): where a change goes when saved.
- *
- * pf_change_add_at: an added entry goes to the table file @p file when the
- * stage has one (""), else as YAML list item @p item after the last item of
- * the stage's inline list @p key (or into a new list at the stage's keys).
- */
-void pf_change_add_at(struct pf_change *ch, const struct pf_stage_conf *sc, const char *key,
-		      const char *file, const char *item);
-/** A deleted entry was item @p item of an inline list in the topology file. */
-void pf_change_del_item(struct pf_change *ch, const struct pf_node *item);
-/** A deleted entry was line @p line of table file @p file. */
-void pf_change_del_line(struct pf_change *ch, const char *file, int line);
-
-/**
- * A request for one page of a stage's table (/pipefwd/table, app/show.c):
- * the filters a stage honours where they apply, and the page wanted.
- */
-struct pf_show_req {
-	uint32_t offset;          /**< matching rows to skip */
-	uint32_t limit;           /**< most rows to return; the 16 KiB reply may cut it shorter */
-	int32_t port;             /**< port index, -1: any */
-	int32_t vlan;             /**< VLAN ID (0: untagged), -1: any */
-	const char *addr;         /**< "lookup": the address asked about, else "" */
-};
-
-/** Column types of a page. */
-enum pf_show_type { PF_SHOW_STR = 0, PF_SHOW_U64 };
-
-struct pf_show_col {
-	const char *name;
-	uint8_t type;             /**< enum pf_show_type */
-};
-
-/** One cell of a row: .s for PF_SHOW_STR columns, .u for PF_SHOW_U64. */
-union pf_show_val {
-	const char *s;
-	uint64_t u;
-};
-
-struct pf_show;
-
-/**
- * Start the page in @p d with these columns (app/show.c). The reply holds
- * one array per column (DPDK 22.11 telemetry nests one level only).
- * Returns NULL on ENOMEM.
- */
-struct pf_show *pf_show_start(struct rte_tel_data *d, const struct pf_show_req *req,
-			      const struct pf_show_col *cols, uint16_t n_cols);
-/**
- * Offer the next matching row. Rows before req->offset are only counted;
- * rows past the page (req->limit or the reply's byte budget) are counted
- * in "total" too. Returns false once the page is full: a caller that need
- * not report the total may stop there.
- */
-bool pf_show_row(struct pf_show *sh, const union pf_show_val *vals);
-/** Finish the page: total, count, next offset (-1 at the end). Frees @p sh. */
-void pf_show_end(struct pf_show *sh);
-/** "aa:bb:cc:dd:ee:ff" into @p buf (18 bytes). */
-void pf_show_mac(char *buf, const uint8_t *mac);
+struct pf_topo;
 
 struct pf_stage_ops {
 	const char *type;                 /**< the YAML "type:" value */
@@ -340,7 +254,7 @@ struct pf_stage_ops {
 	void (*free)(struct pf_stage *st);
 
 	/**
-	 * Packet trace (app/trace.c), optional: called on the owning lcore right
+	 * Packet trace (app/console/trace.c), optional: called on the owning lcore right
 	 * after process_burst ran on the one traced packet @p m, to say in
 	 * @p buf what the lookup found that the metadata does not hold (the ACL
 	 * rule, a session). Reads only; never on an untraced packet.
@@ -409,7 +323,7 @@ struct pf_stage {
 	/*
 	 * In this order: the runtime takes burst_port and in_burst_in_port as
 	 * one word and gives a consumer in_burst_in_port and in_burst_port as
-	 * one (app/edge.c).
+	 * one (app/runtime/edge.c).
 	 */
 	uint16_t in_burst_port;           /**< the producer's burst_port, or 0 (runtime) */
 	/** Instance 0 of this stage's instances (itself when it is instance 0 or plain). */

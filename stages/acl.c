@@ -1828,7 +1828,7 @@ acl_show_rules(const struct pf_stage *st, const struct pf_show_req *req, struct 
 }
 
 /*
- * Packet trace (app/trace.c): the packet was the whole burst just processed,
+ * Packet trace (app/console/trace.c): the packet was the whole burst just processed,
  * so the burst scratch holds its verdict: a session, or the rule it matched.
  */
 static void

@@ -596,7 +596,7 @@ pf_acl_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf
 	return errs->n != nerr ? -EINVAL : 0;
 }
 
-/* ---- live changes (app/changes.c) --------------------------------------- */
+/* ---- live changes (app/control/changes.c) --------------------------------------- */
 
 /* Canonical text of rule line @p s, or -1. */
 static int

@@ -109,7 +109,7 @@ void pf_acl_cfg_free(void *cfg);
 struct pf_stage_conf;
 struct pf_stage_env;
 struct pf_change;
-/* Live change to the parsed rules (the stage's edit op, include/pf_changes.h). */
+/* Live change to the parsed rules (the stage's edit op, app/control/pf_changes.h). */
 int pf_acl_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 		    struct pf_errs *errs);
 

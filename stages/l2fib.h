@@ -96,7 +96,7 @@ int l2_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf
 void l2_cfg_free(void *cfg);
 /* @p cfg's static entries as (key, port), sorted by key; NULL only on ENOMEM. */
 struct l2_static_key *l2_static_keys(const struct l2_cfg *cfg);
-/* Live static-entry change (the edit op, include/pf_changes.h). */
+/* Live static-entry change (the edit op, app/control/pf_changes.h). */
 int l2_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 		struct pf_errs *errs);
 

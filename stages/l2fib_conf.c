@@ -349,7 +349,7 @@ l2_static_keys(const struct l2_cfg *cfg)
 }
 
 
-/* ---- live changes (app/changes.c) --------------------------------------- */
+/* ---- live changes (app/control/changes.c) --------------------------------------- */
 
 /* The inline "static" item whose mac sits at @p s's position. */
 static const struct pf_node *

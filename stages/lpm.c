@@ -1478,7 +1478,7 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 	return 0;
 }
 
-/* Packet trace (app/trace.c): the route the packet's destination takes. */
+/* Packet trace (app/console/trace.c): the route the packet's destination takes. */
 static void
 lpm_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t len)
 {

@@ -82,7 +82,7 @@ int lpm_edit_split(const struct pf_stage_conf *sc, const struct pf_change *ch,
 void lpm_edit_del_at(const struct pf_stage_conf *sc, struct pf_change *ch, const char *routes_file,
 		    bool from_file, uint32_t line, uint16_t col);
 
-/** Live change to the parsed routes (the stage's edit op, include/pf_changes.h). */
+/** Live change to the parsed routes (the stage's edit op, app/control/pf_changes.h). */
 int lpm_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 		 struct pf_errs *errs);
 

@@ -36,7 +36,7 @@ struct lpm6_cfg {
 int lpm6_cfg_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
 void lpm6_cfg_free(void *cfg);
 
-/** Live change to the parsed routes (the stage's edit op, include/pf_changes.h). */
+/** Live change to the parsed routes (the stage's edit op, app/control/pf_changes.h). */
 /** The stage has its neigh edge wired (a live route may name a gateway by address). */
 bool lpm6_edit_neigh_wired(const struct pf_stage_conf *sc);
 int lpm6_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,

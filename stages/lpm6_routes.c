@@ -267,7 +267,7 @@ lpm6_cfg_free(void *p)
 	free(cfg);
 }
 
-/* ---- live changes (app/changes.c) --------------------------------------- */
+/* ---- live changes (app/control/changes.c) --------------------------------------- */
 
 const char *const lpm6_edit_tables[] = { "routes", NULL };
 

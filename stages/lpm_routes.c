@@ -532,7 +532,7 @@ lpm_cfg_free(void *p)
 	free(cfg);
 }
 
-/* ---- live changes (app/changes.c) --------------------------------------- */
+/* ---- live changes (app/control/changes.c) --------------------------------------- */
 
 /* The route @p addr/@p len in sorted @p cfg, or NULL. */
 static struct lpm_route *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * neigh: the slow path of neighbour resolution by ARP (RFC 826) and IPv6 Neighbour
- *   Discovery (RFC 4861), the only writer of the neighbour table (include/pf_neigh.h) that
+ *   Discovery (RFC 4861), the only writer of the neighbour table (stages/lib/pf_neigh.h) that
  *   forwarding stages read without locks.
  * Edges: drop, out (ARP replies and requests, NSs and NAs, released packets: md->out_port
  *   set), icmp (optional: held IPv4 packets whose neighbour failed, as Destination Unreachable
@@ -15,7 +15,7 @@
  * Fed by rx's "arp" edge (every ARP frame), by lpm's "neigh" edge: IPv4
  * packets to a next hop (md->nexthop, host order) on md->out_port whose MAC
  * the table does not have, and by lpm6's: IPv6 packets likewise (md->nexthop
- * names the neighbour, include/pf_neigh.h) and the NSs and NAs lpm6
+ * names the neighbour, stages/lib/pf_neigh.h) and the NSs and NAs lpm6
  * validated (RFC 4861 7.1), which teach a MAC as ARP does. Such a packet
  * is held in its entry (a bounded queue), a request goes out (broadcast ARP
  * or multicast NS), and when the reply comes the held

@@ -333,7 +333,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	for (i = 0; i < sc->n_rx_ports; i++) {
 		uint16_t k = rx->n_ports, pid = st->env->ports[sc->rx_ports[i]].port_id;
 
-		/* A device without RSS got one queue (app/port.c said so): skip the rest. */
+		/* A device without RSS got one queue (app/runtime/port.c said so): skip the rest. */
 		if (!rx_queue_exists(pid, rx->queue))
 			continue;
 		rx->port_idx[k] = sc->rx_ports[i];

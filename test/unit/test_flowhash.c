@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The flow hash that feeds stage instances (include/pf_flowhash.h): both
+ * The flow hash that feeds stage instances (stages/lib/pf_flowhash.h): both
  * directions of a flow hash alike, flows spread evenly over any number of
  * instances, non-first fragments hash on the address pair, nothing reads
  * past data_len.

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The port plan (include/pf_portplan.h) on fake device capability sets:
+ * The port plan (app/runtime/pf_portplan.h) on fake device capability sets:
  * with and without RSS, with and without checksum offload, fast free only
  * where it is safe; the symmetric key really is symmetric; the redirection
- * table is even. And runtime.hugepages (include/pf_hugepages.h) on fake
+ * table is even. And runtime.hugepages (app/runtime/pf_hugepages.h) on fake
  * /proc files, --check's NUMA warnings on a fake sysfs, and the socket of
  * each table and ring on a fake lcore -> socket map. No EAL: all are pure
  * functions.

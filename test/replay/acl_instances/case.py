@@ -4,7 +4,7 @@ rx fans the packets out to acl.0 / acl.1 by the symmetric flow hash, so each
 reply meets the session its opener created in the same instance (with an
 asymmetric hash about half the replies would be denied). The output is the
 single-acl model's; per-instance packet counts follow the documented hash
-(include/pf_flowhash.h), re-implemented below, and both instances get work."""
+(stages/lib/pf_flowhash.h), re-implemented below, and both instances get work."""
 import ipaddress
 import os
 
@@ -52,7 +52,7 @@ def inputs():
     return {"p0": interleave(flows())}
 
 
-# ---- the documented flow hash (include/pf_flowhash.h), for per-instance counts
+# ---- the documented flow hash (stages/lib/pf_flowhash.h), for per-instance counts
 M64 = (1 << 64) - 1
 
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Stage placement (include/pf_placement.h): exhaustive search when the
+ * Stage placement (app/console/pf_placement.h): exhaustive search when the
  * space is small (lcores^stages <= 2^20, which covers real pipelines),
  * otherwise largest-load-first greedy placement.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Live table changes (app/changes.c): add or delete a route, a static MAC or
+ * Live table changes (app/control/changes.c): add or delete a route, a static MAC or
  * an ACL rule on the stats socket, and flush learned MACs, without editing a
  * file. A change is applied like a reload of the running file with every
  * live change on top (pf_topo_load_edited, pf_reload_live): the stage builds

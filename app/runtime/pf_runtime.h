@@ -20,7 +20,7 @@
 
 #define PF_RING_HIST_BUCKETS 32
 
-struct pf_cap_tap;   /* app/capture.c: a packet capture armed on a ring or a stage */
+struct pf_cap_tap;   /* app/console/capture.c: a packet capture armed on a ring or a stage */
 
 /**
  * The ring of one edge between two stages. Every edge keeps its ring, but
@@ -112,7 +112,7 @@ struct pf_rt_stage {
 	uint16_t (*process_burst)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n,
 				  uint16_t *edge);
 	/**
-	 * PF_WATCH_* (app/trace.c): a packet trace or a drop capture wants this
+	 * PF_WATCH_* (app/console/trace.c): a packet trace or a drop capture wants this
 	 * stage's packets one by one. Tested once per burst; 0 when nothing is armed.
 	 */
 	uint8_t watch;
@@ -264,7 +264,7 @@ uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);
  * Log a WARNING for each capacity drop since the last call: a full ring, an
  * empty mempool or missed frames on a port, a stage's *_full counter: the
  * first at once, then at most a line a second per resource. The main thread
- * calls it every 100 ms (app/dropwatch.c).
+ * calls it every 100 ms (app/runtime/dropwatch.c).
  */
 void pf_dropwatch_poll(const struct pf_runtime *rt);
 void pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t);
@@ -278,7 +278,7 @@ uint64_t pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port);
 /** Port stats: live, or the snapshot taken at shutdown. */
 void pf_runtime_port_stats(const struct pf_runtime *rt, uint16_t port, struct rte_eth_stats *es);
 
-/** Human summary and JSON report (app/report.c). */
+/** Human summary and JSON report (app/console/report.c). */
 void pf_report_summary(const struct pf_runtime *rt, FILE *out);
 int pf_report_json(const struct pf_runtime *rt, const char *path);
 

@@ -3,7 +3,7 @@
  * The runtime: builds the mempool, ports, rings and stages from a topology,
  * starts the workers, stops them (sources first, then every ring and tx
  * buffer drains) and frees everything. The QSBR helpers stages use live
- * here too. The other jobs are in their own files (app/rt_internal.h).
+ * here too. The other jobs are in their own files (app/runtime/rt_internal.h).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -390,7 +390,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		rs->packets += n;
 		rs->bursts++;
 		rs->ran = true;
-		/* Trace or drop capture armed (app/trace.c): the one branch per burst. */
+		/* Trace or drop capture armed (app/console/trace.c): the one branch per burst. */
 		if (unlikely(watch != 0)) {
 			/* One packet per call: no hint holds for the burst, none is taken. */
 			st->in_burst_in_port = 0;

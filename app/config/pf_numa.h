@@ -33,7 +33,7 @@ int pf_numa_table_socket(const struct pf_topo *t, uint16_t s, pf_lcore_socket_fn
 /** The socket of ring @p ring: its consumer's lcore (the one that reads it), -1 unknown. */
 int pf_numa_ring_socket(const struct pf_topo *t, uint16_t ring, pf_lcore_socket_fn fn, void *arg);
 
-/** pf_lcore_socket_fn of the running EAL (app/stage.c): -1 for an lcore it did not enable. */
+/** pf_lcore_socket_fn of the running EAL (app/runtime/stage.c): -1 for an lcore it did not enable. */
 int pf_numa_eal_socket(unsigned int lcore, void *arg);
 
 /**

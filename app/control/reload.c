@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Live reload (include/pf_reload.h).
+ * Live reload (app/control/pf_reload.h).
  *
  * A reload applies to every stage or to none (two phases, see pf_reload),
  * and the running topology is never written: a new one is published by
@@ -15,7 +15,7 @@
  * content. What needs a restart: EAL options, ports, the set of stages and their edges, ring sizes, runtime options, and
  * lcores that were not started (declare spare lcores as `N: []`).
  *
- * Live table changes (app/changes.c) take the same path: pf_reload_live
+ * Live table changes (app/control/changes.c) take the same path: pf_reload_live
  * applies the running file with the changes on top, for one stage only.
  */
 #include <errno.h>

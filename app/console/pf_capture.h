@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Live packet capture into pcapng files (app/capture.c).
+ * Live packet capture into pcapng files (app/console/capture.c).
  *
  * A client (pipefwd-ctl capture) asks through the telemetry socket for the
  * next N packets crossing an edge between two stages or a port, and a file:
@@ -42,7 +42,7 @@ void pf_capture_burst(struct pf_cap_tap **where, struct rte_mbuf **pkts, uint16_
  * copy @p m, which stage @p stage drops for @p reason (its counter index, or
  * PF_REASON_RING_FULL / PF_REASON_NO_EDGE), if the tap wants that reason.
  * The file gets "STAGE:REASON" in the packet's comment. Called by
- * app/trace.c before the packet is freed.
+ * app/console/trace.c before the packet is freed.
  */
 void pf_capture_drop(struct pf_cap_tap *tap, struct rte_mbuf *m, uint16_t stage, uint16_t reason);
 

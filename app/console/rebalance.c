@@ -3,14 +3,14 @@
  * Rebalance advice from what the running pipeline measured: each stage's
  * cycles per second and each ring's packets per second over a sliding
  * window (the last few seconds, not since start, so advice follows a load
- * that changed), fed to the placement function (app/placement.c).
+ * that changed), fed to the placement function (app/console/placement.c).
  *
  * The main thread samples the counters about once a second
  * (pf_rebalance_sample) into a ring of PF_REBALANCE_SAMPLES; advice takes the
  * difference between the counters now and the oldest sample inside the
  * window. Until a first sample exists (the first second) it uses the
  * counters since start. Counters are never reset (a clear keeps baselines
- * in app/telemetry.c), so differences are exact.
+ * in app/console/telemetry.c), so differences are exact.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Live table changes on the stats socket (include/pf_changes.h).
+ * Live table changes on the stats socket (app/control/pf_changes.h).
  *
  * The list holds the changes made since the file was last (re)loaded, in
  * order, each normalised by its stage's edit op. A change is tried as the
@@ -13,7 +13,7 @@
  * live takes the add off the list instead (the file never had it).
  *
  * Access: like /pipefwd/reload and /pipefwd/capture, any client of the
- * owner-only telemetry socket (0600 in a 0700 directory, app/telemetry.c)
+ * owner-only telemetry socket (0600 in a 0700 directory, app/console/telemetry.c)
  * may change tables; there is no read-only mode to bypass.
  */
 #include <errno.h>

@@ -19,7 +19,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 
-#include "pf_topo.h"
+#include "pf_stage_ctl.h"
 
 struct pf_own_macs {
 	uint64_t filter[4];              /**< bit b set: some own MAC ends in byte b */

@@ -13,7 +13,7 @@
  *   /pipefwd/clear   [,NAME]  counters (and hwm) from now on, all or one stage/ring
  *   /pipefwd/table,STAGE,TABLE[,key=value...]
  *                             one page of a stage's table (macs, routes, lookup,
- *                             rules, sessions): the stage's show op, app/show.c
+ *                             rules, sessions): the stage's show op, app/console/show.c
  *
  * Every reply is built on DPDK's telemetry thread from plain relaxed loads of
  * single-writer counters: the data path never takes a lock and never waits

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Packet trace and the drop tap (app/trace.c), VPP's `trace add` for pipefwd.
+ * Packet trace and the drop tap (app/console/trace.c), VPP's `trace add` for pipefwd.
  *
  *   /pipefwd/trace,N[,STAGE]   record the next N packets entering STAGE (every
  *                              source when none is named) and their path

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Live stats on DPDK's telemetry socket (app/telemetry.c).
+ * Live stats on DPDK's telemetry socket (app/console/telemetry.c).
  *
  * pipefwd registers /pipefwd/{rings,stages,lcores,ports,config,totals,table,clear,...} with
  * rte_telemetry_register_cmd, so any DPDK telemetry client (dpdk-telemetry.py,

@@ -4,7 +4,7 @@
  * What to configure on a port, decided from what the device offers
  * (struct rte_eth_dev_info) and what the topology asks: rx/tx queue counts,
  * RSS (hash types, key, redirection table) and offloads. A pure function of
- * its inputs, so unit tests drive it with fake capability sets; app/port.c
+ * its inputs, so unit tests drive it with fake capability sets; app/runtime/port.c
  * applies the plan.
  */
 #ifndef PF_PORTPLAN_H
@@ -41,7 +41,7 @@ struct pf_port_want {
 	bool fast_free_ok;         /**< every mbuf sent here has refcnt 1 and one pool */
 };
 
-/** The decision: what app/port.c configures. */
+/** The decision: what app/runtime/port.c configures. */
 struct pf_port_plan {
 	uint16_t n_rxq, n_txq;
 	uint64_t rss_hf;           /**< 0: no RSS */

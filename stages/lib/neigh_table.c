@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The neighbour table (include/pf_neigh.h): an rte_hash with lock-free
+ * The neighbour table (stages/lib/pf_neigh.h): an rte_hash with lock-free
  * readers and one writer, entries in an array by hash position. A deleted
  * key keeps its position (RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL) until every
  * worker has passed a quiescent point, so a reader that found it still

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The topology: ports, stages, rings and the lcore map, as loaded from one
+ * YAML file and fully validated before anything runs.
+ *
+ * pf_topo_load() does both passes (types and ranges, then the graph) and the
+ * stages' own parameter parsing, without touching DPDK. The result is what
+ * the runtime builds from, what --check prints about, and what a reload is
+ * compared against.
+ */
+#ifndef PF_TOPO_H
+#define PF_TOPO_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pf_stage_ctl.h"
+
+#define PF_MAX_RINGS 256
+#define PF_MAX_LCORES 128        /**< RTE_MAX_LCORE of Debian's DPDK */
+#define PF_MAX_EAL_ARGS 64
+
+#define PF_RING_SIZE_DEFAULT 1024
+
+/** One ring: all edges from one stage to another share it (order is kept). */
+struct pf_ring_conf {
+	char name[2 * PF_NAME_MAX + 4];  /**< "from->to" */
+	uint16_t from, to;               /**< stage indexes */
+	uint32_t size;                   /**< rte_ring size (power of two, usable size-1) */
+	uint32_t burst;                  /**< consumer dequeue burst */
+};
+
+struct pf_lcore_conf {
+	unsigned int id;
+	uint16_t n_stages;
+	uint16_t stages[PF_MAX_STAGES];
+};
+
+/** runtime.hugepages: EAL memory from hugepages or not. */
+enum pf_hugepages {
+	PF_HUGE_AUTO = 0,    /**< hugepages when /proc/meminfo shows free ones, else --no-huge */
+	PF_HUGE_ON,          /**< EAL's default: fail without hugepages */
+	PF_HUGE_OFF,         /**< always --no-huge */
+};
+
+struct pf_topo {
+	char file[PATH_MAX];
+	struct pf_doc *doc;
+
+	int eal_argc;
+	char *eal_argv[PF_MAX_EAL_ARGS];
+	bool eal_has_lcores;             /**< the file chose lcores itself (-l/-c/--lcores) */
+	unsigned int main_lcore;
+
+	uint16_t n_ports;
+	struct pf_port_conf ports[PF_MAX_PORTS];
+	uint16_t n_stages;
+	struct pf_stage_conf stages[PF_MAX_STAGES];
+	uint16_t n_rings;
+	struct pf_ring_conf rings[PF_MAX_RINGS];
+	uint16_t n_lcores;
+	struct pf_lcore_conf lcores[PF_MAX_LCORES];
+
+	uint32_t ring_size_default;
+	uint32_t burst_default;
+	uint32_t mbufs;                  /**< pool size: configured or derived */
+	uint32_t mbufs_required;         /**< what the topology needs at least */
+	uint16_t mbuf_data_size;
+	uint32_t tx_flush_us;
+	enum pf_clock_mode clock;
+	/** runtime.backpressure: lossless mode, a stage takes only what its downstream rings hold */
+	bool backpressure;
+	enum pf_hugepages hugepages;     /**< runtime.hugepages */
+	/** The stages' view of this topology, filled once its ports and runtime keys are read. */
+	struct pf_stage_env env;
+};
+
+/**
+ * Load and validate @p path. All problems are appended to @p errs.
+ * Returns 0 with *out set, or -EINVAL (errors recorded) with *out NULL.
+ */
+int pf_topo_load(const char *path, struct pf_topo **out, struct pf_errs *errs);
+/** Same from memory; @p name stands for the file name in messages (tests). */
+int pf_topo_load_string(const char *name, const char *text, struct pf_topo **out,
+			struct pf_errs *errs);
+void pf_topo_free(struct pf_topo *topo);
+
+struct pf_change;
+/**
+ * Load @p path like pf_topo_load, then apply the live changes @p ch[0..n)
+ * to the stages they name (each stage's edit op, after its parse; sets
+ * sc->edits). Errors of a change name the change. Not thread-safe: one
+ * such load at a time (app/control/changes.c holds the telemetry lock).
+ */
+/** What sc->edits records for the changes @p ch[0..n) of YAML stage @p group (0: none). */
+uint64_t pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group);
+int pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n,
+			struct pf_topo **out, struct pf_errs *errs);
+
+int pf_topo_port_index(const struct pf_topo *topo, const char *name);
+int pf_topo_stage_index(const struct pf_topo *topo, const char *name);
+/** Index of instance 0 of the YAML stage @p group ("acl" for acl.0 .. acl.N-1), or -1. */
+int pf_topo_group_index(const struct pf_topo *topo, const char *group);
+/** Ring index from stage @p from to stage @p to, or -1. */
+int pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to);
+
+/** Stamp @p path into @p out (path not set). Returns 0 or -errno. */
+int pf_file_stamp_read(const char *path, struct pf_file_stamp *out);
+/**
+ * The first table file of @p a whose stamp (path, size, mtime, content hash)
+ * differs in @p b, or that only one of them read; NULL when they read the
+ * same files unchanged. The returned pointer is into @p b (or @p a when @p b
+ * lacks the file).
+ */
+const char *pf_stage_conf_files_changed(const struct pf_stage_conf *a,
+					const struct pf_stage_conf *b);
+/** Free @p sc's file stamps (pf_topo_free does it for every stage). */
+void pf_stage_conf_files_free(struct pf_stage_conf *sc);
+
+/** Print a short human description (used by --check). */
+void pf_topo_describe(const struct pf_topo *topo, FILE *out);
+
+#endif /* PF_TOPO_H */
