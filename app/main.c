@@ -24,10 +24,8 @@
 #include <rte_log.h>
 #include <rte_version.h>
 
-#include "pf_capture.h"
+#include "pf_console.h"
 #include "pf_hugepages.h"
-#include "pf_trace.h"
-#include "pf_changes.h"
 #include "pf_log.h"
 #include "pf_rebalance.h"
 #include "pf_notify.h"
@@ -35,7 +33,6 @@
 #include "pf_reload.h"
 #include "pf_runtime.h"
 #include "pf_stage.h"
-#include "pf_telemetry.h"
 #include "pf_topo.h"
 #include "pf_version.h"
 
@@ -347,9 +344,7 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 		if (reload_requests != 0) {
 			reload_requests = 0;
 			pf_notify_reloading();
-			pf_telemetry_pause();   /* replies wait while the topology changes */
-			pf_reload(rt, o->topology);
-			pf_telemetry_resume();
+			pf_console_reload(o->topology);   /* replies wait meanwhile */
 			pf_notify_ready();
 			clock_gettime(CLOCK_MONOTONIC, &next);   /* no catching up after a reload */
 		}
@@ -438,12 +433,9 @@ main(int argc, char **argv)
 		pf_topo_free(topo);
 		return PF_EXIT_CONFIG;
 	}
-	pf_telemetry_set_reload_hook(request_reload);
-	pf_telemetry_register(rt);   /* stats socket; forwarding goes on without it */
-	pf_capture_set_dir(o.capture_dir);
-	pf_capture_init(rt);         /* /pipefwd/capture* and dpdk-dumpcap (rte_pdump) */
-	pf_trace_init(rt);           /* /pipefwd/trace* */
-	pf_changes_init(rt);         /* /pipefwd/change, changes, flush: live tables */
+	/* The stats socket (/pipefwd/..., dpdk-dumpcap); forwarding goes on without it. */
+	pf_console_start(rt, &(struct pf_console_opts){ .capture_dir = o.capture_dir,
+							.request_reload = request_reload });
 	if (pf_runtime_start(rt) < 0) {
 		status = 1;
 		goto out;
@@ -454,10 +446,7 @@ main(int argc, char **argv)
 	/* Tests time a signal's effect by this line, not by how fast a busy
 	 * machine then drains and writes the reports. */
 	PF_LOG(INFO, "stopping: rx stops, rings drain");
-	pf_telemetry_unregister();
-	pf_changes_shutdown();
-	pf_capture_shutdown();       /* completes a running capture's file */
-	pf_trace_shutdown();
+	pf_console_stop();           /* completes a running capture's file */
 	pf_runtime_stop(rt);
 
 	if (!o.quiet)
@@ -478,9 +467,7 @@ main(int argc, char **argv)
 		status = status ? status : PF_EXIT_ACCOUNTING;
 	}
 out:
-	pf_changes_shutdown();
-	pf_capture_shutdown();
-	pf_trace_shutdown();
+	pf_console_stop();           /* done already unless the start failed */
 	topo = rt->topo;     /* a reload published a new topology and freed the first */
 	pf_runtime_destroy(rt);
 	rte_eal_cleanup();

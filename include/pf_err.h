@@ -45,4 +45,11 @@ void pf_errs_print(const struct pf_errs *errs, FILE *out);
 /** Format one error into @p buf the same way pf_errs_print does. */
 int pf_err_format(const struct pf_err *err, char *buf, size_t len);
 
+/**
+ * The first error of @p errs as one line that fits @p len: "file:line:col:
+ * message", or only the message when the path would not fit; "refused"
+ * when there is none.
+ */
+void pf_errs_first(const struct pf_errs *errs, char *buf, size_t len);
+
 #endif /* PF_ERR_H */

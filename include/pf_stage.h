@@ -44,6 +44,15 @@
  */
 #define PF_EDGE_HELD (UINT16_MAX - 1)
 
+/**
+ * Drop reasons that are not a stage counter: the runtime's own (a full
+ * ring, an unwired edge), and none. Every other reason is the index of a
+ * stage's DROP counter.
+ */
+#define PF_REASON_RING_FULL 0xfff0
+#define PF_REASON_NO_EDGE   0xfff1
+#define PF_REASON_NONE      0xffff
+
 /** Counter kinds: a DROP counter is a drop reason, an INFO counter is not. */
 enum pf_ctr_kind {
 	PF_CTR_INFO = 0,
@@ -361,6 +370,8 @@ extern const struct pf_stage_ops pf_rx_ops, pf_tx_ops, pf_xconnect_ops, pf_l2fib
 	&pf_icmp_ops, &pf_ip4frag_ops, &pf_neigh_ops, &pf_lpm6_ops, &pf_icmp6_ops
 /** Look a type up by name, NULL if unknown. */
 const struct pf_stage_ops *pf_stage_type_find(const char *type);
+/** The name of drop reason @p reason of stage @p st ("ip4_ttl_expired", "ring_full"). */
+const char *pf_stage_reason_name(const struct pf_stage *st, uint16_t reason);
 
 /**
  * Time for stages, in nanoseconds. With clock "wall" it follows the TSC;

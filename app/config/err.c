@@ -53,3 +53,24 @@ pf_errs_print(const struct pf_errs *errs, FILE *out)
 	if (errs->n > PF_ERRS_MAX)
 		fprintf(out, "error: %u more errors not shown\n", errs->n - PF_ERRS_MAX);
 }
+
+void
+pf_errs_first(const struct pf_errs *errs, char *buf, size_t len)
+{
+	const struct pf_err *e = &errs->e[0];
+	char line[PF_ERR_MSG_MAX + 300];
+
+	if (len == 0)
+		return;
+	if (errs->n == 0)
+		snprintf(line, sizeof(line), "refused");
+	else if (e->file[0] == '\0')
+		snprintf(line, sizeof(line), "%s", e->msg);
+	else
+		pf_err_format(e, line, sizeof(line));
+	/* Keep the message, drop a path that makes it too long. */
+	if (strlen(line) >= len && errs->n != 0 && e->file[0] != '\0' && strlen(e->msg) + 4 < len)
+		snprintf(line, sizeof(line), "%s", e->msg);
+	memcpy(buf, line, (strlen(line) < len ? strlen(line) + 1 : len - 1));
+	buf[len - 1] = '\0';
+}

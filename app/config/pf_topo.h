@@ -90,14 +90,19 @@ void pf_topo_free(struct pf_topo *topo);
 struct pf_change;
 /**
  * Load @p path like pf_topo_load, then apply the live changes @p ch[0..n)
- * to the stages they name (each stage's edit op, after its parse; sets
- * sc->edits). Errors of a change name the change. Not thread-safe: one
- * such load at a time (app/control/changes.c holds the telemetry lock).
+ * to the stages they name: each stage's edit op, after its parse, which
+ * normalises the change (its entry, key and where it would be saved). A
+ * stage's sc->edits records its net changes (pf_changes_hash). Errors of a
+ * change name the change. Reentrant: the changes are an argument.
  */
-/** What sc->edits records for the changes @p ch[0..n) of YAML stage @p group (0: none). */
-uint64_t pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group);
 int pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n,
 			struct pf_topo **out, struct pf_errs *errs);
+/**
+ * What sc->edits records for the changes @p ch[0..n) of YAML stage @p group:
+ * a hash of its net changes (an add and a later delete of the same key
+ * cancel out), 0 when none is left. Keys must be normalised (edit did it).
+ */
+uint64_t pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group);
 
 int pf_topo_port_index(const struct pf_topo *topo, const char *name);
 int pf_topo_stage_index(const struct pf_topo *topo, const char *name);

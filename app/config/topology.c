@@ -723,9 +723,33 @@ wire_stages(struct pf_topo *t, struct pf_errs *errs)
 	}
 }
 
-/* Live changes for pf_topo_load_edited (one load at a time), NULL otherwise. */
-static struct pf_change *topo_changes;
-static unsigned int topo_n_changes;
+/* The live changes a load applies (pf_topo_load_edited), or none. */
+struct topo_edits {
+	struct pf_change *ch;
+	unsigned int n;
+};
+
+/* Whether change @p k of @p ch is half of a pair that cancels out: a delete
+ * whose nearest earlier change of the same key is an add, or that add (its
+ * nearest later change of the key is a delete). */
+static bool
+change_cancelled(const struct pf_change *ch, unsigned int n, unsigned int k)
+{
+	unsigned int j;
+
+	if (ch[k].del) {
+		for (j = k; j-- > 0;)
+			if (strcmp(ch[j].stage, ch[k].stage) == 0 &&
+			    strcmp(ch[j].table, ch[k].table) == 0 && strcmp(ch[j].key, ch[k].key) == 0)
+				return !ch[j].del;
+		return false;
+	}
+	for (j = k + 1; j < n; j++)
+		if (strcmp(ch[j].stage, ch[k].stage) == 0 && strcmp(ch[j].table, ch[k].table) == 0 &&
+		    strcmp(ch[j].key, ch[k].key) == 0)
+			return ch[j].del;
+	return false;
+}
 
 uint64_t
 pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group)
@@ -735,9 +759,10 @@ pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group)
 	unsigned int k;
 	const char *p;
 
-	/* FNV-1a over what the stage differs by from its file. */
+	/* FNV-1a over what the stage differs by from its file: its net changes,
+	 * so that an add and the delete that takes it back leave no trace. */
 	for (k = 0; k < n; k++) {
-		if (strcmp(ch[k].stage, group) != 0)
+		if (strcmp(ch[k].stage, group) != 0 || change_cancelled(ch, n, k))
 			continue;
 		any = true;
 		for (p = ch[k].entry; *p != '\0'; p++)
@@ -749,12 +774,13 @@ pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group)
 
 /* Apply the live changes naming @p sc's YAML stage to its fresh config. */
 static void
-apply_changes(struct pf_stage_conf *sc, const struct pf_topo *t, struct pf_errs *errs)
+apply_changes(struct pf_stage_conf *sc, const struct pf_topo *t, const struct topo_edits *ed,
+	      struct pf_errs *errs)
 {
 	unsigned int k;
 
-	for (k = 0; k < topo_n_changes; k++) {
-		struct pf_change *ch = &topo_changes[k];
+	for (k = 0; k < ed->n; k++) {
+		struct pf_change *ch = &ed->ch[k];
 
 		if (strcmp(ch->stage, sc->group) != 0)
 			continue;
@@ -766,11 +792,11 @@ apply_changes(struct pf_stage_conf *sc, const struct pf_topo *t, struct pf_errs 
 		if (sc->ops->edit(sc, &t->env, ch, errs) < 0)
 			return;
 	}
-	sc->edits = pf_changes_hash(topo_changes, topo_n_changes, sc->group);
+	sc->edits = pf_changes_hash(ed->ch, ed->n, sc->group);
 }
 
 static void
-parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
+parse_stage_params(struct pf_topo *t, const struct topo_edits *ed, struct pf_errs *errs)
 {
 	uint16_t s;
 
@@ -791,8 +817,8 @@ parse_stage_params(struct pf_topo *t, struct pf_errs *errs)
 		sc->ops->parse(sc, &t->env, sc->instance == 0 ? errs : &scratch);
 		if (sc->instance == 0)
 			pf_stage_conf_files_check(sc, e0, errs);
-		if (topo_n_changes != 0 && errs->n == e0)
-			apply_changes(sc, t, sc->instance == 0 ? errs : &scratch);
+		if (ed->n != 0 && errs->n == e0)
+			apply_changes(sc, t, ed, sc->instance == 0 ? errs : &scratch);
 		memcpy(sc->name, inst_name, sizeof(sc->name));
 	}
 }
@@ -1302,8 +1328,8 @@ pf_topo_free(struct pf_topo *t)
 }
 
 static int
-topo_load(const char *path, const char *text, size_t len, struct pf_topo **out,
-	  struct pf_errs *errs)
+topo_load(const char *path, const char *text, size_t len, const struct topo_edits *ed,
+	  struct pf_topo **out, struct pf_errs *errs)
 {
 	unsigned int before = errs->n, wire_errs;
 	const struct pf_node *root, *rings;
@@ -1356,7 +1382,7 @@ topo_load(const char *path, const char *text, size_t len, struct pf_topo **out,
 	wire_stages(t, errs);
 	wire_errs = errs->n - wire_errs;
 	build_rings(t, rings, errs);
-	parse_stage_params(t, errs);
+	parse_stage_params(t, ed, errs);
 	propagate_affine(t);
 	check_graph(t, wire_errs == 0, errs);
 	load_lcores(t, pf_map_get(root, "lcores"), errs);
@@ -1374,28 +1400,27 @@ fail:
 int
 pf_topo_load(const char *path, struct pf_topo **out, struct pf_errs *errs)
 {
-	return topo_load(path, NULL, 0, out, errs);
+	static const struct topo_edits none;
+
+	return topo_load(path, NULL, 0, &none, out, errs);
 }
 
 int
 pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n, struct pf_topo **out,
 		    struct pf_errs *errs)
 {
-	int rc;
+	const struct topo_edits ed = { ch, n };
 
-	topo_changes = ch;
-	topo_n_changes = n;
-	rc = topo_load(path, NULL, 0, out, errs);
-	topo_changes = NULL;
-	topo_n_changes = 0;
-	return rc;
+	return topo_load(path, NULL, 0, &ed, out, errs);
 }
 
 int
 pf_topo_load_string(const char *name, const char *text, struct pf_topo **out,
 		    struct pf_errs *errs)
 {
-	return topo_load(name, text, strlen(text), out, errs);
+	static const struct topo_edits none;
+
+	return topo_load(name, text, strlen(text), &none, out, errs);
 }
 
 void

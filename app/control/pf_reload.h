@@ -31,6 +31,9 @@ extern struct pf_reload_status pf_reload_status;
  */
 int pf_reload(struct pf_runtime *rt, const char *path);
 
+/** Append "; @p more" to the last reload's message (what its caller did besides). */
+void pf_reload_note(const char *more);
+
 /**
  * Apply @p new, the running topology file with live table changes applied
  * (pf_topo_load_edited), when only the stages of YAML stage @p group differ

@@ -16,7 +16,9 @@
  * lcores that were not started (declare spare lcores as `N: []`).
  *
  * Live table changes (app/control/changes.c) take the same path: pf_reload_live
- * applies the running file with the changes on top, for one stage only.
+ * applies the running file with the changes on top, for one stage only. This
+ * module knows nothing of them: whoever reloads the file (the console) discards
+ * the unsaved ones afterwards.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +29,7 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
-#include "pf_changes.h"
+#include "pf_fault.h"
 #include "pf_log.h"
 #include "pf_reload.h"
 
@@ -245,13 +247,11 @@ refuse(double t0, struct pf_errs *errs, const char *what)
 	return -EINVAL;
 }
 
-/* Fault injection for tests: PIPEFWD_FAULT_UPDATE_REFUSE=<stage> refuses its update. */
-static bool
-fault_refuse(const char *stage)
+/* The production binary refuses no update (app/pf_fault.h; pipefwd-test overrides). */
+__attribute__((weak)) bool
+pf_fault_update_refuse(const char *name)
 {
-	const char *f = getenv("PIPEFWD_FAULT_UPDATE_REFUSE");
-
-	return f != NULL && strcmp(f, stage) == 0;
+	return false;
 }
 
 /*
@@ -276,7 +276,7 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 		if (!changed[i])
 			continue;
 		rc = st->ops->update_prepare(st, &new->stages[i], &prep[i], errs);
-		if (rc == 0 && fault_refuse(new->stages[i].name)) {
+		if (rc == 0 && pf_fault_update_refuse(new->stages[i].name)) {
 			pf_node_err(errs, new->stages[i].node,
 				    "stages.%s: update refused (PIPEFWD_FAULT_UPDATE_REFUSE)",
 				    new->stages[i].name);
@@ -346,8 +346,7 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
  * pointer (stages, rings and the runtime point into it; the running one is
  * never written), the stages swap in what they prepared, the lcore map is
  * applied, and the old topology is freed after a grace period, when no
- * worker reads it any more. Live table changes not saved to the files are
- * discarded (the file is the source of truth) and the result says which.
+ * worker reads it any more.
  */
 int
 pf_reload(struct pf_runtime *rt, const char *path)
@@ -355,9 +354,8 @@ pf_reload(struct pf_runtime *rt, const char *path)
 	struct pf_topo *new = NULL;
 	struct pf_errs errs = { 0 };
 	bool changed[PF_MAX_STAGES] = { false };
-	char msg[1024], what[PF_NAME_MAX + 32], gone[512];
+	char msg[1024], what[PF_NAME_MAX + 32];
 	double t0 = now_ms();
-	size_t len;
 
 	if (pf_topo_load(path, &new, &errs) == 0)
 		diff(rt, rt->topo, new, changed, &errs);
@@ -367,12 +365,17 @@ pf_reload(struct pf_runtime *rt, const char *path)
 	}
 	if (apply(rt, new, changed, &errs, what, sizeof(what), msg, sizeof(msg)) < 0)
 		return refuse(t0, &errs, what);
-	if (pf_changes_discard(gone, sizeof(gone)) != 0) {
-		len = strlen(msg);
-		snprintf(msg + len, sizeof(msg) - len, "; %s", gone);
-	}
 	finish(t0, 0, msg);
 	return 0;
+}
+
+void
+pf_reload_note(const char *more)
+{
+	size_t len = strlen(pf_reload_status.last_msg);
+
+	snprintf(pf_reload_status.last_msg + len, sizeof(pf_reload_status.last_msg) - len, "; %s",
+		 more);
 }
 
 /*

@@ -30,9 +30,9 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "pf_capture.h"
+#include "pf_tap.h"
 #include "pf_flowhash.h"
-#include "pf_trace.h"
+#include "pf_watch.h"
 #include "rt_internal.h"
 
 /*
@@ -72,7 +72,7 @@ ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 		/* trace.c: a traced packet or a drop capture sees the loss. */
 		if (__atomic_load_n(&rs->watch, __ATOMIC_RELAXED) != 0 ||
 		    __atomic_load_n(&rs->drop_tap, __ATOMIC_RELAXED) != NULL)
-			pf_trace_lost(rs, pkts + sent, n - sent, PF_REASON_RING_FULL);
+			pf_watch_lost(rs, pkts + sent, n - sent, PF_REASON_RING_FULL);
 		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
 	}
 }
@@ -144,7 +144,7 @@ hand_over(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 
 	r->direct += n;
 	if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
-		pf_capture_burst(&r->tap, pkts, n);
+		pf_tap_burst(&r->tap, pkts, n);
 	hints_give(r->to->st, hints);
 	return now;
 }
@@ -218,7 +218,7 @@ edge_move(struct pf_rt_stage *rs, uint16_t e, struct rte_mbuf **pkts, uint16_t n
 		rs->no_edge += n;
 		if (__atomic_load_n(&rs->watch, __ATOMIC_RELAXED) != 0 ||
 		    __atomic_load_n(&rs->drop_tap, __ATOMIC_RELAXED) != NULL)
-			pf_trace_lost(rs, pkts, n, PF_REASON_NO_EDGE);
+			pf_watch_lost(rs, pkts, n, PF_REASON_NO_EDGE);
 		rte_pktmbuf_free_bulk(pkts, n);
 	}
 	return t;
@@ -394,7 +394,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		if (unlikely(watch != 0)) {
 			/* One packet per call: no hint holds for the burst, none is taken. */
 			st->in_burst_in_port = 0;
-			all = pf_trace_burst(rs, pkts, n, edge);
+			all = pf_watch_burst(rs, pkts, n, edge);
 			hints_take(st);
 			hints = 0;
 		} else {

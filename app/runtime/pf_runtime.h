@@ -112,7 +112,7 @@ struct pf_rt_stage {
 	uint16_t (*process_burst)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n,
 				  uint16_t *edge);
 	/**
-	 * PF_WATCH_* (app/console/trace.c): a packet trace or a drop capture wants this
+	 * PF_WATCH_* (app/runtime/pf_watch.h): a packet trace or a drop capture wants this
 	 * stage's packets one by one. Tested once per burst; 0 when nothing is armed.
 	 */
 	uint8_t watch;

@@ -22,6 +22,7 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include "pf_fault.h"
 #include "pf_log.h"
 #include "pf_numa.h"
 #include "rt_internal.h"
@@ -154,11 +155,17 @@ rings_maybe_at_start(struct pf_runtime *rt)
 		rt->rts[i].rings_maybe = pf_rt_rings_maybe(rt, &rt->rts[i], owner);
 }
 
+/* The production binary has no faults (app/pf_fault.h; pipefwd-test overrides). */
+__attribute__((weak)) uint32_t
+pf_fault_mbufs(uint32_t n)
+{
+	return n;
+}
+
 int
 pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs *errs)
 {
 	struct pf_runtime *rt;
-	const char *fault;
 	uint32_t n_mbufs;
 	uint16_t i, j;
 	int rc;
@@ -173,12 +180,8 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		pf_err_add(errs, topo->file, 0, 0, "cannot register the mbuf metadata field");
 		goto fail;
 	}
-	/* Fault injection for tests only: a pool smaller than the topology needs. */
-	fault = getenv("PIPEFWD_FAULT_MBUFS");
-	n_mbufs = fault != NULL && atoi(fault) >= 512 ? (uint32_t)atoi(fault) : topo->mbufs;
-	if (n_mbufs != topo->mbufs)
-		PF_LOG(WARNING, "PIPEFWD_FAULT_MBUFS: pool of %u mbufs instead of %u", n_mbufs,
-		       topo->mbufs);
+	/* A fault test's smaller pool (pipefwd-test only). */
+	n_mbufs = pf_fault_mbufs(topo->mbufs);
 	rt->pool = rte_pktmbuf_pool_create("pf_mbufs", n_mbufs, MBUF_CACHE, 0,
 					   topo->mbuf_data_size, rte_socket_id());
 	if (rt->pool == NULL) {

@@ -205,3 +205,15 @@ pf_stage_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_err
 	st->ops->update_commit(st, new_sc, prep);
 	return 0;
 }
+
+const char *
+pf_stage_reason_name(const struct pf_stage *st, uint16_t reason)
+{
+	if (reason == PF_REASON_RING_FULL)
+		return "ring_full";
+	if (reason == PF_REASON_NO_EDGE)
+		return "no_edge";
+	if (st != NULL && reason < st->ops->n_ctrs)
+		return st->ops->ctrs[reason].name;
+	return "unknown";
+}

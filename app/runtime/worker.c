@@ -14,7 +14,7 @@
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
-#include "pf_capture.h"
+#include "pf_tap.h"
 #include "rt_internal.h"
 
 #define PF_RT_QSBR_EVERY 16
@@ -53,7 +53,7 @@ run_rings(struct pf_rt_stage *rs, int me, bool timed)
 		}
 		r->dequeued += n;
 		if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
-			pf_capture_burst(&r->tap, pkts, n);
+			pf_tap_burst(&r->tap, pkts, n);
 		pf_rt_run_burst(rs, pkts, n, me, timed ? rte_rdtsc() : 0);
 		moved += n;
 		if (!rte_ring_empty(r->ring))
@@ -81,7 +81,7 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool time
 			n = max != 0 ? st->ops->rx(st, pkts, (uint16_t)max) : 0;
 			if (n != 0) {
 				if (unlikely(__atomic_load_n(&rs->tap, __ATOMIC_RELAXED) != NULL))
-					pf_capture_burst(&rs->tap, pkts, n);
+					pf_tap_burst(&rs->tap, pkts, n);
 				pf_rt_run_burst(rs, pkts, n, me, timed ? rte_rdtsc() : 0);
 				moved += n;
 			}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The stats socket: pipefwd's commands on DPDK's telemetry socket.
+ * The stats commands of the stats socket (registered by app/console/commands.c).
  *
  *   /pipefwd/rings   [,NAME]  size, used, high-water mark, enqueued, dequeued,
  *                             full drops, occupancy histogram (log2 buckets)
@@ -23,22 +23,19 @@
  * 16 KiB (DPDK drops what does not fit): clients that need every item of a
  * big topology ask per item, with the names listed by /pipefwd/config.
  *
- * The runtime is published under a mutex that only telemetry threads and
- * the main thread take, so a reply is never built while the runtime shuts
- * down (ports close, memory is freed) or while a reload rewrites the
- * topology in place (pf_telemetry_pause()).
+ * Every command runs under the console's lock (commands.c), which the main
+ * thread takes to replace the topology and to withdraw the runtime, so a
+ * reply is never built while the runtime shuts down or a reload swaps what
+ * it reads.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,17 +45,13 @@
 #include <rte_ring.h>
 #include <rte_telemetry.h>
 
+#include "pf_console.h"
 #include "pf_log.h"
 #include "pf_reload.h"
 #include "pf_rebalance.h"
-#include "pf_telemetry.h"
+#include "pf_runtime.h"
 
 #define TEL_KEY_MAX 96
-
-static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
-static const struct pf_runtime *tel_rt;   /* NULL while no runtime is published */
-static time_t tel_loaded_at;
-static bool tel_registered;
 
 /* A counter another lcore writes: one relaxed 64-bit load, never torn. */
 #define RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -216,7 +209,7 @@ static struct tel_base {
 	struct base_ring ring[PF_MAX_RINGS];
 	struct base_lcore lc[PF_MAX_LCORES];
 	struct base_port port[PF_MAX_PORTS];
-} *tel_base;   /* NULL until the first clear; under tel_lock */
+} *tel_base;   /* NULL until the first clear; under the console lock */
 
 /* @p v since the clear; a counter below its baseline (never, with one writer) shows raw. */
 static inline uint64_t
@@ -687,11 +680,10 @@ names_array(struct rte_tel_data *d, const struct pf_runtime *rt, enum tel_kind k
 }
 
 static int
-get_config(const struct pf_runtime *rt, struct rte_tel_data *d)
+get_config(const struct pf_runtime *rt, time_t loaded, struct rte_tel_data *d)
 {
 	const struct pf_topo *t = rt->topo;
 	const struct pf_reload_status *rs = &pf_reload_status;
-	time_t loaded = tel_loaded_at;
 	struct rte_tel_data *keys = rte_tel_data_alloc(), *map = rte_tel_data_alloc();
 	struct rte_tel_data *stages = rte_tel_data_alloc(), *ports = rte_tel_data_alloc();
 	char buf[RTE_TEL_MAX_STRING_LEN], key[TEL_KEY_MAX];
@@ -814,34 +806,6 @@ get_totals(const struct pf_runtime *rt, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tsc", rte_rdtsc());
 	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
 	return 0;
-}
-
-/* ---- commands ----------------------------------------------------------- */
-
-static const struct {
-	const char *cmd;
-	const char *help;     /* < 64 bytes (telemetry limit) */
-	int kind;             /* enum tel_kind, or -1/-2 for config/totals */
-} tel_cmds[] = {
-	{ "/pipefwd/rings", "pipefwd rings: fill, hwm, drops. Param: ring", TEL_RINGS },
-	{ "/pipefwd/stages", "pipefwd stages: packets, cycles, drops. Param: stage", TEL_STAGES },
-	{ "/pipefwd/lcores", "pipefwd lcores: stages, busy %. Param: lcore id", TEL_LCORES },
-	{ "/pipefwd/ports", "pipefwd ports: rx, tx, missed, errors. Param: port", TEL_PORTS },
-	{ "/pipefwd/config", "pipefwd topology, load time, lcore map", -1 },
-	{ "/pipefwd/totals", "pipefwd accounting: rx, tx, dropped, in flight", -2 },
-	{ "/pipefwd/rebalance", "pipefwd lcore map advice. Params: [cross][,window=S]", -3 },
-	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", -4 },
-	{ "/pipefwd/clear", "pipefwd: clear counters and hwm. Param: stage or ring", -6 },
-	{ "/pipefwd/table", "pipefwd table contents. Params: stage,table[,offset=N,limit=N,"
-	  "port=P,vlan=V,addr=A]", -5 },
-};
-
-static void (*tel_reload_hook)(void);
-
-void
-pf_telemetry_set_reload_hook(void (*fn)(void))
-{
-	tel_reload_hook = fn;
 }
 
 /* "1": "rx xc" style map of stage names per lcore for a placement. */
@@ -1037,144 +1001,89 @@ get_table(const struct pf_runtime *rt, const char *params, struct rte_tel_data *
 	return st->ops->show(st, what, &req, d);
 }
 
+/* ---- commands ----------------------------------------------------------- */
+
 static int
-tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
+cmd_rings(struct pf_console *con, const char *params, struct rte_tel_data *d)
 {
-	unsigned int c;
-	int rc = -ENOENT;
-
-	for (c = 0; c < RTE_DIM(tel_cmds); c++)
-		if (strcmp(cmd, tel_cmds[c].cmd) == 0)
-			break;
-	if (c == RTE_DIM(tel_cmds))
-		return -ENOENT;
-	pthread_mutex_lock(&tel_lock);
-	if (tel_rt == NULL)
-		rc = -ENODEV;   /* starting or shutting down: reply null */
-	else if (tel_cmds[c].kind >= 0)
-		rc = list_items(tel_rt, (enum tel_kind)tel_cmds[c].kind, params, d);
-	else if (tel_cmds[c].kind == -3)
-		rc = get_rebalance(tel_rt, params, d);
-	else if (tel_cmds[c].kind == -5)
-		rc = get_table(tel_rt, params, d);
-	else if (tel_cmds[c].kind == -6)
-		rc = clear_items(tel_rt, params, d);
-	else if (tel_cmds[c].kind == -4) {
-		/* Asynchronous like SIGHUP: the result shows in /pipefwd/config. */
-		if (tel_reload_hook != NULL)
-			tel_reload_hook();
-		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_int(d, "requested", tel_reload_hook != NULL);
-		rte_tel_data_add_dict_u64(d, "generation", pf_reload_status.generation);
-		rc = 0;
-	}
-	else if (params != NULL && *params != '\0')
-		rc = -EINVAL;
-	else if (tel_cmds[c].kind == -1)
-		rc = get_config(tel_rt, d);
-	else
-		rc = get_totals(tel_rt, d);
-	pthread_mutex_unlock(&tel_lock);
-	return rc;
+	return list_items(con->rt, TEL_RINGS, params, d);
 }
 
-/* ---- access control ----------------------------------------------------- */
-
-/*
- * EAL creates the runtime directory 0700, binds its sockets with the
- * process umask (often 0755) and never tightens them. Only the owner (and
- * root) may use the stats: the directory goes to 0700 and every socket in it
- * to 0600, after checking they are ours and not symlinks.
- */
 static int
-tel_secure(void)
+cmd_stages(struct pf_console *con, const char *params, struct rte_tel_data *d)
 {
-	static const char *const socks[] = { "dpdk_telemetry.v2", "telemetry", "mp_socket" };
-	const char *dir = rte_eal_get_runtime_dir();
-	struct stat sb;
-	unsigned int i;
-	int fd, rc = 0, found = 0;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		PF_LOG(WARNING, "stats: cannot open runtime dir %s: %s", dir, strerror(errno));
-		return -errno;
-	}
-	if (fstat(fd, &sb) < 0 || sb.st_uid != geteuid()) {
-		PF_LOG(WARNING, "stats: runtime dir %s is not owned by this user", dir);
-		close(fd);
-		return -EPERM;
-	}
-	if ((sb.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0) {
-		PF_LOG(WARNING, "stats: cannot chmod 0700 %s: %s", dir, strerror(errno));
-		rc = -errno;
-	}
-	for (i = 0; i < RTE_DIM(socks); i++) {
-		if (fstatat(fd, socks[i], &sb, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (!S_ISSOCK(sb.st_mode) || sb.st_uid != geteuid()) {
-			PF_LOG(WARNING, "stats: %s/%s is not our socket", dir, socks[i]);
-			rc = -EPERM;
-			continue;
-		}
-		found += i == 0;
-		if (fchmodat(fd, socks[i], 0600, 0) < 0) {
-			PF_LOG(WARNING, "stats: cannot chmod 0600 %s/%s: %s", dir, socks[i],
-			       strerror(errno));
-			rc = -errno;
-		}
-	}
-	close(fd);
-	if (found == 0) {
-		PF_LOG(WARNING, "stats: no telemetry socket in %s (EAL --no-telemetry?)", dir);
-		return -ENOENT;
-	}
-	if (rc == 0)
-		PF_LOG(INFO, "stats: %s/dpdk_telemetry.v2 (owner only)", dir);
-	return rc;
+	return list_items(con->rt, TEL_STAGES, params, d);
 }
 
-int
-pf_telemetry_register(struct pf_runtime *rt)
+static int
+cmd_lcores(struct pf_console *con, const char *params, struct rte_tel_data *d)
 {
-	unsigned int c;
-	int rc;
-
-	if (!tel_registered) {
-		for (c = 0; c < RTE_DIM(tel_cmds); c++) {
-			rc = rte_telemetry_register_cmd(tel_cmds[c].cmd, tel_handle,
-							tel_cmds[c].help);
-			if (rc < 0) {
-				PF_LOG(WARNING, "stats: cannot register %s: %s", tel_cmds[c].cmd,
-				       strerror(-rc));
-				return rc;
-			}
-		}
-		tel_registered = true;
-	}
-	pthread_mutex_lock(&tel_lock);
-	tel_rt = rt;
-	tel_loaded_at = time(NULL);
-	pthread_mutex_unlock(&tel_lock);
-	return tel_secure();
+	return list_items(con->rt, TEL_LCORES, params, d);
 }
 
-void
-pf_telemetry_unregister(void)
+static int
+cmd_ports(struct pf_console *con, const char *params, struct rte_tel_data *d)
 {
-	pthread_mutex_lock(&tel_lock);
-	tel_rt = NULL;
-	pthread_mutex_unlock(&tel_lock);
+	return list_items(con->rt, TEL_PORTS, params, d);
 }
 
-void
-pf_telemetry_pause(void)
+static int
+cmd_config(struct pf_console *con, const char *params, struct rte_tel_data *d)
 {
-	pthread_mutex_lock(&tel_lock);
+	return get_config(con->rt, con->loaded_at, d);
 }
 
-void
-pf_telemetry_resume(void)
+static int
+cmd_totals(struct pf_console *con, const char *params, struct rte_tel_data *d)
 {
-	pthread_mutex_unlock(&tel_lock);
+	return get_totals(con->rt, d);
 }
+
+static int
+cmd_rebalance(struct pf_console *con, const char *params, struct rte_tel_data *d)
+{
+	return get_rebalance(con->rt, params, d);
+}
+
+/* Asynchronous like SIGHUP: the result shows in /pipefwd/config. */
+static int
+cmd_reload(struct pf_console *con, const char *params, struct rte_tel_data *d)
+{
+	if (con->request_reload != NULL)
+		con->request_reload();
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "requested", con->request_reload != NULL);
+	rte_tel_data_add_dict_u64(d, "generation", pf_reload_status.generation);
+	return 0;
+}
+
+static int
+cmd_clear(struct pf_console *con, const char *params, struct rte_tel_data *d)
+{
+	return clear_items(con->rt, params, d);
+}
+
+static int
+cmd_table(struct pf_console *con, const char *params, struct rte_tel_data *d)
+{
+	return get_table(con->rt, params, d);
+}
+
+/* Help strings stay under 64 bytes (the telemetry limit). */
+const struct pf_cmd pf_stats_cmds[] = {
+	{ "/pipefwd/rings", "pipefwd rings: fill, hwm, drops. Param: ring", cmd_rings, false },
+	{ "/pipefwd/stages", "pipefwd stages: packets, cycles, drops. Param: stage", cmd_stages,
+	  false },
+	{ "/pipefwd/lcores", "pipefwd lcores: stages, busy %. Param: lcore id", cmd_lcores, false },
+	{ "/pipefwd/ports", "pipefwd ports: rx, tx, missed, errors. Param: port", cmd_ports, false },
+	{ "/pipefwd/config", "pipefwd topology, load time, lcore map", cmd_config, true },
+	{ "/pipefwd/totals", "pipefwd accounting: rx, tx, dropped, in flight", cmd_totals, true },
+	{ "/pipefwd/rebalance", "pipefwd lcore map advice. Params: [cross][,window=S]",
+	  cmd_rebalance, false },
+	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", cmd_reload, false },
+	{ "/pipefwd/clear", "pipefwd: clear counters and hwm. Param: stage or ring", cmd_clear,
+	  false },
+	{ "/pipefwd/table", "pipefwd table contents. Params: stage,table[,offset=N,limit=N,"
+	  "port=P,vlan=V,addr=A]", cmd_table, false },
+	{ NULL, NULL, NULL, false },
+};

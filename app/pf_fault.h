@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Fault hooks for the fault tests. The production binary's are weak no-ops
+ * (app/runtime/runtime.c, app/control/reload.c); only pipefwd-test links
+ * app/test_faults.c, whose hooks read the PIPEFWD_FAULT_* variables
+ * (docs/reliability.md), so `pipefwd` itself never looks at them.
+ */
+#ifndef PF_FAULT_H
+#define PF_FAULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/** The mbuf pool size to create instead of @p n (PIPEFWD_FAULT_MBUFS); @p n without a fault. */
+uint32_t pf_fault_mbufs(uint32_t n);
+
+/** Whether stage @p name's prepared update must be refused (PIPEFWD_FAULT_UPDATE_REFUSE). */
+bool pf_fault_update_refuse(const char *name);
+
+#endif /* PF_FAULT_H */
