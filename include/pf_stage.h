@@ -28,6 +28,7 @@
 
 #include "pf_err.h"
 #include "pf_meta.h"
+#include "pf_services.h"
 #include "pf_stage_ctl.h"
 #include "pf_stage_obs.h"
 
@@ -131,34 +132,12 @@ pf_burst_port_write(struct rte_mbuf **pkts, uint16_t n, uint16_t hint)
 #define PF_STAGE_TX_ALL 0x100
 
 struct pf_stage;
-struct rte_tel_data;
-struct pf_topo;
 
-struct pf_stage_ops {
-	const char *type;                 /**< the YAML "type:" value */
-	const char *summary;              /**< one line for --help and docs */
-	uint32_t flags;                   /**< PF_STAGE_* */
-	size_t priv_size;                 /**< zeroed, cache aligned, given in st->priv */
-	uint16_t n_edges;                 /**< edge 0 is always "drop" */
-	const char *const *edge_names;
-	uint16_t default_edge;            /**< edge that "next: <stage>" wires */
-	/** With PF_STAGE_NEXT_ALL: edges (bit e) that `next: <stage>` leaves unwired (slow paths). */
-	uint32_t next_all_skip;
-	uint16_t n_ctrs;
-	const struct pf_ctr_desc *ctrs;
-	const char *const *param_keys;    /**< stage keys besides type/next/burst, NULL-ended */
-
-	/**
-	 * Check the stage's parameters and read its table files, without DPDK.
-	 * Fills sc->cfg (freed with cfg_free) and sc's port use. Runs for
-	 * --check, at start and on reload. Returns 0 or -EINVAL with errors.
-	 */
-	int (*parse)(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
-	void (*cfg_free)(void *cfg);
-
-	/** Build DPDK objects (tables) from st->conf->cfg. */
-	int (*init)(struct pf_stage *st, struct pf_errs *errs);
-
+/**
+ * Data-path ops: the worker lcore that owns the stage calls them, between
+ * bursts of the stages it runs; no lock, no allocation but expand's, no log.
+ */
+struct pf_stage_dp {
 	/** Source stages: fill @p pkts from the stage's ports; returns how many. */
 	uint16_t (*rx)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max);
 
@@ -213,84 +192,30 @@ struct pf_stage_ops {
 	 */
 	uint16_t (*emit)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max,
 			 uint16_t *edge, bool draining);
+};
 
-	/** Sinks and holding stages: is anything still buffered? (shutdown drains until not) */
-	bool (*busy)(const struct pf_stage *st);
+/**
+ * A stage type: what it is (name, edges, counters) and its ops, grouped by
+ * the thread that calls them: dp (the owning worker lcore, this header),
+ * ctl (the control thread, pf_stage_ctl.h), obs (the stats socket and the
+ * reports, pf_stage_obs.h).
+ */
+struct pf_stage_ops {
+	const char *type;                 /**< the YAML "type:" value */
+	const char *summary;              /**< one line for --help and docs */
+	uint32_t flags;                   /**< PF_STAGE_* */
+	size_t priv_size;                 /**< zeroed, cache aligned, given in st->priv */
+	uint16_t n_edges;                 /**< edge 0 is always "drop" */
+	const char *const *edge_names;
+	uint16_t default_edge;            /**< edge that "next: <stage>" wires */
+	/** With PF_STAGE_NEXT_ALL: edges (bit e) that `next: <stage>` leaves unwired (slow paths). */
+	uint32_t next_all_skip;
+	uint16_t n_ctrs;
+	const struct pf_ctr_desc *ctrs;
 
-	/** Extra values for stats (entries, memory); returns how many written. */
-	uint16_t (*gauges)(const struct pf_stage *st, struct pf_gauge *out, uint16_t max);
-
-	/**
-	 * Reload, two phases, so that a reload applies to every stage or to
-	 * none. update_prepare builds what @p new_sc needs (new tables beside the
-	 * running ones, a posted command the owning lcore has taken) without
-	 * changing what runs, and returns it in *@p prep; it may refuse (-errno
-	 * with errors). Once every changed stage has prepared, the runtime calls
-	 * update_commit for each (it cannot fail: it publishes and frees the old
-	 * state after a grace period); if any stage refused, update_abort for
-	 * each one that had prepared (it releases @p prep, nothing changed).
-	 * Optional as a set: NULL update_prepare means table changes need a
-	 * restart.
-	 */
-	int (*update_prepare)(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
-			      struct pf_errs *errs);
-	void (*update_commit)(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep);
-	void (*update_abort)(struct pf_stage *st, void *prep);
-
-	/**
-	 * Reload, before anything is prepared: can the update apply @p new_sc
-	 * live? Returns 0, or -EINVAL with an error naming the key that needs a
-	 * restart (the reload is then refused as a whole). Optional.
-	 */
-	int (*update_check)(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
-			    struct pf_errs *errs);
-
-	/**
-	 * Show the contents of table @p what ("macs", "routes", ...) for the
-	 * stats socket: one page into @p d with pf_show_start/row/end, or a
-	 * dict for single answers ("lookup"). Runs on the telemetry thread
-	 * while the data path runs; never while a reload changes the stage.
-	 * Reads only what the stage's control reads may read concurrently.
-	 * Returns 0, -ENOENT for a table it does not have, -EINVAL for bad
-	 * arguments. Optional.
-	 */
-	int (*show)(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
-		    struct rte_tel_data *d);
-	/** Table names show() knows, NULL-ended (for help and errors). */
-	const char *const *show_tables;
-
-	/** Release everything init made. NULL-safe on a half-initialised stage. */
-	void (*free)(struct pf_stage *st);
-
-	/**
-	 * Packet trace (app/console/trace.c), optional: called on the owning lcore right
-	 * after process_burst ran on the one traced packet @p m, to say in
-	 * @p buf what the lookup found that the metadata does not hold (the ACL
-	 * rule, a session). Reads only; never on an untraced packet.
-	 */
-	void (*trace)(const struct pf_stage *st, const struct rte_mbuf *m, char *buf,
-		      size_t len);
-
-	/**
-	 * Live table change: apply @p ch to @p sc->cfg right after parse (no
-	 * DPDK; the runtime then updates the stage as a reload does). Normalises
-	 * ch->entry, sets ch->key and the save location. Returns 0, or -EINVAL
-	 * (bad entry), -EEXIST, -ENOENT (no such entry), -ENOSPC (table full),
-	 * each with an error in @p errs. Optional: NULL means no live changes.
-	 */
-	int (*edit)(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
-		    struct pf_errs *errs);
-	/** Tables edit() knows ("routes", ...), NULL-ended. */
-	const char *const *edit_tables;
-
-	/**
-	 * Act on the running table, not on its configuration (/pipefwd/flush):
-	 * @p what "flush" removes learned entries matching @p args ("port=P",
-	 * "domain=D", "" for all) through the owning lcore; fills @p d with the
-	 * outcome. Telemetry thread, serialised with reloads. Optional.
-	 */
-	int (*act)(struct pf_stage *st, const char *what, const char *args,
-		   struct rte_tel_data *d);
+	struct pf_stage_dp dp;
+	struct pf_stage_ctl ctl;
+	struct pf_stage_obs obs;
 };
 
 /** A running stage: its ops, its config, its view of the topology (env) and its state. */
@@ -372,57 +297,6 @@ extern const struct pf_stage_ops pf_rx_ops, pf_tx_ops, pf_xconnect_ops, pf_l2fib
 const struct pf_stage_ops *pf_stage_type_find(const char *type);
 /** The name of drop reason @p reason of stage @p st ("ip4_ttl_expired", "ring_full"). */
 const char *pf_stage_reason_name(const struct pf_stage *st, uint16_t reason);
-
-/**
- * Time for stages, in nanoseconds. With clock "wall" it follows the TSC;
- * with clock "pcap" it is the newest packet timestamp seen by rx, so replay
- * tests can age tables without waiting.
- */
-uint64_t pf_now_ns(void);
-void pf_clock_set_mode(enum pf_clock_mode mode);
-/** rx calls this with each packet timestamp in pcap mode. */
-void pf_clock_advance_ns(uint64_t ns);
-
-/**
- * Wait until every worker lcore has passed a quiescent point (finished the
- * pass it was in). Stages call it in update() after swapping a table pointer
- * and before freeing the old table. A no-op when no runtime runs (unit tests).
- */
-void pf_rcu_synchronize(void);
-
-/**
- * Non-blocking grace periods for the data path (a worker must never wait for
- * the others): pf_rcu_start() returns a token, pf_rcu_done(token) is true
- * once every worker has passed a quiescent point since. Without a running
- * runtime (unit tests) every token is done at once.
- */
-uint64_t pf_rcu_start(void);
-bool pf_rcu_done(uint64_t token);
-
-/** Bytes allocated on every DPDK heap now (stages report table memory as a delta). */
-uint64_t pf_heap_used(void);
-
-/**
- * Stand-alone use of a stage (unit tests, fuzzers): parse @p sc's params,
- * allocate priv and counters, init. Returns 0 or -errno with errors.
- */
-int pf_stage_create(struct pf_stage **out, struct pf_stage_conf *sc, const struct pf_topo *topo,
-		    struct pf_errs *errs);
-/**
- * The same for instance k > 0 of a stage with `instances: N`: @p first is
- * the running instance 0 (st->first), whose tables a PF_STAGE_SHARED type
- * references. @p first NULL is pf_stage_create().
- */
-int pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
-			     const struct pf_topo *topo, struct pf_stage *first,
-			     struct pf_errs *errs);
-void pf_stage_destroy(struct pf_stage *st);
-/**
- * Update a stand-alone stage to @p new_sc: update_prepare, then
- * update_commit (unit tests; the runtime's reload prepares every stage
- * first). Returns 0, or -errno with errors (nothing changed).
- */
-int pf_stage_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_errs *errs);
 
 /**
  * Whether the burst being processed came straight from rx on this lcore:

@@ -213,4 +213,94 @@ void pf_change_del_item(struct pf_change *ch, const struct pf_node *item);
 /** A deleted entry was line @p line of table file @p file. */
 void pf_change_del_line(struct pf_change *ch, const char *file, int line);
 
+struct pf_stage;
+struct pf_sink;
+
+/**
+ * A live update by table swap, the common case (lpm, lpm6, acl): build a
+ * new table beside the running one, publish it with one pointer store,
+ * free the old one once no worker can still read it. The runtime does the
+ * three steps (app/runtime/stage.c, pf_stage_prepare/commit/release) for a
+ * stage that gives this instead of prepare/commit/release.
+ */
+struct pf_stage_swap {
+	/** Offset of the table pointer in the stage's priv (read by the data path). */
+	size_t table_off;
+	/** Build the table @p sc describes into *@p out. Returns 0 or -errno with errors. */
+	int (*build)(struct pf_stage *st, const struct pf_stage_conf *sc, void **out,
+		     struct pf_errs *errs);
+	/** Free a table no reader can see (a refused new one, or the old after the grace). */
+	void (*free)(void *table);
+	/** Optional: @p table, built from @p sc, is published now (gauges, what @p sc sets). */
+	void (*published)(struct pf_stage *st, const struct pf_stage_conf *sc, const void *table);
+};
+
+/**
+ * Control ops: the control thread calls them (start, reload, live changes,
+ * shutdown), never two at a time for one stage and never from a worker.
+ * parse and edit run without DPDK (pipefwd --check).
+ */
+struct pf_stage_ctl {
+	const char *const *param_keys;    /**< stage keys besides type/next/burst, NULL-ended */
+
+	/**
+	 * Check the stage's parameters and read its table files, without DPDK.
+	 * Fills sc->cfg (freed with cfg_free) and sc's port use. Runs for
+	 * --check, at start and on reload. Returns 0 or -EINVAL with errors.
+	 */
+	int (*parse)(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
+	void (*cfg_free)(void *cfg);
+
+	/** Build DPDK objects (tables) from st->conf->cfg. */
+	int (*init)(struct pf_stage *st, struct pf_errs *errs);
+
+	/**
+	 * Reload, before anything is prepared: can the update apply @p new_sc
+	 * live? Returns 0, or -EINVAL with an error naming the key that needs a
+	 * restart (the reload is then refused as a whole). Optional.
+	 */
+	int (*check)(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
+		     struct pf_errs *errs);
+	/**
+	 * Reload, so that it applies to every stage or to none: prepare builds
+	 * what @p new_sc needs (new tables beside the running ones, a posted
+	 * command the owning lcore has taken) without changing what runs, into
+	 * *@p prep; it may refuse (-errno with errors). Once every changed stage
+	 * has prepared, commit publishes @p prep (it cannot fail) and returns the
+	 * state it replaced, or NULL; the runtime waits one grace period for the
+	 * whole reload (no worker reads the old state any more) and then hands
+	 * that back to release. If any stage refused, each prepared one gets its
+	 * @p prep to release instead (nothing changed). A stage gives either
+	 * these three or swap; neither means table changes need a restart.
+	 */
+	int (*prepare)(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+		       struct pf_errs *errs);
+	void *(*commit)(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep);
+	void (*release)(struct pf_stage *st, void *state);
+	const struct pf_stage_swap *swap;
+
+	/**
+	 * Live table change: apply @p ch to @p sc->cfg right after parse (no
+	 * DPDK; the runtime then updates the stage as a reload does). Normalises
+	 * ch->entry, sets ch->key and the save location. Returns 0, or -EINVAL
+	 * (bad entry), -EEXIST, -ENOENT (no such entry), -ENOSPC (table full),
+	 * each with an error in @p errs. Optional: NULL means no live changes.
+	 */
+	int (*edit)(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
+		    struct pf_errs *errs);
+	/** Tables edit() knows ("routes", ...), NULL-ended. */
+	const char *const *edit_tables;
+
+	/**
+	 * Act on the running table, not on its configuration (/pipefwd/flush):
+	 * @p what "flush" removes learned entries matching @p args ("port=P",
+	 * "domain=D", "" for all) through the owning lcore; reports the outcome
+	 * into @p out. Optional.
+	 */
+	int (*act)(struct pf_stage *st, const char *what, const char *args, struct pf_sink *out);
+
+	/** Release everything init made. NULL-safe on a half-initialised stage. */
+	void (*free)(struct pf_stage *st);
+};
+
 #endif /* PF_STAGE_CTL_H */

@@ -3,30 +3,48 @@
  * @file
  * The stage contract, observation side: what a stage reports besides its
  * counters (gauges), pages of its tables (show) and what a traced packet
- * found (trace). The telemetry thread calls gauges and show while the data
- * path runs; trace runs on the owning lcore for a traced packet only.
+ * found (trace). A stage writes what it reports into an opaque sink; the
+ * app renders it: telemetry JSON on the stats socket, the -j JSON report,
+ * the console text summary. No stage knows those formats.
+ *
+ * Threads: gauges, show and busy run on any thread but the owning lcore's
+ * (the stats socket's, the main thread's) while the data path runs, and read
+ * only what their stage's control reads may read concurrently; never while
+ * a reload changes the stage. trace runs on the owning lcore, right after
+ * process_burst, for a traced packet only.
  */
 #ifndef PF_STAGE_OBS_H
 #define PF_STAGE_OBS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-struct rte_tel_data;
+struct pf_stage;
+struct rte_mbuf;
 
-/** A named value a stage reports besides its counters (table entries, memory). */
+/** Where observation ops write: a set of named values (app/runtime/sink.c). */
+struct pf_sink;
+
+/** Report a named number. */
+void pf_sink_u64(struct pf_sink *s, const char *key, uint64_t v);
+void pf_sink_int(struct pf_sink *s, const char *key, int64_t v);
+/** Report a named string (a renderer may cut it at 127 bytes, keeping the start). */
+void pf_sink_str(struct pf_sink *s, const char *key, const char *v);
+
+/** A named value as the app collects them (pf_stage_gauges()). */
 struct pf_gauge {
 	char name[48];
 	uint64_t value;
 };
 
 /**
- * A request for one page of a stage's table (/pipefwd/table, app/console/show.c):
- * the filters a stage honours where they apply, and the page wanted.
+ * A request for one page of a stage's table (/pipefwd/table): the filters a
+ * stage honours where they apply, and the page wanted.
  */
 struct pf_show_req {
 	uint32_t offset;          /**< matching rows to skip */
-	uint32_t limit;           /**< most rows to return; the 16 KiB reply may cut it shorter */
+	uint32_t limit;           /**< most rows to return; the reply's size may cut it shorter */
 	int32_t port;             /**< port index, -1: any */
 	int32_t vlan;             /**< VLAN ID (0: untagged), -1: any */
 	const char *addr;         /**< "lookup": the address asked about, else "" */
@@ -49,11 +67,10 @@ union pf_show_val {
 struct pf_show;
 
 /**
- * Start the page in @p d with these columns (app/console/show.c). The reply holds
- * one array per column (DPDK 22.11 telemetry nests one level only).
- * Returns NULL on ENOMEM.
+ * Start a page of rows with these columns in @p s. Returns NULL on ENOMEM,
+ * or when the sink takes no tables (the caller then reports nothing more).
  */
-struct pf_show *pf_show_start(struct rte_tel_data *d, const struct pf_show_req *req,
+struct pf_show *pf_show_start(struct pf_sink *s, const struct pf_show_req *req,
 			      const struct pf_show_col *cols, uint16_t n_cols);
 /**
  * Offer the next matching row. Rows before req->offset are only counted;
@@ -66,5 +83,31 @@ bool pf_show_row(struct pf_show *sh, const union pf_show_val *vals);
 void pf_show_end(struct pf_show *sh);
 /** "aa:bb:cc:dd:ee:ff" into @p buf (18 bytes). */
 void pf_show_mac(char *buf, const uint8_t *mac);
+
+/** Observation ops (all optional). */
+struct pf_stage_obs {
+	/** Values besides the counters (table entries, memory, in_flight), into @p out. */
+	void (*gauges)(const struct pf_stage *st, struct pf_sink *out);
+
+	/**
+	 * Table @p what ("macs", "routes", ...): one page with pf_show_start/row/
+	 * end, or named values for single answers ("lookup"). Returns 0,
+	 * -ENOENT for a table it does not have, -EINVAL for bad arguments.
+	 */
+	int (*show)(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
+		    struct pf_sink *out);
+	/** Table names show() knows, NULL-ended (for help and errors). */
+	const char *const *show_tables;
+
+	/**
+	 * Packet trace: on the owning lcore right after process_burst ran on the
+	 * one traced packet @p m, say in @p buf what the lookup found that the
+	 * metadata does not hold (the ACL rule, a session). Reads only.
+	 */
+	void (*trace)(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t len);
+
+	/** Sinks and holding stages: is anything still buffered? (shutdown drains until not) */
+	bool (*busy)(const struct pf_stage *st);
+};
 
 #endif /* PF_STAGE_OBS_H */

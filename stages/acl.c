@@ -31,7 +31,6 @@
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
 #include <rte_tcp.h>
-#include <rte_telemetry.h>
 #include <rte_vect.h>
 
 #include "acl_rules.h"
@@ -1692,8 +1691,8 @@ acl_init(struct pf_stage *st, struct pf_errs *errs)
  * pointer into @p new_sc.
  */
 static int
-acl_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
-		   struct pf_errs *errs)
+acl_swap_build(struct pf_stage *st, const struct pf_stage_conf *new_sc, void **prep,
+	       struct pf_errs *errs)
 {
 	struct acl_priv *pv = st->priv;
 	const struct acl_cfg *cfg = new_sc->cfg;
@@ -1712,29 +1711,31 @@ acl_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **pre
 }
 
 static void
-acl_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
+acl_swap_free(void *t)
 {
-	struct acl_priv *pv = st->priv;
-	const struct acl_cfg *cfg = new_sc->cfg;
-	struct acl_tbl *nt = prep, *old;
-
-	old = pv->tbl;
-	__atomic_store_n(&pv->tbl, nt, __ATOMIC_RELEASE);
-	pf_rcu_synchronize();
-	acl_tbl_free(old);
-	pv->sweep = cfg->sweep;
-	pv->reloads++;
-	acl_log_tbl(st, nt, "reloaded");
+	acl_tbl_free(t);
 }
 
 static void
-acl_update_abort(struct pf_stage *st, void *prep)
+acl_swap_published(struct pf_stage *st, const struct pf_stage_conf *new_sc, const void *t)
 {
-	acl_tbl_free(prep);
+	struct acl_priv *pv = st->priv;
+	const struct acl_cfg *cfg = new_sc->cfg;
+
+	pv->sweep = cfg->sweep;
+	pv->reloads++;
+	acl_log_tbl(st, t, "reloaded");
 }
 
-static uint16_t
-acl_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+static const struct pf_stage_swap acl_swap = {
+	.table_off = offsetof(struct acl_priv, tbl),
+	.build = acl_swap_build,
+	.free = acl_swap_free,
+	.published = acl_swap_published,
+};
+
+static void
+acl_gauges(const struct pf_stage *st, struct pf_sink *out)
 {
 	const struct acl_priv *pv = st->priv;
 	static const struct acl_tbl none;
@@ -1757,20 +1758,17 @@ acl_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 		{ "session_mem_bytes", pv->sess_mem },
 		{ "reloads", pv->reloads },
 	};
-	uint16_t k = 0;
+	char name[24];
 	uint32_t i;
 
-	for (i = 0; i < RTE_DIM(g) && k < max; i++, k++) {
-		snprintf(out[k].name, sizeof(out[k].name), "%s", g[i].name);
-		out[k].value = g[i].v;
-	}
+	for (i = 0; i < RTE_DIM(g); i++)
+		pf_sink_u64(out, g[i].name, g[i].v);
 	/* Per-rule hits, 1-based rule numbers; only rules that matched something. */
-	for (i = 1; i <= t->n_rules && k < max; i++)
+	for (i = 1; i <= t->n_rules; i++)
 		if (t->hits[i] != 0) {
-			snprintf(out[k].name, sizeof(out[k].name), "rule.%u", i);
-			out[k++].value = t->hits[i];
+			snprintf(name, sizeof(name), "rule.%u", i);
+			pf_sink_u64(out, name, t->hits[i]);
 		}
-	return k;
 }
 
 static void
@@ -1801,7 +1799,7 @@ static const struct pf_show_col acl_rule_cols[] = {
 };
 
 static int
-acl_show_rules(const struct pf_stage *st, const struct pf_show_req *req, struct rte_tel_data *d)
+acl_show_rules(const struct pf_stage *st, const struct pf_show_req *req, struct pf_sink *d)
 {
 	const struct acl_cfg *cfg = st->conf->cfg;
 	const struct acl_priv *pv = st->priv;
@@ -1813,8 +1811,8 @@ acl_show_rules(const struct pf_stage *st, const struct pf_show_req *req, struct 
 	sh = pf_show_start(d, req, acl_rule_cols, RTE_DIM(acl_rule_cols));
 	if (sh == NULL)
 		return -ENOMEM;
-	rte_tel_data_add_dict_string(d, "default", pf_acl_action_names[cfg->default_action]);
-	rte_tel_data_add_dict_u64(d, "default_hits",
+	pf_sink_str(d, "default", pf_acl_action_names[cfg->default_action]);
+	pf_sink_u64(d, "default_hits",
 				  __atomic_load_n(&pv->tbl->hits[0], __ATOMIC_RELAXED));
 	for (r = 1; r <= cfg->n_rules && r <= pv->tbl->n_rules; r++) {
 		pf_acl_rule_format(&cfg->rules[r - 1], text, sizeof(text));
@@ -1881,7 +1879,7 @@ acl_fmt_end(char *buf, size_t len, const uint32_t *be_addr, uint16_t be_port, bo
 /* Live sessions in slot order; a slot that changed while read is skipped. */
 static int
 acl_show_sessions(const struct pf_stage *st, const struct pf_show_req *req,
-		  struct rte_tel_data *d)
+		  struct pf_sink *d)
 {
 	const struct acl_priv *pv = st->priv;
 	union pf_show_val v[RTE_DIM(acl_sess_cols)];
@@ -1931,7 +1929,7 @@ static const char *const acl_edit_tables[] = { "rules", NULL };
 
 static int
 acl_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
-	 struct rte_tel_data *d)
+	 struct pf_sink *d)
 {
 	if (strcmp(what, "rules") == 0)
 		return acl_show_rules(st, req, d);
@@ -1949,20 +1947,24 @@ const struct pf_stage_ops pf_acl_ops = {
 	.default_edge = ACL_EDGE_OUT,
 	.n_ctrs = acl_ctr_max,
 	.ctrs = acl_ctrs,
-	.param_keys = acl_keys,
-	.parse = pf_acl_parse,
-	.cfg_free = pf_acl_cfg_free,
-	.init = acl_init,
-	.process_burst = acl_process_burst,
-	.idle = acl_idle,
-	.gauges = acl_gauges,
-	.show = acl_show,
-	.show_tables = acl_show_tables,
-	.trace = acl_trace,
-	.update_prepare = acl_update_prepare,
-	.update_commit = acl_update_commit,
-	.update_abort = acl_update_abort,
-	.free = acl_free,
-	.edit = pf_acl_cfg_edit,
-	.edit_tables = acl_edit_tables,
+	.dp = {
+		.process_burst = acl_process_burst,
+		.idle = acl_idle,
+	},
+	.ctl = {
+		.param_keys = acl_keys,
+		.parse = pf_acl_parse,
+		.cfg_free = pf_acl_cfg_free,
+		.init = acl_init,
+		.swap = &acl_swap,
+		.free = acl_free,
+		.edit = pf_acl_cfg_edit,
+		.edit_tables = acl_edit_tables,
+	},
+	.obs = {
+		.gauges = acl_gauges,
+		.show = acl_show,
+		.show_tables = acl_show_tables,
+		.trace = acl_trace,
+	},
 };

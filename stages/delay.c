@@ -90,12 +90,13 @@ delay_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **p
 	return 0;
 }
 
-static void
+static void *
 delay_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
 {
 	struct delay_priv *d = st->priv;
 
 	__atomic_store_n(&d->us, ((const struct delay_cfg *)new_sc->cfg)->us, __ATOMIC_RELAXED);
+	return NULL;
 }
 
 static void
@@ -112,12 +113,16 @@ const struct pf_stage_ops pf_delay_ops = {
 	.default_edge = DELAY_EDGE_OUT,
 	.n_ctrs = delay_ctr_max,
 	.ctrs = delay_ctrs,
-	.param_keys = delay_keys,
-	.parse = delay_parse,
-	.cfg_free = delay_cfg_free,
-	.init = delay_init,
-	.process_burst = delay_process_burst,
-	.update_prepare = delay_update_prepare,
-	.update_commit = delay_update_commit,
-	.update_abort = delay_update_abort,
+	.dp = {
+		.process_burst = delay_process_burst,
+	},
+	.ctl = {
+		.param_keys = delay_keys,
+		.parse = delay_parse,
+		.cfg_free = delay_cfg_free,
+		.init = delay_init,
+		.prepare = delay_update_prepare,
+		.commit = delay_update_commit,
+		.release = delay_update_abort,
+	},
 };

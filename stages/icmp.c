@@ -248,9 +248,13 @@ const struct pf_stage_ops pf_icmp_ops = {
 	.default_edge = ICMP_EDGE_OUT,
 	.n_ctrs = icmp_ctr_max,
 	.ctrs = icmp_ctrs,
-	.param_keys = icmp_keys,
-	.parse = icmp_rl_parse,
-	.cfg_free = icmp_rl_cfg_free,
-	.init = icmp_init,
-	.process_burst = icmp_process_burst,
+	.dp = {
+		.process_burst = icmp_process_burst,
+	},
+	.ctl = {
+		.param_keys = icmp_keys,
+		.parse = icmp_rl_parse,
+		.cfg_free = icmp_rl_cfg_free,
+		.init = icmp_init,
+	},
 };

@@ -229,9 +229,13 @@ const struct pf_stage_ops pf_icmp6_ops = {
 	.default_edge = ICMP6_EDGE_OUT,
 	.n_ctrs = icmp6_ctr_max,
 	.ctrs = icmp6_ctrs,
-	.param_keys = icmp6_keys,
-	.parse = icmp_rl_parse,
-	.cfg_free = icmp_rl_cfg_free,
-	.init = icmp6_init,
-	.process_burst = icmp6_process_burst,
+	.dp = {
+		.process_burst = icmp6_process_burst,
+	},
+	.ctl = {
+		.param_keys = icmp6_keys,
+		.parse = icmp_rl_parse,
+		.cfg_free = icmp_rl_cfg_free,
+		.init = icmp6_init,
+	},
 };

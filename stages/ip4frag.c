@@ -301,18 +301,15 @@ frag_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 	return dropped == 0 ? FRAG_EDGE_OUT : PF_EDGE_MIXED;
 }
 
-static uint16_t
-frag_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+static void
+frag_gauges(const struct pf_stage *st, struct pf_sink *out)
 {
 	const struct frag_priv *fp = st->priv;
 
-	if (max < 2 || fp->direct == NULL || fp->indirect == NULL)
-		return 0;
-	snprintf(out[0].name, sizeof(out[0].name), "header_mbufs_free");
-	out[0].value = rte_mempool_avail_count(fp->direct);
-	snprintf(out[1].name, sizeof(out[1].name), "indirect_mbufs_free");
-	out[1].value = rte_mempool_avail_count(fp->indirect);
-	return 2;
+	if (fp->direct == NULL || fp->indirect == NULL)
+		return;
+	pf_sink_u64(out, "header_mbufs_free", rte_mempool_avail_count(fp->direct));
+	pf_sink_u64(out, "indirect_mbufs_free", rte_mempool_avail_count(fp->indirect));
 }
 
 const struct pf_stage_ops pf_ip4frag_ops = {
@@ -324,12 +321,18 @@ const struct pf_stage_ops pf_ip4frag_ops = {
 	.default_edge = FRAG_EDGE_OUT,
 	.n_ctrs = frag_ctr_max,
 	.ctrs = frag_ctrs,
-	.param_keys = frag_keys,
-	.parse = frag_parse,
-	.cfg_free = frag_cfg_free,
-	.init = frag_init,
-	.expand = frag_expand,
-	.process_burst = frag_process_burst,
-	.gauges = frag_gauges,
-	.free = frag_free,
+	.dp = {
+		.expand = frag_expand,
+		.process_burst = frag_process_burst,
+	},
+	.ctl = {
+		.param_keys = frag_keys,
+		.parse = frag_parse,
+		.cfg_free = frag_cfg_free,
+		.init = frag_init,
+		.free = frag_free,
+	},
+	.obs = {
+		.gauges = frag_gauges,
+	},
 };

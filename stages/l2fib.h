@@ -242,7 +242,7 @@ void l2_tbl_release(struct l2_priv *l2, uint32_t pos);
 
 int l2_init(struct pf_stage *st, struct pf_errs *errs);
 void l2_free(struct pf_stage *st);
-uint16_t l2_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max);
+void l2_gauges(const struct pf_stage *st, struct pf_sink *out);
 void l2_warn_full(struct pf_stage *st, bool force);
 void l2_remove(struct l2_priv *l2, uint32_t pos, struct l2_entry e, bool dead);
 /* Check up to @p budget positions for age (a removal costs L2_SWEEP_REMOVE). */
@@ -255,17 +255,17 @@ void l2_housekeep(struct pf_stage *st, uint64_t now_ns);
 void l2_idle(struct pf_stage *st, uint64_t now_ns);
 int l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
 		      struct pf_errs *errs);
-void l2_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep);
+void *l2_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep);
 void l2_update_abort(struct pf_stage *st, void *prep);
 int l2_update_check(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
 		    struct pf_errs *errs);
-int l2_act(struct pf_stage *st, const char *what, const char *args, struct rte_tel_data *d);
+int l2_act(struct pf_stage *st, const char *what, const char *args, struct pf_sink *d);
 
 /* ---- table contents for the stats socket (l2fib_show.c) ------------------------ */
 
 extern const char *const l2_show_tables[];
 int l2_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
-	    struct rte_tel_data *d);
+	    struct pf_sink *d);
 
 /* ---- entry helpers, shared by the data path and the table ----------------------- */
 

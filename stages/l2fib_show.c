@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_telemetry.h>
 
 #include "l2fib.h"
 
@@ -25,7 +24,7 @@ static const struct pf_show_col l2_mac_cols[] = {
 };
 
 static int
-l2_show_macs(const struct pf_stage *st, const struct pf_show_req *req, struct rte_tel_data *d)
+l2_show_macs(const struct pf_stage *st, const struct pf_show_req *req, struct pf_sink *d)
 {
 	const struct l2_cfg *cfg = st->conf->cfg;
 	const struct l2_priv *l2 = st->first->priv;
@@ -71,7 +70,7 @@ const char *const l2_show_tables[] = { "macs", NULL };
 
 int
 l2_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
-	struct rte_tel_data *d)
+	struct pf_sink *d)
 {
 	if (strcmp(what, "macs") == 0)
 		return l2_show_macs(st, req, d);

@@ -279,33 +279,26 @@ l2_evict(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
 /* Static entry changes (one instance only: update_check refuses them with
  * instances, so these plain writes have no concurrent writer). */
 
-uint16_t
-l2_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+void
+l2_gauges(const struct pf_stage *st, struct pf_sink *out)
 {
 	const struct l2_cfg *cfg = st->conf->cfg;
 	const struct l2_priv *l2 = st->priv;
 	const struct l2_table *tb = l2->tb;
 	uint32_t live = 0;
-	uint16_t n = 0, d;
+	char name[48];
+	uint16_t d;
 
 	for (d = 0; d < l2->n_domains; d++)
 		live += l2_get(&tb->dom_entries[d]);
-#define L2_GAUGE(nm, val) do {						\
-	if (n < max) {							\
-		snprintf(out[n].name, sizeof(out[n].name), "%s", nm);	\
-		out[n++].value = (val);					\
-	}								\
-} while (0)
-	L2_GAUGE("entries", live);
-	L2_GAUGE("entries_static", tb->n_static);
-	L2_GAUGE("table_size", l2->cap);
-	L2_GAUGE("memory_bytes", tb->mem_bytes);
-	L2_GAUGE("updates", __atomic_load_n(&l2->updates, __ATOMIC_RELAXED));
-	for (d = 0; d < l2->n_domains && n < max; d++) {
-		snprintf(out[n].name, sizeof(out[n].name), "entries.%s", cfg->dom[d].name);
-		out[n++].value = l2_get(&tb->dom_entries[d]);
+	pf_sink_u64(out, "entries", live);
+	pf_sink_u64(out, "entries_static", tb->n_static);
+	pf_sink_u64(out, "table_size", l2->cap);
+	pf_sink_u64(out, "memory_bytes", tb->mem_bytes);
+	pf_sink_u64(out, "updates", __atomic_load_n(&l2->updates, __ATOMIC_RELAXED));
+	for (d = 0; d < l2->n_domains; d++) {
+		snprintf(name, sizeof(name), "entries.%s", cfg->dom[d].name);
+		pf_sink_u64(out, name, l2_get(&tb->dom_entries[d]));
 	}
-#undef L2_GAUGE
-	return n;
 }
 

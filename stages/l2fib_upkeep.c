@@ -15,7 +15,6 @@
 #include <stdlib.h>
 
 #include <rte_cycles.h>
-#include <rte_telemetry.h>
 
 #include "l2fib.h"
 #include "pf_log.h"
@@ -194,10 +193,9 @@ l2_idle(struct pf_stage *st, uint64_t now_ns)
 /* ---- the control thread ------------------------------------------------------------ */
 
 static int
-l2_act_error(struct rte_tel_data *d, const char *msg)
+l2_act_error(struct pf_sink *d, const char *msg)
 {
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "error", msg);
+	pf_sink_str(d, "error", msg);
 	return 0;
 }
 
@@ -373,7 +371,7 @@ l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep
 	return 0;
 }
 
-void
+void *
 l2_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
 {
 	const struct l2_cfg *cfg = new_sc->cfg;
@@ -398,6 +396,8 @@ l2_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *
 	l2->ctl_port_limit = cfg->port_learn_limit;
 	__atomic_store_n(&l2->updates, l2->updates + 1, __ATOMIC_RELAXED);
 	free(c);
+	/* Applied by the lcore itself: nothing for a grace period to release. */
+	return NULL;
 }
 
 void
@@ -419,7 +419,7 @@ l2_update_abort(struct pf_stage *st, void *prep)
  * data path never waits; the table then shows none of them.
  */
 int
-l2_act(struct pf_stage *st, const char *what, const char *args, struct rte_tel_data *d)
+l2_act(struct pf_stage *st, const char *what, const char *args, struct pf_sink *d)
 {
 	const struct l2_cfg *cfg = st->conf->cfg;
 	struct l2_priv *l2 = st->priv;
@@ -458,9 +458,8 @@ l2_act(struct pf_stage *st, const char *what, const char *args, struct rte_tel_d
 		l2_cmd_wait(st, l2, c);
 		PF_LOG(INFO, "l2fib %s: flushed %u learned entries (%s)", st->conf->name, c->flushed,
 		       args[0] != '\0' ? args : "all");
-		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_string(d, "stage", st->conf->group);
-		rte_tel_data_add_dict_u64(d, "flushed", c->flushed);
+		pf_sink_str(d, "stage", st->conf->group);
+		pf_sink_u64(d, "flushed", c->flushed);
 	} else {
 		l2_act_error(d, "the lcore running the stage did not take the flush; nothing changed");
 	}

@@ -34,7 +34,6 @@
 #include <rte_lpm.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
-#include <rte_telemetry.h>
 
 #include "lpm.h"
 #include "pf_conf.h"
@@ -502,31 +501,33 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
  * No packet is dropped or delayed by the swap.
  */
 static int
-lpm_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
-		   struct pf_errs *errs)
+lpm_swap_build(struct pf_stage *st, const struct pf_stage_conf *sc, void **out,
+	       struct pf_errs *errs)
 {
-	return fib_build(st, new_sc->name, new_sc->cfg, (struct lpm_fib **)prep, errs);
+	return fib_build(st, sc->name, sc->cfg, (struct lpm_fib **)out, errs);
 }
 
 static void
-lpm_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
+lpm_swap_free(void *fib)
+{
+	fib_free(fib);
+}
+
+static void
+lpm_swap_published(struct pf_stage *st, const struct pf_stage_conf *sc, const void *fib)
 {
 	struct lpm_priv *lp = st->priv;
-	struct lpm_fib *nf = prep, *old;
 
-	old = lp->fib;
-	__atomic_store_n(&lp->fib, nf, __ATOMIC_RELEASE);
-	pf_rcu_synchronize();
-	fib_free(old);
 	__atomic_store_n(&lp->updates, lp->updates + 1, __ATOMIC_RELAXED);
-	gauges_set(lp, nf);
+	gauges_set(lp, fib);
 }
 
-static void
-lpm_update_abort(struct pf_stage *st, void *prep)
-{
-	fib_free(prep);
-}
+static const struct pf_stage_swap lpm_swap = {
+	.table_off = offsetof(struct lpm_priv, fib),
+	.build = lpm_swap_build,
+	.free = lpm_swap_free,
+	.published = lpm_swap_published,
+};
 
 static void
 lpm_free(struct pf_stage *st)
@@ -540,8 +541,8 @@ lpm_free(struct pf_stage *st)
 	lp->fib = NULL;
 }
 
-static uint16_t
-lpm_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+static void
+lpm_gauges(const struct pf_stage *st, struct pf_sink *out)
 {
 	const struct lpm_priv *lp = st->priv;
 	const struct { const char *name; uint64_t v; } g[] = {
@@ -553,11 +554,8 @@ lpm_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 	};
 	uint16_t i;
 
-	for (i = 0; i < RTE_DIM(g) && i < max; i++) {
-		snprintf(out[i].name, sizeof(out[i].name), "%s", g[i].name);
-		out[i].value = g[i].v;
-	}
-	return i;
+	for (i = 0; i < RTE_DIM(g); i++)
+		pf_sink_u64(out, g[i].name, g[i].v);
 }
 
 /* ---- data path ---------------------------------------------------------- */
@@ -1395,7 +1393,7 @@ lpm_fmt_prefix(char *buf, size_t len, uint32_t ip, uint8_t plen)
 
 /* Configured routes in prefix order (the order lpm_routes_check_dups sorted them in). */
 static int
-lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct rte_tel_data *d)
+lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct pf_sink *d)
 {
 	const struct lpm_cfg *cfg = st->conf->cfg;
 	union pf_show_val v[RTE_DIM(lpm_route_cols)];
@@ -1447,7 +1445,7 @@ static const char *const lpm_kinds[] = { "route", "local", "broadcast", "neighbo
 
 /* What the data path would do with destination req->addr: the fib's own entry. */
 static int
-lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct rte_tel_data *d)
+lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct pf_sink *d)
 {
 	const struct lpm_priv *lp = st->priv;
 	const struct lpm_cfg *cfg = st->conf->cfg;
@@ -1458,22 +1456,22 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 
 	if (!pf_parse_ipv4(req->addr, &ip))
 		return -EINVAL;
-	rte_tel_data_add_dict_string(d, "addr", req->addr);
+	pf_sink_str(d, "addr", req->addr);
 	nh = lpm_entry(fib, ip, &depth);
 	if (nh == fib->miss || nh >= fib->n_nh) {
-		rte_tel_data_add_dict_string(d, "result", "no_route");
+		pf_sink_str(d, "result", "no_route");
 		return 0;
 	}
 	mask = depth == 0 ? 0 : ~0u << (32 - depth);
 	lpm_fmt_prefix(pfx, sizeof(pfx), ip & mask, depth);
-	rte_tel_data_add_dict_string(d, "result", lpm_kinds[fib->nh[nh].kind]);
-	rte_tel_data_add_dict_string(d, "prefix", pfx);
-	rte_tel_data_add_dict_string(d, "port", st->env->ports[fib->nh[nh].port].name);
+	pf_sink_str(d, "result", lpm_kinds[fib->nh[nh].kind]);
+	pf_sink_str(d, "prefix", pfx);
+	pf_sink_str(d, "port", st->env->ports[fib->nh[nh].port].name);
 	if ((fib->nh[nh].kind == LPM_NH_FWD || fib->nh[nh].kind == LPM_NH_GW) && nh < cfg->n_nh)
-		rte_tel_data_add_dict_string(d, "nexthop", cfg->nh[nh].name);
+		pf_sink_str(d, "nexthop", cfg->nh[nh].name);
 	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh && cfg->nh[nh].gw == 0) {
 		pf_show_mac(mac, fib->nh[nh].macs);
-		rte_tel_data_add_dict_string(d, "mac", mac);
+		pf_sink_str(d, "mac", mac);
 	}
 	return 0;
 }
@@ -1516,7 +1514,7 @@ static const char *const lpm_edit_tables[] = { "routes", NULL };
 
 static int
 lpm_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
-	 struct rte_tel_data *d)
+	 struct pf_sink *d)
 {
 	if (strcmp(what, "routes") == 0)
 		return lpm_show_routes(st, req, d);
@@ -1534,19 +1532,23 @@ const struct pf_stage_ops pf_lpm_ops = {
 	.default_edge = LPM_EDGE_OUT,
 	.n_ctrs = lpm_ctr_max,
 	.ctrs = lpm_ctrs,
-	.param_keys = lpm_keys,
-	.parse = lpm_parse,
-	.cfg_free = lpm_cfg_free,
-	.init = lpm_init,
-	.process_burst = lpm_process_burst,
-	.gauges = lpm_gauges,
-	.show = lpm_show,
-	.show_tables = lpm_show_tables,
-	.trace = lpm_trace,
-	.update_prepare = lpm_update_prepare,
-	.update_commit = lpm_update_commit,
-	.update_abort = lpm_update_abort,
-	.free = lpm_free,
-	.edit = lpm_cfg_edit,
-	.edit_tables = lpm_edit_tables,
+	.dp = {
+		.process_burst = lpm_process_burst,
+	},
+	.ctl = {
+		.param_keys = lpm_keys,
+		.parse = lpm_parse,
+		.cfg_free = lpm_cfg_free,
+		.init = lpm_init,
+		.swap = &lpm_swap,
+		.free = lpm_free,
+		.edit = lpm_cfg_edit,
+		.edit_tables = lpm_edit_tables,
+	},
+	.obs = {
+		.gauges = lpm_gauges,
+		.show = lpm_show,
+		.show_tables = lpm_show_tables,
+		.trace = lpm_trace,
+	},
 };

@@ -390,31 +390,33 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 /* ---- live update (as lpm: build beside, swap, wait for readers, free) ---- */
 
 static int
-lpm6_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
-		    struct pf_errs *errs)
+lpm6_swap_build(struct pf_stage *st, const struct pf_stage_conf *sc, void **out,
+		struct pf_errs *errs)
 {
-	return fib6_build(st, new_sc->name, new_sc->cfg, (struct lpm6_fib **)prep, errs);
+	return fib6_build(st, sc->name, sc->cfg, (struct lpm6_fib **)out, errs);
 }
 
 static void
-lpm6_update_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
+lpm6_swap_free(void *fib)
+{
+	fib6_free(fib);
+}
+
+static void
+lpm6_swap_published(struct pf_stage *st, const struct pf_stage_conf *sc, const void *fib)
 {
 	struct lpm6_priv *lp = st->priv;
-	struct lpm6_fib *nf = prep, *old;
 
-	old = lp->fib;
-	__atomic_store_n(&lp->fib, nf, __ATOMIC_RELEASE);
-	pf_rcu_synchronize();
-	fib6_free(old);
 	__atomic_store_n(&lp->updates, lp->updates + 1, __ATOMIC_RELAXED);
-	gauges6_set(lp, nf);
+	gauges6_set(lp, fib);
 }
 
-static void
-lpm6_update_abort(struct pf_stage *st, void *prep)
-{
-	fib6_free(prep);
-}
+static const struct pf_stage_swap lpm6_swap = {
+	.table_off = offsetof(struct lpm6_priv, fib),
+	.build = lpm6_swap_build,
+	.free = lpm6_swap_free,
+	.published = lpm6_swap_published,
+};
 
 static void
 lpm6_free(struct pf_stage *st)
@@ -427,8 +429,8 @@ lpm6_free(struct pf_stage *st)
 	lp->fib = NULL;
 }
 
-static uint16_t
-lpm6_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+static void
+lpm6_gauges(const struct pf_stage *st, struct pf_sink *out)
 {
 	const struct lpm6_priv *lp = st->priv;
 	const struct { const char *name; uint64_t v; } g[] = {
@@ -440,11 +442,8 @@ lpm6_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 	};
 	uint16_t i;
 
-	for (i = 0; i < RTE_DIM(g) && i < max; i++) {
-		snprintf(out[i].name, sizeof(out[i].name), "%s", g[i].name);
-		out[i].value = g[i].v;
-	}
-	return i;
+	for (i = 0; i < RTE_DIM(g); i++)
+		pf_sink_u64(out, g[i].name, g[i].v);
 }
 
 /* ---- data path: answers for the router's own addresses ------------------ */
@@ -1043,16 +1042,20 @@ const struct pf_stage_ops pf_lpm6_ops = {
 	.default_edge = LPM6_EDGE_OUT,
 	.n_ctrs = lpm6_ctr_max,
 	.ctrs = lpm6_ctrs,
-	.param_keys = lpm6_keys,
-	.parse = lpm6_parse,
-	.cfg_free = lpm6_cfg_free,
-	.init = lpm6_init,
-	.process_burst = lpm6_process_burst,
-	.gauges = lpm6_gauges,
-	.update_prepare = lpm6_update_prepare,
-	.update_commit = lpm6_update_commit,
-	.update_abort = lpm6_update_abort,
-	.free = lpm6_free,
-	.edit = lpm6_cfg_edit,
-	.edit_tables = lpm6_edit_tables,
+	.dp = {
+		.process_burst = lpm6_process_burst,
+	},
+	.ctl = {
+		.param_keys = lpm6_keys,
+		.parse = lpm6_parse,
+		.cfg_free = lpm6_cfg_free,
+		.init = lpm6_init,
+		.swap = &lpm6_swap,
+		.free = lpm6_free,
+		.edit = lpm6_cfg_edit,
+		.edit_tables = lpm6_edit_tables,
+	},
+	.obs = {
+		.gauges = lpm6_gauges,
+	},
 };

@@ -21,7 +21,7 @@
  * or multicast NS), and when the reply comes the held
  * packets are rewritten (TTL, MACs) and sent before the MAC is published,
  * so later packets of the same flow cannot overtake them on this lcore.
- * Held and made packets leave through ops->emit, which the owning lcore
+ * Held and made packets leave through ops->dp.emit, which the owning lcore
  * calls after every pass; timers (retransmit, failure, aging) run in
  * housekeep. Entries are learned from replies and from requests aimed at
  * the router, and updated by gratuitous ARP; a sender MAC that is a group
@@ -39,7 +39,6 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-#include <rte_telemetry.h>
 
 #include "lpm.h"
 #include "nd6.h"
@@ -1001,8 +1000,8 @@ neigh_busy(const struct pf_stage *st)
 	       __atomic_load_n(&np->n_req, __ATOMIC_RELAXED) != 0;
 }
 
-static uint16_t
-neigh_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+static void
+neigh_gauges(const struct pf_stage *st, struct pf_sink *out)
 {
 	const struct neigh_priv *np = st->priv;
 	const struct { const char *name; uint64_t v; } g[] = {
@@ -1012,11 +1011,8 @@ neigh_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
 	};
 	uint16_t i;
 
-	for (i = 0; i < RTE_DIM(g) && i < max; i++) {
-		snprintf(out[i].name, sizeof(out[i].name), "%s", g[i].name);
-		out[i].value = g[i].v;
-	}
-	return i;
+	for (i = 0; i < RTE_DIM(g); i++)
+		pf_sink_u64(out, g[i].name, g[i].v);
 }
 
 /* ---- /pipefwd/table,STAGE,neighbors ------------------------------------------ */
@@ -1033,7 +1029,7 @@ static const struct pf_show_col neigh_cols[] = {
  */
 static int
 neigh_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
-	   struct rte_tel_data *d)
+	   struct pf_sink *d)
 {
 	const struct neigh_priv *np = st->priv;
 	union pf_show_val v[RTE_DIM(neigh_cols)];
@@ -1090,16 +1086,22 @@ const struct pf_stage_ops pf_neigh_ops = {
 	.default_edge = NEIGH_EDGE_OUT,
 	.n_ctrs = neigh_ctr_max,
 	.ctrs = neigh_ctrs,
-	.param_keys = neigh_keys,
-	.parse = neigh_parse,
-	.cfg_free = neigh_cfg_free,
-	.init = neigh_init,
-	.process_burst = neigh_process_burst,
-	.emit = neigh_emit,
-	.housekeep = neigh_housekeep,
-	.busy = neigh_busy,
-	.gauges = neigh_gauges,
-	.show = neigh_show,
-	.show_tables = neigh_show_tables,
-	.free = neigh_free,
+	.dp = {
+		.process_burst = neigh_process_burst,
+		.emit = neigh_emit,
+		.housekeep = neigh_housekeep,
+	},
+	.ctl = {
+		.param_keys = neigh_keys,
+		.parse = neigh_parse,
+		.cfg_free = neigh_cfg_free,
+		.init = neigh_init,
+		.free = neigh_free,
+	},
+	.obs = {
+		.busy = neigh_busy,
+		.gauges = neigh_gauges,
+		.show = neigh_show,
+		.show_tables = neigh_show_tables,
+	},
 };

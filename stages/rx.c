@@ -1235,10 +1235,14 @@ const struct pf_stage_ops pf_rx_ops = {
 	.next_all_skip = 1u << RX_EDGE_IP6_ERROR,
 	.n_ctrs = rx_ctr_max,
 	.ctrs = rx_ctrs,
-	.param_keys = rx_keys,
-	.parse = rx_parse,
-	.cfg_free = rx_cfg_free,
-	.init = rx_init,
-	.rx = rx_rx,
-	.process_burst = rx_process_burst,
+	.dp = {
+		.rx = rx_rx,
+		.process_burst = rx_process_burst,
+	},
+	.ctl = {
+		.param_keys = rx_keys,
+		.parse = rx_parse,
+		.cfg_free = rx_cfg_free,
+		.init = rx_init,
+	},
 };

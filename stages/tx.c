@@ -312,26 +312,23 @@ tx_busy(const struct pf_stage *st)
 	return __atomic_load_n(&tx->pending, __ATOMIC_RELAXED) != 0;
 }
 
-static uint16_t
-tx_gauges(const struct pf_stage *st, struct pf_gauge *out, uint16_t max)
+static void
+tx_gauges(const struct pf_stage *st, struct pf_sink *out)
 {
 	const struct tx_priv *tx = st->priv;
-	uint16_t p, n = 0;
 	uint64_t buffered = 0;
+	char name[48];
+	uint16_t p;
 
 	for (p = 0; p < PF_MAX_PORTS; p++)
 		buffered += tx->buf[p].n;
-	if (n < max) {
-		snprintf(out[n].name, sizeof(out[n].name), "in_flight");
-		out[n++].value = buffered;
-	}
-	for (p = 0; p < st->env->n_ports && n < max; p++) {
+	pf_sink_u64(out, "in_flight", buffered);
+	for (p = 0; p < st->env->n_ports; p++) {
 		if (!(tx->served_mask & (1u << p)))
 			continue;
-		snprintf(out[n].name, sizeof(out[n].name), "tx_full.%s", st->env->ports[p].name);
-		out[n++].value = tx->buf[p].dropped;
+		snprintf(name, sizeof(name), "tx_full.%s", st->env->ports[p].name);
+		pf_sink_u64(out, name, tx->buf[p].dropped);
 	}
-	return n;
 }
 
 static void
@@ -362,13 +359,19 @@ const struct pf_stage_ops pf_tx_ops = {
 	.default_edge = 0,
 	.n_ctrs = tx_ctr_max,
 	.ctrs = tx_ctrs,
-	.param_keys = tx_keys,
-	.parse = tx_parse,
-	.init = tx_init,
-	.process_burst = tx_process_burst,
-	.tx = tx_tx,
-	.idle = tx_idle,
-	.busy = tx_busy,
-	.gauges = tx_gauges,
-	.free = tx_free,
+	.dp = {
+		.process_burst = tx_process_burst,
+		.tx = tx_tx,
+		.idle = tx_idle,
+	},
+	.ctl = {
+		.param_keys = tx_keys,
+		.parse = tx_parse,
+		.init = tx_init,
+		.free = tx_free,
+	},
+	.obs = {
+		.busy = tx_busy,
+		.gauges = tx_gauges,
+	},
 };

@@ -155,8 +155,12 @@ const struct pf_stage_ops pf_xconnect_ops = {
 	.default_edge = XC_EDGE_OUT,
 	.n_ctrs = xc_ctr_max,
 	.ctrs = xc_ctrs,
-	.param_keys = xc_keys,
-	.parse = xc_parse,
-	.cfg_free = xc_cfg_free,
-	.process_burst = xc_process_burst,
+	.dp = {
+		.process_burst = xc_process_burst,
+	},
+	.ctl = {
+		.param_keys = xc_keys,
+		.parse = xc_parse,
+		.cfg_free = xc_cfg_free,
+	},
 };

@@ -474,8 +474,8 @@ check_stage_keys(const struct pf_node *sn, const char *path, const struct pf_sta
 
 	for (i = 0; i < (int)RTE_DIM(common_stage_keys); i++)
 		allowed[n++] = common_stage_keys[i];
-	for (i = 0; ops->param_keys != NULL && ops->param_keys[i] != NULL && n < 63; i++)
-		allowed[n++] = ops->param_keys[i];
+	for (i = 0; ops->ctl.param_keys != NULL && ops->ctl.param_keys[i] != NULL && n < 63; i++)
+		allowed[n++] = ops->ctl.param_keys[i];
 	allowed[n] = NULL;
 	return pf_map_check_keys(sn, path, allowed, errs);
 }
@@ -784,12 +784,12 @@ apply_changes(struct pf_stage_conf *sc, const struct pf_topo *t, const struct to
 
 		if (strcmp(ch->stage, sc->group) != 0)
 			continue;
-		if (sc->ops->edit == NULL) {
+		if (sc->ops->ctl.edit == NULL) {
 			pf_node_err(errs, sc->node, "stages.%s: stage type '%s' has no live changes",
 				    sc->group, sc->ops->type);
 			return;
 		}
-		if (sc->ops->edit(sc, &t->env, ch, errs) < 0)
+		if (sc->ops->ctl.edit(sc, &t->env, ch, errs) < 0)
 			return;
 	}
 	sc->edits = pf_changes_hash(ed->ch, ed->n, sc->group);
@@ -807,14 +807,14 @@ parse_stage_params(struct pf_topo *t, const struct topo_edits *ed, struct pf_err
 		struct pf_errs scratch = { 0 };
 		unsigned int e0;
 
-		if (sc->ops == NULL || sc->node->kind != PF_NODE_MAP || sc->ops->parse == NULL)
+		if (sc->ops == NULL || sc->node->kind != PF_NODE_MAP || sc->ops->ctl.parse == NULL)
 			continue;
 		/* Each instance gets its own config; messages name the YAML stage,
 		 * once (the same node parses the same way for every instance). */
 		memcpy(inst_name, sc->name, sizeof(inst_name));
 		memcpy(sc->name, sc->group, sizeof(sc->name));
 		e0 = errs->n;
-		sc->ops->parse(sc, &t->env, sc->instance == 0 ? errs : &scratch);
+		sc->ops->ctl.parse(sc, &t->env, sc->instance == 0 ? errs : &scratch);
 		if (sc->instance == 0)
 			pf_stage_conf_files_check(sc, e0, errs);
 		if (ed->n != 0 && errs->n == e0)
@@ -1317,8 +1317,8 @@ pf_topo_free(struct pf_topo *t)
 	if (t == NULL)
 		return;
 	for (i = 0; i < t->n_stages; i++) {
-		if (t->stages[i].cfg != NULL && t->stages[i].ops->cfg_free != NULL)
-			t->stages[i].ops->cfg_free(t->stages[i].cfg);
+		if (t->stages[i].cfg != NULL && t->stages[i].ops->ctl.cfg_free != NULL)
+			t->stages[i].ops->ctl.cfg_free(t->stages[i].cfg);
 		pf_stage_conf_files_free(&t->stages[i]);
 	}
 	for (i = 0; i < t->eal_argc; i++)

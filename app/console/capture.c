@@ -321,7 +321,7 @@ cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_re
 	for (i = 0; i < rt->n_stages; i++) {
 		const struct pf_stage_conf *sc = &t->stages[i];
 
-		if (rx && sc->ops->rx != NULL &&
+		if (rx && sc->ops->dp.rx != NULL &&
 		    has_port(sc->rx_ports, sc->n_rx_ports, port, &at)) {
 			s->taps.stage[i] = (struct pf_cap_tap){ .sink = &s->sink, .mode = PF_TAP_RX,
 							       .port = port,
@@ -330,7 +330,7 @@ cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_re
 			rl = add_name(rxs, sizeof(rxs), rl, sc->name);
 			taps++;
 		}
-		if (tx && sc->ops->tx != NULL &&
+		if (tx && sc->ops->dp.tx != NULL &&
 		    has_port(sc->tx_ports, sc->n_tx_ports, port, &at)) {
 			for (j = 0; j < rt->n_rings; j++) {
 				if (rt->rings[j].conf->to != i)

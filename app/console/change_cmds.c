@@ -24,6 +24,7 @@
 #include "pf_changes.h"
 #include "pf_console.h"
 #include "pf_runtime.h"
+#include "pf_sink.h"
 
 #define CHANGES_PAGE 24        /* changes per reply: 16 KiB at their longest */
 #define TEL_STR 128            /* DPDK 22.11 telemetry string size, NUL included */
@@ -158,6 +159,7 @@ cmd_flush(struct pf_console *con, const char *params, struct rte_tel_data *d)
 {
 	const struct pf_runtime *rt = con->rt;
 	const struct pf_stage *st = NULL;
+	struct pf_sink out;
 	char buf[128], *args;
 	uint16_t i;
 	int rc = -ENOENT;
@@ -171,13 +173,16 @@ cmd_flush(struct pf_console *con, const char *params, struct rte_tel_data *d)
 		if (strcmp(rt->stages[i]->conf->group, buf) == 0 ||
 		    strcmp(rt->stages[i]->conf->name, buf) == 0)
 			st = rt->stages[i];
-	if (st == NULL || st->ops->act == NULL) {
+	if (st == NULL || st->ops->ctl.act == NULL) {
 		pf_console_error(d, st == NULL ? "unknown stage" : "this stage has nothing to flush");
 		return 0;
 	}
+	pf_sink_tel_init(&out, d);
 	for (i = 0; i < rt->n_stages; i++)
 		if (strcmp(rt->stages[i]->conf->group, st->conf->group) == 0) {
-			rc = st->ops->act(rt->stages[i], "flush", args != NULL ? args : "", d);
+			/* The reply is the last instance's outcome. */
+			rte_tel_data_start_dict(d);
+			rc = st->ops->ctl.act(rt->stages[i], "flush", args != NULL ? args : "", &out);
 			if (rc < 0)
 				break;
 		}

@@ -83,6 +83,10 @@ void pf_console_stop(void);
  */
 int pf_console_reload(const char *path);
 
+struct pf_sink;
+/** A sink (app/runtime/pf_sink.h) that renders into the telemetry dict @p d (started). */
+void pf_sink_tel_init(struct pf_sink *s, struct rte_tel_data *d);
+
 /** Reply helper: a dict with one "error" string. */
 void pf_console_error(struct rte_tel_data *d, const char *msg);
 

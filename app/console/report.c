@@ -11,6 +11,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "pf_stages.h"
 #include "pf_reload.h"
 #include "pf_runtime.h"
 
@@ -69,12 +70,10 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 			fprintf(out, " ring_full=%" PRIu64, rs->ring_full), any = 1;
 		if (rs->no_edge)
 			fprintf(out, " no_edge=%" PRIu64, rs->no_edge), any = 1;
-		if (st->ops->gauges != NULL) {
-			n = st->ops->gauges(st, g, RTE_DIM(g));
-			for (k = 0; k < n; k++)
-				if (g[k].value != 0 && strcmp(g[k].name, "in_flight") != 0)
-					fprintf(out, " [%s=%" PRIu64 "]", g[k].name, g[k].value), any = 1;
-		}
+		n = pf_stage_gauges(st, g, RTE_DIM(g));
+		for (k = 0; k < n; k++)
+			if (g[k].value != 0 && strcmp(g[k].name, "in_flight") != 0)
+				fprintf(out, " [%s=%" PRIu64 "]", g[k].name, g[k].value), any = 1;
 		fprintf(out, "%s\n", any ? "" : " -");
 	}
 	fprintf(out, "\n%-24s %8s %6s %12s %12s %10s %8s %12s\n", "ring", "size", "burst",
@@ -163,7 +162,7 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 				first = 0;
 			}
 		fprintf(f, "},\n      \"gauges\": {");
-		n = st->ops->gauges != NULL ? st->ops->gauges(st, g, RTE_DIM(g)) : 0;
+		n = pf_stage_gauges(st, g, RTE_DIM(g));
 		for (k = 0; k < n; k++) {
 			fprintf(f, "%s", k ? ", " : "");
 			json_str(f, g[k].name);

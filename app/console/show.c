@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Pages of table rows for /pipefwd/table (stages' show ops). DPDK 22.11
+ * The telemetry renderer of the observation sink (app/runtime/pf_sink.h):
+ * named values become dict entries, and pages of table rows for
+ * /pipefwd/table (stages' show ops) column arrays. DPDK 22.11
  * telemetry nests containers one level deep and drops what does not fit in
  * its 16 KiB reply buffer, so a page is one array per column, and rows stop
  * joining it once the JSON they would take passes a byte budget: the client
@@ -12,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_telemetry.h>
 
-#include "pf_stage.h"
+#include "pf_console.h"
+#include "pf_sink.h"
 
 #define SHOW_REPLY_MAX 16384
 /* Room for the reply's header fields, column names and brackets. */
@@ -34,10 +38,11 @@ struct pf_show {
 	bool full;
 };
 
-struct pf_show *
-pf_show_start(struct rte_tel_data *d, const struct pf_show_req *req,
-	      const struct pf_show_col *cols, uint16_t n_cols)
+static struct pf_show *
+tel_show_start(void *ctx, const struct pf_show_req *req, const struct pf_show_col *cols,
+	       uint16_t n_cols)
 {
+	struct rte_tel_data *d = ctx;
 	struct pf_show *sh = calloc(1, sizeof(*sh));
 	uint32_t hdr = SHOW_HEADER;
 	uint16_t c;
@@ -131,9 +136,41 @@ pf_show_end(struct pf_show *sh)
 	free(sh);
 }
 
-void
-pf_show_mac(char *buf, const uint8_t *mac)
+/* ---- named values --------------------------------------------------------- */
+
+static void
+tel_u64(void *ctx, const char *key, uint64_t v)
 {
-	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
-		 mac[5]);
+	rte_tel_data_add_dict_u64(ctx, key, v);
+}
+
+static void
+tel_i64(void *ctx, const char *key, int64_t v)
+{
+	rte_tel_data_add_dict_int(ctx, key, (int)RTE_MAX(RTE_MIN(v, (int64_t)INT32_MAX),
+							 (int64_t)INT32_MIN));
+}
+
+static void
+tel_str(void *ctx, const char *key, const char *v)
+{
+	char buf[RTE_TEL_MAX_STRING_LEN];
+
+	/* 22.11 refuses a longer string: keep its start. */
+	snprintf(buf, sizeof(buf), "%s", v);
+	rte_tel_data_add_dict_string(ctx, key, buf);
+}
+
+static const struct pf_sink_ops tel_ops = {
+	.u64 = tel_u64,
+	.i64 = tel_i64,
+	.str = tel_str,
+	.show_start = tel_show_start,
+};
+
+void
+pf_sink_tel_init(struct pf_sink *s, struct rte_tel_data *d)
+{
+	s->ops = &tel_ops;
+	s->ctx = d;
 }

@@ -45,11 +45,13 @@
 #include <rte_ring.h>
 #include <rte_telemetry.h>
 
+#include "pf_stages.h"
 #include "pf_console.h"
 #include "pf_log.h"
 #include "pf_reload.h"
 #include "pf_rebalance.h"
 #include "pf_runtime.h"
+#include "pf_sink.h"
 
 #define TEL_KEY_MAX 96
 
@@ -507,7 +509,7 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 		/* A sink hands every non-drop edge to its tx: name edge 1 "tx". */
 		for (; k < PF_MAX_EDGES; k++) {
 			v = since(RD(rs->edge_pkts[k]), b ? b->edge[k] : 0);
-			if (ops->tx != NULL && k == 1)
+			if (ops->dp.tx != NULL && k == 1)
 				rte_tel_data_add_dict_u64(edges, "tx", v);
 			else if (v != 0) {
 				snprintf(key, sizeof(key), "edge_%u", k);
@@ -519,15 +521,15 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	if (gauges != NULL) {
 		rte_tel_data_start_dict(gauges);
 		/* Gauges read stage state with plain loads (pf_stage_ops.gauges). */
-		n = ops->gauges != NULL ? ops->gauges(st, g, RTE_DIM(g)) : 0;
+		n = pf_stage_gauges(st, g, RTE_DIM(g));
 		for (k = 0; k < n; k++) {
 			key_from(key, sizeof(key), g[k].name);
 			rte_tel_data_add_dict_u64(gauges, key, g[k].value);
 		}
 	}
 	add_sub(d, "gauges", gauges);
-	if (ops->show_tables != NULL)
-		add_sub(d, "tables", table_names(ops->show_tables));
+	if (ops->obs.show_tables != NULL)
+		add_sub(d, "tables", table_names(ops->obs.show_tables));
 }
 
 static void
@@ -975,6 +977,7 @@ table_arg(const struct pf_runtime *rt, char *kv, struct pf_show_req *req)
 static int
 get_table(const struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
 {
+	struct pf_sink out;
 	struct pf_show_req req = { .limit = TABLE_PAGE_DEFAULT, .port = -1, .vlan = -1,
 				   .addr = "" };
 	char buf[256], *save = NULL, *stage, *what, *kv;
@@ -993,12 +996,13 @@ get_table(const struct pf_runtime *rt, const char *params, struct rte_tel_data *
 	for (i = 0; i < rt->n_stages && st == NULL; i++)
 		if (strcmp(rt->stages[i]->conf->name, stage) == 0)
 			st = rt->stages[i];
-	if (st == NULL || st->ops->show == NULL)
+	if (st == NULL || st->ops->obs.show == NULL)
 		return -ENOENT;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "stage", st->conf->name);
 	rte_tel_data_add_dict_string(d, "table", what);
-	return st->ops->show(st, what, &req, d);
+	pf_sink_tel_init(&out, d);
+	return st->ops->obs.show(st, what, &req, &out);
 }
 
 /* ---- commands ----------------------------------------------------------- */

@@ -85,7 +85,7 @@ edge_name(const struct pf_stage *st, uint16_t e)
 		return st->ops->edge_names[e];
 	if (e == PF_EDGE_HELD)
 		return "held";   /* neigh: kept until the neighbour resolves */
-	return st->ops->tx != NULL ? "tx" : "?";
+	return st->ops->dp.tx != NULL ? "tx" : "?";
 }
 
 static void

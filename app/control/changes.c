@@ -78,9 +78,9 @@ pf_change_parse(const struct pf_runtime *rt, const char *text, struct pf_change 
 	st = find_stage(rt, stage);
 	if (st == NULL)
 		return "unknown stage";
-	if (st->ops->edit == NULL)
+	if (st->ops->ctl.edit == NULL)
 		return "this stage type has no live changes";
-	if (!listed(st->ops->edit_tables, table))
+	if (!listed(st->ops->ctl.edit_tables, table))
 		return "this stage has no such table (routes, rules or macs)";
 	ch->del = op[0] == 'd';
 	snprintf(ch->stage, sizeof(ch->stage), "%s", st->conf->group);

@@ -32,6 +32,7 @@
 #include "pf_fault.h"
 #include "pf_log.h"
 #include "pf_reload.h"
+#include "pf_stages.h"
 
 struct pf_reload_status pf_reload_status;
 
@@ -166,12 +167,12 @@ diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_top
 		if (file == NULL && o->edits == n->edits &&
 		    node_equal(o->node, n->node, runtime_keys))
 			continue;
-		if (o->ops->update_prepare == NULL)
+		if (!pf_stage_updatable(rt->stages[i]))
 			pf_node_err(errs, n->node,
 				    "stages.%s: stage type '%s' cannot change its parameters live; restart to apply",
 				    n->name, n->ops->type);
-		else if (o->ops->update_check == NULL ||
-			 o->ops->update_check(rt->stages[i], n, errs) == 0)
+		else if (o->ops->ctl.check == NULL ||
+			 o->ops->ctl.check(rt->stages[i], n, errs) == 0)
 			changed[i] = true;
 		if (file != NULL)
 			PF_LOG(INFO, "reload: stages.%s: table file %s changed", n->name, file);
@@ -275,18 +276,18 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 
 		if (!changed[i])
 			continue;
-		rc = st->ops->update_prepare(st, &new->stages[i], &prep[i], errs);
+		rc = pf_stage_prepare(st, &new->stages[i], &prep[i], errs);
 		if (rc == 0 && pf_fault_update_refuse(new->stages[i].name)) {
 			pf_node_err(errs, new->stages[i].node,
 				    "stages.%s: update refused (PIPEFWD_FAULT_UPDATE_REFUSE)",
 				    new->stages[i].name);
-			st->ops->update_abort(st, prep[i]);
+			pf_stage_release(st, prep[i]);
 			rc = -EINVAL;
 		}
 		if (rc < 0) {
 			for (j = 0; j < i; j++)
 				if (changed[j])
-					rt->stages[j]->ops->update_abort(rt->stages[j], prep[j]);
+					pf_stage_release(rt->stages[j], prep[j]);
 			snprintf(what, what_len, "stage %s: update refused", new->stages[i].name);
 			pf_topo_free(new);
 			return -EINVAL;
@@ -322,12 +323,18 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 	for (i = 0; i < new->n_rings; i++)
 		__atomic_store_n(&rt->rings[i].conf, &new->rings[i], __ATOMIC_RELEASE);
 	__atomic_store_n(&rt->topo, new, __ATOMIC_RELEASE);
+	/* Each changed stage publishes what it prepared and hands back what it
+	 * replaced (prep[i] now holds that). */
 	for (i = 0; i < new->n_stages; i++)
 		if (changed[i])
-			rt->stages[i]->ops->update_commit(rt->stages[i], &new->stages[i], prep[i]);
+			prep[i] = pf_stage_commit(rt->stages[i], &new->stages[i], prep[i]);
 	moved = pf_runtime_apply_lcore_map(rt, new);
-	/* Nobody reads the old topology after a grace period. */
+	/* One grace period for the whole reload: then no worker reads the old
+	 * topology or any table a stage replaced. */
 	pf_rcu_synchronize();
+	for (i = 0; i < new->n_stages; i++)
+		if (changed[i])
+			pf_stage_release(rt->stages[i], prep[i]);
 	for (i = 0; i < old->n_stages; i++)
 		if (!changed[i])
 			old->stages[i].cfg = spare[i];

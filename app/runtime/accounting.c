@@ -21,7 +21,7 @@ pf_rt_drained(const struct pf_runtime *rt)
 		if (rte_ring_count(rt->rings[i].ring) != 0)
 			return false;
 	for (i = 0; i < rt->n_stages; i++)
-		if (rt->stages[i]->ops->busy != NULL && rt->stages[i]->ops->busy(rt->stages[i]))
+		if (rt->stages[i]->ops->obs.busy != NULL && rt->stages[i]->ops->obs.busy(rt->stages[i]))
 			return false;
 	return true;
 }
@@ -74,8 +74,7 @@ pf_runtime_rx_total(const struct pf_runtime *rt)
 void
 pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t)
 {
-	struct pf_gauge g[PF_MAX_PORTS + 8];
-	uint16_t i, p, k, n;
+	uint16_t i, p, k;
 
 	memset(t, 0, sizeof(*t));
 	for (p = 0; p < rt->topo->n_ports; p++) {
@@ -91,12 +90,7 @@ pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t)
 		for (k = 0; k < st->ops->n_ctrs; k++)
 			if (st->ops->ctrs[k].kind == PF_CTR_DROP)
 				t->dropped += st->ctrs[k];
-		if (st->ops->gauges != NULL) {
-			n = st->ops->gauges(st, g, RTE_DIM(g));
-			for (k = 0; k < n; k++)
-				if (strcmp(g[k].name, "in_flight") == 0)
-					t->in_flight += g[k].value;
-		}
+		t->in_flight += pf_stage_gauge(st, "in_flight");
 	}
 	for (i = 0; i < rt->n_rings; i++)
 		t->in_flight += rte_ring_count(rt->rings[i].ring);

@@ -208,8 +208,8 @@ edge_move(struct pf_rt_stage *rs, uint16_t e, struct rte_mbuf **pkts, uint16_t n
 	rs->edge_pkts[e] += n;
 	if (e == PF_EDGE_DROP)
 		rte_pktmbuf_free_bulk(pkts, n);
-	else if (st->ops->tx != NULL)
-		st->ops->tx(st, pkts, n);
+	else if (st->ops->dp.tx != NULL)
+		st->ops->dp.tx(st, pkts, n);
 	else if (likely(rs->out[e] != NULL))
 		return edge_send(rs, rs->out[e], pkts, n, me, t);
 	else if (rs->fan[e] != NULL)
@@ -303,7 +303,7 @@ check_hint(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 #endif
 
 /*
- * A holding stage's burst (ops->emit set, always MIXED): take out what it
+ * A holding stage's burst (ops->dp.emit set, always MIXED): take out what it
  * kept (PF_EDGE_HELD), move the rest, then send what the burst released.
  * Out of line, so the common dispatch stays as it was.
  */
@@ -331,7 +331,7 @@ static uint64_t run_expand(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint1
 
 /*
  * A sink that takes every packet (PF_STAGE_TX_ALL): no verdicts, straight
- * to ops->tx, which reads the producer's hint in in_burst_port.
+ * to ops->dp.tx, which reads the producer's hint in in_burst_port.
  */
 static __rte_always_inline uint64_t
 run_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint64_t t0)
@@ -342,7 +342,7 @@ run_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint64_t t0
 	rs->bursts++;
 	rs->ran = true;
 	rs->edge_pkts[1] += n;
-	st->ops->tx(st, pkts, n);
+	st->ops->dp.tx(st, pkts, n);
 	hints_give(st, 0);
 	return charge(rs, t0);
 }
@@ -470,7 +470,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 }
 
 /*
- * A stage that emits more packets than it takes (ops->expand: ip4frag).
+ * A stage that emits more packets than it takes (ops->dp.expand: ip4frag).
  * expand turns a prefix of the input into at most one burst of output, and
  * that burst runs through process_burst and moves on like any other. The
  * packets beyond the ones taken are the stage's replicas: accounting adds
@@ -485,7 +485,7 @@ run_expand(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, u
 
 	while (done < n) {
 		taken = 0;
-		m = st->ops->expand(st, pkts + done, n - done, &taken, out, PF_BURST_MAX);
+		m = st->ops->dp.expand(st, pkts + done, n - done, &taken, out, PF_BURST_MAX);
 		/* Each input packet becomes one or more: no progress is a bug. */
 		RTE_VERIFY(taken != 0 && taken <= n - done && m >= taken);
 		done += taken;
@@ -516,7 +516,7 @@ pf_rt_emit(struct pf_rt_stage *rs, int me, bool draining, bool timed)
 
 	if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 		max = pf_rt_room(rs, me, max);
-	n = max != 0 ? rs->st->ops->emit(rs->st, pkts, (uint16_t)max, edge, draining) : 0;
+	n = max != 0 ? rs->st->ops->dp.emit(rs->st, pkts, (uint16_t)max, edge, draining) : 0;
 	if (n == 0)
 		return 0;
 #ifndef NDEBUG

@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include "pf_stage.h"
+#include "pf_stages.h"
 #include "pf_topo.h"
 
 #define PF_RING_HIST_BUCKETS 32
@@ -64,13 +65,13 @@ struct pf_rt_fan {
 #define PF_RX_STOPPED     2
 
 /** pf_rt_stage.kind bits. */
-#define PF_RT_KIND_SOURCE 0x01   /**< ops->rx */
-#define PF_RT_KIND_TX     0x02   /**< ops->tx (a sink) */
-#define PF_RT_KIND_TX_ALL 0x04   /**< PF_STAGE_TX_ALL: ops->tx without process_burst */
-#define PF_RT_KIND_EXPAND 0x08   /**< ops->expand */
-#define PF_RT_KIND_EMIT   0x10   /**< ops->emit (holds packets) */
+#define PF_RT_KIND_SOURCE 0x01   /**< ops->dp.rx */
+#define PF_RT_KIND_TX     0x02   /**< ops->dp.tx (a sink) */
+#define PF_RT_KIND_TX_ALL 0x04   /**< PF_STAGE_TX_ALL: ops->dp.tx without process_burst */
+#define PF_RT_KIND_EXPAND 0x08   /**< ops->dp.expand */
+#define PF_RT_KIND_EMIT   0x10   /**< ops->dp.emit (holds packets) */
 #define PF_RT_KIND_LOSSLESS 0x20 /**< runtime.backpressure: take only what fits */
-#define PF_RT_KIND_IDLE   0x40   /**< ops->idle */
+#define PF_RT_KIND_IDLE   0x40   /**< ops->dp.idle */
 
 /** Runtime view of one stage (the stage itself is rs->st). */
 struct pf_rt_stage {
@@ -108,7 +109,7 @@ struct pf_rt_stage {
 	 * once (PF_RT_KIND_*): one load instead of a chase through st->ops.
 	 */
 	uint8_t kind;
-	/** st->ops->process_burst, copied for the same reason. */
+	/** st->ops->dp.process_burst, copied for the same reason. */
 	uint16_t (*process_burst)(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n,
 				  uint16_t *edge);
 	/**
@@ -147,7 +148,7 @@ struct pf_rt_lcore {
 	uint64_t idle_cycles;                       /**< cycles in passes that moved nothing */
 	uint64_t first_tsc;                         /**< when the loop began */
 	uint64_t last_tsc;                          /**< when the last pass ended */
-	uint64_t housekeep_tsc;                     /**< next stage upkeep (ops->housekeep) */
+	uint64_t housekeep_tsc;                     /**< next stage upkeep (ops->dp.housekeep) */
 };
 
 struct pf_runtime {

@@ -62,7 +62,7 @@ pf_rt_direct_key(int me)
 uint64_t pf_rt_run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me,
 			 uint64_t t0);
 /*
- * edge.c: let @p rs (a stage with ops->emit) hand over what it releases or
+ * edge.c: let @p rs (a stage with ops->dp.emit) hand over what it releases or
  * made, and move it on by edge (@p timed: in a timed pass). Returns how
  * many packets it emitted.
  */

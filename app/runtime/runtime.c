@@ -25,6 +25,7 @@
 #include "pf_fault.h"
 #include "pf_log.h"
 #include "pf_numa.h"
+#include "pf_stages.h"
 #include "rt_internal.h"
 
 #define MBUF_CACHE 256
@@ -103,13 +104,13 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 	rs->st->runtime_runs = true;
 	rs->owner = sc->lcore;
 	rs->burst = sc->burst;
-	rs->process_burst = sc->ops->process_burst;
-	rs->kind = (sc->ops->rx != NULL ? PF_RT_KIND_SOURCE : 0) |
-		   (sc->ops->tx != NULL ? PF_RT_KIND_TX : 0) |
+	rs->process_burst = sc->ops->dp.process_burst;
+	rs->kind = (sc->ops->dp.rx != NULL ? PF_RT_KIND_SOURCE : 0) |
+		   (sc->ops->dp.tx != NULL ? PF_RT_KIND_TX : 0) |
 		   (sc->ops->flags & PF_STAGE_TX_ALL ? PF_RT_KIND_TX_ALL : 0) |
-		   (sc->ops->expand != NULL ? PF_RT_KIND_EXPAND : 0) |
-		   (sc->ops->emit != NULL ? PF_RT_KIND_EMIT : 0) |
-		   (sc->ops->idle != NULL ? PF_RT_KIND_IDLE : 0) |
+		   (sc->ops->dp.expand != NULL ? PF_RT_KIND_EXPAND : 0) |
+		   (sc->ops->dp.emit != NULL ? PF_RT_KIND_EMIT : 0) |
+		   (sc->ops->dp.idle != NULL ? PF_RT_KIND_IDLE : 0) |
 		   (rt->topo->backpressure ? PF_RT_KIND_LOSSLESS : 0);
 	/* Edge 0 (drop) has no ring: run_burst relies on out[0] being NULL. */
 	for (e = 1; e < sc->ops->n_edges && e < PF_MAX_EDGES; e++) {
@@ -258,35 +259,6 @@ fail:
 	return rc;
 }
 
-/* The runtime whose workers stage updates synchronise with. */
-static struct pf_runtime *running;
-
-void
-pf_rcu_synchronize(void)
-{
-	struct pf_runtime *rt = __atomic_load_n(&running, __ATOMIC_ACQUIRE);
-
-	if (rt != NULL && rt->qsbr != NULL)
-		rte_rcu_qsbr_synchronize(rt->qsbr, RTE_QSBR_THRID_INVALID);
-}
-
-uint64_t
-pf_rcu_start(void)
-{
-	struct pf_runtime *rt = __atomic_load_n(&running, __ATOMIC_ACQUIRE);
-
-	return rt != NULL && rt->qsbr != NULL ? rte_rcu_qsbr_start(rt->qsbr) : 0;
-}
-
-bool
-pf_rcu_done(uint64_t token)
-{
-	struct pf_runtime *rt = __atomic_load_n(&running, __ATOMIC_ACQUIRE);
-
-	return rt == NULL || rt->qsbr == NULL || token == 0 ||
-	       rte_rcu_qsbr_check(rt->qsbr, token, false) == 1;
-}
-
 int
 pf_runtime_start(struct pf_runtime *rt)
 {
@@ -294,7 +266,7 @@ pf_runtime_start(struct pf_runtime *rt)
 	int rc;
 
 	rt->start_tsc = rte_rdtsc();
-	__atomic_store_n(&running, rt, __ATOMIC_RELEASE);
+	pf_services_set_qsbr(rt->qsbr);
 	for (i = 0; i < rt->n_lcores; i++) {
 		rc = rte_eal_remote_launch(pf_rt_worker_main, rt, rt->lcores[i].id);
 		if (rc < 0) {
@@ -327,7 +299,7 @@ pf_runtime_stop(struct pf_runtime *rt)
 	rt->stop_tsc = rte_rdtsc();
 	__atomic_store_n(&rt->stop, 1, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
-	__atomic_store_n(&running, NULL, __ATOMIC_RELEASE);
+	pf_services_set_qsbr(NULL);
 	pf_rt_close_ports(rt);
 	rt->mbufs_in_use = 0;
 	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)

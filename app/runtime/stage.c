@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Stage helpers shared by the runtime, unit tests and fuzzers: the metadata
- * dynfield, the stage clock and stand-alone stage creation.
+ * Stage helpers shared by the runtime, unit tests and fuzzers
+ * (app/runtime/pf_stages.h): the metadata dynfield, the type registry's
+ * lookup, running a live update in the contract's three steps, collecting
+ * gauges, and stand-alone stage creation.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +16,7 @@
 #include <rte_mbuf_dyn.h>
 
 #include "pf_numa.h"
-#include "pf_stage.h"
+#include "pf_stages.h"
 
 int pf_meta_offset = -1;
 
@@ -46,51 +48,6 @@ pf_stage_type_find(const char *type)
 		if (strcmp(pf_stage_types[i]->type, type) == 0)
 			return pf_stage_types[i];
 	return NULL;
-}
-
-uint64_t
-pf_heap_used(void)
-{
-	struct rte_malloc_socket_stats s;
-	uint64_t used = 0;
-	unsigned int i;
-
-	for (i = 0; i < rte_socket_count(); i++)
-		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &s) == 0)
-			used += s.heap_allocsz_bytes;
-	return used;
-}
-
-/* ---- clock -------------------------------------------------------------- */
-
-static enum pf_clock_mode clock_mode;
-static uint64_t clock_driven_ns;   /* newest packet timestamp (pcap mode) */
-
-void
-pf_clock_set_mode(enum pf_clock_mode mode)
-{
-	clock_mode = mode;
-	clock_driven_ns = 0;
-}
-
-void
-pf_clock_advance_ns(uint64_t ns)
-{
-	/* Time never goes backwards, even with unordered input files. */
-	if (ns > __atomic_load_n(&clock_driven_ns, __ATOMIC_RELAXED))
-		__atomic_store_n(&clock_driven_ns, ns, __ATOMIC_RELAXED);
-}
-
-uint64_t
-pf_now_ns(void)
-{
-	static uint64_t hz;
-
-	if (clock_mode == PF_CLOCK_PCAP)
-		return __atomic_load_n(&clock_driven_ns, __ATOMIC_RELAXED);
-	if (unlikely(hz == 0))
-		hz = rte_get_tsc_hz();
-	return (uint64_t)((double)rte_rdtsc() * 1e9 / (double)hz);
 }
 
 /* ---- stand-alone stages ------------------------------------------------- */
@@ -166,8 +123,8 @@ pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
 		pf_stage_destroy(st);
 		return -ENOMEM;
 	}
-	if (sc->ops->init != NULL) {
-		rc = sc->ops->init(st, errs);
+	if (sc->ops->ctl.init != NULL) {
+		rc = sc->ops->ctl.init(st, errs);
 		if (rc < 0) {
 			pf_stage_destroy(st);
 			return rc;
@@ -182,11 +139,56 @@ pf_stage_destroy(struct pf_stage *st)
 {
 	if (st == NULL)
 		return;
-	if (st->ops->free != NULL)
-		st->ops->free(st);
+	if (st->ops->ctl.free != NULL)
+		st->ops->ctl.free(st);
 	rte_free(st->priv);
 	rte_free(st->ctrs);
 	rte_free(st);
+}
+
+bool
+pf_stage_updatable(const struct pf_stage *st)
+{
+	return st->ops->ctl.swap != NULL || st->ops->ctl.prepare != NULL;
+}
+
+int
+pf_stage_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
+		 struct pf_errs *errs)
+{
+	const struct pf_stage_ctl *c = &st->ops->ctl;
+
+	*prep = NULL;
+	return c->swap != NULL ? c->swap->build(st, new_sc, prep, errs) :
+				 c->prepare(st, new_sc, prep, errs);
+}
+
+void *
+pf_stage_commit(struct pf_stage *st, const struct pf_stage_conf *new_sc, void *prep)
+{
+	const struct pf_stage_swap *sw = st->ops->ctl.swap;
+	void **table, *old;
+
+	if (sw == NULL)
+		return st->ops->ctl.commit(st, new_sc, prep);
+	/* One store publishes the table the data path reads once per burst. */
+	table = (void **)((char *)st->priv + sw->table_off);
+	old = *table;
+	__atomic_store_n(table, prep, __ATOMIC_RELEASE);
+	if (sw->published != NULL)
+		sw->published(st, new_sc, prep);
+	return old;
+}
+
+void
+pf_stage_release(struct pf_stage *st, void *state)
+{
+	if (state == NULL)
+		return;
+	if (st->ops->ctl.swap != NULL)
+		st->ops->ctl.swap->free(state);
+	else
+		st->ops->ctl.release(st, state);
 }
 
 int
@@ -195,14 +197,16 @@ pf_stage_update(struct pf_stage *st, struct pf_stage_conf *new_sc, struct pf_err
 	void *prep = NULL;
 	int rc;
 
-	if (st->ops->update_prepare == NULL)
+	if (!pf_stage_updatable(st))
 		return pf_node_err(errs, new_sc->node,
 				   "stages.%s: stage type '%s' cannot update live", new_sc->name,
 				   st->ops->type);
-	rc = st->ops->update_prepare(st, new_sc, &prep, errs);
+	rc = pf_stage_prepare(st, new_sc, &prep, errs);
 	if (rc < 0)
 		return rc;
-	st->ops->update_commit(st, new_sc, prep);
+	prep = pf_stage_commit(st, new_sc, prep);
+	pf_rcu_synchronize();
+	pf_stage_release(st, prep);
 	return 0;
 }
 

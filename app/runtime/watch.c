@@ -87,7 +87,7 @@ trace_hdr(uint8_t *to, const struct rte_mbuf *m)
 static bool
 is_start(const struct pf_rt_stage *rs)
 {
-	return pf_trace.start < 0 ? rs->st->ops->rx != NULL : rs->st->id == (uint16_t)pf_trace.start;
+	return pf_trace.start < 0 ? rs->st->ops->dp.rx != NULL : rs->st->id == (uint16_t)pf_trace.start;
 }
 
 uint16_t
@@ -117,7 +117,7 @@ pf_watch_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint1
 		if (slot >= 0 || dtap != NULL)
 			memcpy(before, st->ctrs, nc * sizeof(before[0]));
 		t0 = rte_rdtsc();
-		e = st->ops->process_burst(st, &pkts[i], 1, &edge[i]);
+		e = st->ops->dp.process_burst(st, &pkts[i], 1, &edge[i]);
 		t1 = rte_rdtsc();
 		/* One edge for the burst: edge[] may be unwritten (pf_stage.h). */
 		if (e != PF_EDGE_MIXED)
@@ -160,12 +160,12 @@ pf_watch_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint1
 			memcpy(r->hdr_in, hdr_in, n_in);
 			r->n_hdr = RTE_MIN(n_in, trace_hdr(r->hdr_out, m));
 			r->md = *pf_meta(m);
-			if (st->ops->trace != NULL)
-				st->ops->trace(st, m, r->note, sizeof(r->note));
+			if (st->ops->obs.trace != NULL)
+				st->ops->obs.trace(st, m, r->note, sizeof(r->note));
 			__atomic_store_n(&r->ready, 1, __ATOMIC_RELEASE);
 		}
 		/* Its path ends here: dropped, or handed to a sink's tx. */
-		if (edge[i] == PF_EDGE_DROP || st->ops->tx != NULL)
+		if (edge[i] == PF_EDGE_DROP || st->ops->dp.tx != NULL)
 			trace_left(pf_trace.rt, slot);
 	}
 	return PF_EDGE_MIXED;

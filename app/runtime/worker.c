@@ -78,7 +78,7 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool time
 			max = __atomic_load_n(&rs->burst, __ATOMIC_RELAXED);
 			if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 				max = pf_rt_room(rs, me, max);
-			n = max != 0 ? st->ops->rx(st, pkts, (uint16_t)max) : 0;
+			n = max != 0 ? st->ops->dp.rx(st, pkts, (uint16_t)max) : 0;
 			if (n != 0) {
 				if (unlikely(__atomic_load_n(&rs->tap, __ATOMIC_RELAXED) != NULL))
 					pf_tap_burst(&rs->tap, pkts, n);
@@ -94,7 +94,7 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool time
 	 * producer on this lcore that handed one over directly. */
 	if (rs->kind & PF_RT_KIND_IDLE) {
 		if (!rs->ran)
-			st->ops->idle(st, pf_now_ns());
+			st->ops->dp.idle(st, pf_now_ns());
 		rs->ran = false;
 	}
 	return moved;
@@ -161,10 +161,10 @@ pf_rt_worker_main(void *arg)
 
 				if (__atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) != me)
 					continue;
-				if (st->ops->housekeep != NULL)
-					st->ops->housekeep(st, pf_now_ns());
+				if (st->ops->dp.housekeep != NULL)
+					st->ops->dp.housekeep(st, pf_now_ns());
 				/* What the timers made or released (and, stopping, dropped). */
-				if (st->ops->emit != NULL)
+				if (st->ops->dp.emit != NULL)
 					pf_rt_emit(map->stages[i], me, rt->rx_state == PF_RX_STOPPED, timed);
 				pf_rt_hwm_serve(map->stages[i]);   /* hwm restart after a clear */
 			}

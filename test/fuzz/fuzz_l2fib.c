@@ -26,6 +26,7 @@
 
 #include "pf_log.h"
 #include "pf_stage.h"
+#include "pf_stages.h"
 #include "pf_topo.h"
 
 #define FUZZ_TARGET "fuzz_l2fib"
@@ -105,7 +106,7 @@ static uint64_t
 gauge(const struct pf_stage *st, const char *name)
 {
 	struct pf_gauge g[64];
-	uint16_t i, n = st->ops->gauges(st, g, 64);
+	uint16_t i, n = pf_stage_gauges(st, g, 64);
 
 	for (i = 0; i < n; i++)
 		if (strcmp(g[i].name, name) == 0)
@@ -122,7 +123,7 @@ run_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n)
 
 	for (i = 0; i < n; i++)
 		in_port[i] = pf_meta(pkts[i])->in_port;
-	all = st->ops->process_burst(st, pkts, n, edge);
+	all = st->ops->dp.process_burst(st, pkts, n, edge);
 	for (i = 0; all != PF_EDGE_MIXED && i < n; i++)
 		edge[i] = all;
 	for (i = 0; i < n; i++) {
@@ -203,8 +204,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pkts[n++] = m;
 		if (n == BURST || (op[0] & 0x4))
 			run_burst(st, pkts, n), n = 0;
-		if (st->ops->idle != NULL && (op[0] & 0x10))
-			st->ops->idle(st, pf_now_ns());
+		if (st->ops->dp.idle != NULL && (op[0] & 0x10))
+			st->ops->dp.idle(st, pf_now_ns());
 	}
 	if (n != 0)
 		run_burst(st, pkts, n);

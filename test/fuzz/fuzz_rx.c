@@ -34,6 +34,7 @@
 #include <rte_mbuf.h>
 
 #include "pf_stage.h"
+#include "pf_stages.h"
 #include "pf_topo.h"
 
 #define FUZZ_TARGET "fuzz_rx"
@@ -166,7 +167,7 @@ run_one(struct target *t, uint8_t *buf, uint16_t len, struct outcome *out)
 
 	memcpy(all, st->ctrs, st->ops->n_ctrs * sizeof(uint64_t));
 	before = drop_sum(st, snap, true, &moved);
-	verdict = st->ops->process_burst(st, &m, 1, &edge);
+	verdict = st->ops->dp.process_burst(st, &m, 1, &edge);
 	if (verdict != PF_EDGE_MIXED)
 		edge = verdict;
 	after = drop_sum(st, snap, false, &moved);

@@ -263,8 +263,8 @@ test_tx_discipline(void **state)
 			random_out(pkts[i]);
 		}
 		/*
-		 * Sinks: 1 means "mine to send" (the runtime hands those to ops->tx).
-		 * tx takes every packet; ops->tx checks out_port (test_tx_ports).
+		 * Sinks: 1 means "mine to send" (the runtime hands those to ops->dp.tx).
+		 * tx takes every packet; ops->dp.tx checks out_port (test_tx_ports).
 		 */
 		check_discipline(tx, pkts, n, 1);
 		pf_test_free(pkts, n);
@@ -288,7 +288,7 @@ static uint64_t
 tx_in_flight(const struct pf_stage *st)
 {
 	struct pf_gauge g[PF_MAX_PORTS + 8];
-	uint16_t k, n = st->ops->gauges(st, g, RTE_DIM(g));
+	uint16_t k, n = pf_stage_gauges(st, g, RTE_DIM(g));
 
 	for (k = 0; k < n; k++)
 		if (strcmp(g[k].name, "in_flight") == 0)
@@ -319,7 +319,7 @@ drain(uint16_t port)
 }
 
 /*
- * Feed tx like the runtime does (process_burst, then ops->tx for the packets
+ * Feed tx like the runtime does (process_burst, then ops->dp.tx for the packets
  * not dropped), checking given + replicas = sent + drops + in flight at
  * every step; end with idle() so every buffer is flushed.
  */
@@ -351,7 +351,7 @@ feed_tx(uint32_t total, bool flood)
 				rte_pktmbuf_free(pkts[i]);
 			else
 				keep[k++] = pkts[i];
-		tx->ops->tx(tx, keep, k);
+		tx->ops->dp.tx(tx, keep, k);
 		done += n;
 		given0 += n;
 		assert_int_equal(given0 + tx->replicas - rep0,
@@ -359,8 +359,8 @@ feed_tx(uint32_t total, bool flood)
 	}
 	/* Exactly the packets for no served port are no_tx_port. */
 	assert_int_equal(pf_test_ctr(tx, "no_tx_port") - noport0, unserved);
-	tx->ops->idle(tx, 0);
-	assert_false(tx->ops->busy(tx));
+	tx->ops->dp.idle(tx, 0);
+	assert_false(tx->ops->obs.busy(tx));
 	assert_int_equal(tx_in_flight(tx), 0);
 	assert_int_equal(given0 + tx->replicas - rep0, tx_sent(tx) - sent0 + drop_sum(tx) - drop0);
 }
@@ -408,7 +408,7 @@ test_tx_direct(void **state)
 
 	if (!have_ports)
 		skip();
-	tx->ops->idle(tx, 0);
+	tx->ops->dp.idle(tx, 0);
 	drain(0);
 	drain(1);
 	sent0 = tx->port_tx[0];
@@ -418,7 +418,7 @@ test_tx_direct(void **state)
 		pf_meta(pkts[i])->out_port = 0;
 	}
 	pf_test_process(tx, pkts, 20, edge);
-	tx->ops->tx(tx, pkts, 20);
+	tx->ops->dp.tx(tx, pkts, 20);
 	assert_int_equal(tx->port_tx[0] - sent0, 20);
 	assert_int_equal(tx_in_flight(tx), 0);
 	/*
@@ -442,10 +442,10 @@ test_tx_direct(void **state)
 		/* The p0-only bursts come with a producer's burst-port hint (pf_stage.h). */
 		tx->in_burst_port = n == 0 ? 0 : n == 3 ? PF_BURST_PORT(0) | PF_BURST_PORT_UNWRITTEN :
 				    PF_BURST_PORT(0);
-		tx->ops->tx(tx, pkts, k);
+		tx->ops->dp.tx(tx, pkts, k);
 		tx->in_burst_port = 0;
 	}
-	tx->ops->idle(tx, 0);
+	tx->ops->dp.idle(tx, 0);
 	assert_int_equal(drain(1), 1);
 	while ((n = rte_eth_rx_burst(0, 0, pkts, PF_BURST_MAX)) != 0) {
 		for (i = 0; i < n; i++)
@@ -551,7 +551,7 @@ test_runtime_totals(void **state)
 		pf_meta(held[i])->out_port = (uint16_t)(i & 1);
 	}
 	pf_test_process(tx, held, 5, edge);
-	tx->ops->tx(tx, held, 5);
+	tx->ops->dp.tx(tx, held, 5);
 	assert_int_equal(tx_in_flight(tx), 5);
 	tx->replicas = 10;
 	set_ctr(tx, "flood_copies", 10);
@@ -583,7 +583,7 @@ test_runtime_totals(void **state)
 	rt->rts[2].ring_full = 0;
 
 	/* Restore: flush what tx holds into the loopback port, free the ring. */
-	tx->ops->idle(tx, 0);
+	tx->ops->dp.idle(tx, 0);
 	if (have_ports) {
 		drain(0);
 		drain(1);

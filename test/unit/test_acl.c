@@ -51,7 +51,7 @@ static uint64_t
 gauge(const struct pf_stage *st, const char *name)
 {
 	struct pf_gauge g[64];
-	uint16_t n = st->ops->gauges(st, g, 64), i;
+	uint16_t n = pf_stage_gauges(st, g, 64), i;
 
 	for (i = 0; i < n; i++)
 		if (strcmp(g[i].name, name) == 0)
@@ -898,7 +898,7 @@ test_reflect_sessions(void **state)
 	/* The idle hook sweeps expired sessions, 8 bursts' worth of slots a call. */
 	pf_clock_advance_ns(1100 * SEC);
 	for (i = 0; i < 65537 / 256 + 1; i++)
-		st->ops->idle(st, pf_now_ns());
+		st->ops->dp.idle(st, pf_now_ns());
 	assert_int_equal(gauge(st, "sessions"), 0);
 	assert_int_equal(pf_test_ctr(st, "session_expired"), 2);
 	done(st, topo);
@@ -997,7 +997,7 @@ test_sessions_without_reflect(void **state)
 	rte_pktmbuf_free(m);
 	m = tpkt_mbuf(&out);
 	pf_test_process(st, &m, 1, &e);
-	st->ops->trace(st, m, buf, sizeof(buf));
+	st->ops->obs.trace(st, m, buf, sizeof(buf));
 	rte_pktmbuf_free(m);
 	assert_int_equal(e, 1);
 	assert_memory_equal(buf, "rule 1: permit src 10.0.0.0/8 ", 30);
@@ -1019,11 +1019,11 @@ test_sessions_without_reflect(void **state)
 	assert_int_equal(pf_stage_update(st, &topo3->stages[si], &errs), 0);
 	assert_int_equal(one(st, &back), 1);
 	assert_int_equal(pf_test_ctr(st, "session_permit"), 1);
-	st->ops->trace(st, NULL, buf, sizeof(buf));
+	st->ops->obs.trace(st, NULL, buf, sizeof(buf));
 	assert_string_equal(buf, "session hit: no rule lookup");
 	/* Expired and swept: stateless again, the reply denied, nothing opened. */
 	pf_clock_advance_ns(4010 * SEC);
-	st->ops->idle(st, pf_now_ns());
+	st->ops->dp.idle(st, pf_now_ns());
 	assert_int_equal(gauge(st, "sessions"), 0);
 	assert_int_equal(pf_test_ctr(st, "session_expired"), 1);
 	assert_int_equal(one(st, &back), 0);

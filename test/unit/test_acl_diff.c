@@ -458,7 +458,7 @@ run_set(uint32_t n_rules, uint32_t n_pkts, int set, uint64_t *hits_checked)
 		pf_test_free(m, (uint16_t)b);
 	}
 	/* Which rule matched: the per-rule hit counters must equal the reference's. */
-	ng = st->ops->gauges(st, g, (uint16_t)RTE_MIN(n_rules + 16, 65535u));
+	ng = pf_stage_gauges(st, g, (uint16_t)RTE_MIN(n_rules + 16, 65535u));
 	for (i = 0; i < ng; i++) {
 		if (strncmp(g[i].name, "rule.", 5) != 0)
 			continue;

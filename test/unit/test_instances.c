@@ -82,7 +82,7 @@ static uint64_t
 gauge(const struct pf_stage *st, const char *name)
 {
 	struct pf_gauge g[32];
-	uint16_t n = st->ops->gauges(st, g, 32), i;
+	uint16_t n = pf_stage_gauges(st, g, 32), i;
 
 	for (i = 0; i < n; i++)
 		if (strcmp(g[i].name, name) == 0)
@@ -139,12 +139,12 @@ test_shared_aging(void **state)
 	int i;
 
 	pf_clock_advance_ns(30000000000ull);
-	inst[1]->ops->idle(inst[1], pf_now_ns());
+	inst[1]->ops->dp.idle(inst[1], pf_now_ns());
 	assert_int_equal(ctr("aged"), aged0);                /* instance 1 never sweeps */
 	assert_int_equal(gauge(inst[1], "entries"), 2);
 	/* The idle sweep checks 4096 positions per call: enough calls to pass them all. */
 	for (i = 0; i < 32; i++)
-		inst[0]->ops->idle(inst[0], pf_now_ns());
+		inst[0]->ops->dp.idle(inst[0], pf_now_ns());
 	assert_int_equal(pf_test_ctr(inst[0], "aged"), 2);
 	assert_int_equal(gauge(inst[1], "entries"), 0);
 	/* Unknown again: flooded, then learned anew (by instance 1). */
@@ -181,7 +181,7 @@ race_worker(void *arg)
 
 				pkts[j] = frame(0xffffffff, src, r->port);
 			}
-			inst[r->k]->ops->process_burst(inst[r->k], pkts, 32, edge);
+			inst[r->k]->ops->dp.process_burst(inst[r->k], pkts, 32, edge);
 			rte_pktmbuf_free_bulk(pkts, 32);
 		}
 	return 0;

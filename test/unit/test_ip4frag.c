@@ -84,7 +84,7 @@ expand(struct pf_stage *st, struct rte_mbuf **in, uint16_t n, uint16_t *taken,
 	uint16_t made;
 
 	*taken = 0;
-	made = st->ops->expand(st, in, n, taken, out, max);
+	made = st->ops->dp.expand(st, in, n, taken, out, max);
 	assert_true(*taken >= 1 && *taken <= n);
 	assert_true(made >= *taken && made <= max);
 	return made;
@@ -158,7 +158,7 @@ test_fragments(void **state)
 	pf_test_process(st, out, made, edge);
 	pf_test_free(out, made);
 	/* Every header and indirect mbuf is back. */
-	assert_int_equal(st->ops->gauges(st, g, RTE_DIM(g)), 2);
+	assert_int_equal(pf_stage_gauges(st, g, RTE_DIM(g)), 2);
 	assert_int_equal(g[0].value, 64);
 	assert_int_equal(g[1].value, 64);
 	pf_stage_destroy(st);

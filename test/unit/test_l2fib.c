@@ -154,7 +154,7 @@ static uint64_t
 gauge(const struct pf_stage *st, const char *name)
 {
 	struct pf_gauge g[64];
-	uint16_t n = st->ops->gauges(st, g, 64), i;
+	uint16_t n = pf_stage_gauges(st, g, 64), i;
 
 	for (i = 0; i < n; i++)
 		if (strcmp(g[i].name, name) == 0)
@@ -338,7 +338,7 @@ test_static_precedence(void **state)
 	expect_out(st, frame(A, B, P0, 0), P1);
 	/* Static entries never age. */
 	pf_clock_advance_ns(5000ull * 1000000000ull);
-	st->ops->idle(st, pf_now_ns());
+	st->ops->dp.idle(st, pf_now_ns());
 	expect_out(st, frame(A, B, P2, 0), P1);
 	assert_int_equal(pf_test_ctr(st, "aged"), 1);   /* only B, learned above */
 	rm_stage(st);
@@ -370,7 +370,7 @@ test_aging(void **state)
 	pf_clock_advance_ns(129 * s);
 	expect_out(st, frame(A, B, P1, 0), P0);               /* 29 s: still there */
 	pf_clock_advance_ns(130 * s);
-	st->ops->idle(st, pf_now_ns());                       /* 30 s: aged by the sweep */
+	st->ops->dp.idle(st, pf_now_ns());                       /* 30 s: aged by the sweep */
 	assert_int_equal(pf_test_ctr(st, "aged"), 1);
 	assert_int_equal(gauge(st, "entries"), 1);            /* B (seen at 129) */
 	expect_flood(st, frame(A, B, P1, 0), PORTS(0x5));
@@ -382,7 +382,7 @@ test_aging(void **state)
 	expect_flood(st, frame(BCAST, C, P2, 0), PORTS(0x3));
 	assert_int_equal(pf_test_ctr(st, "aged"), 1);
 	assert_int_equal(gauge(st, "entries"), 2);
-	st->ops->housekeep(st, pf_now_ns());
+	st->ops->dp.housekeep(st, pf_now_ns());
 	assert_int_equal(pf_test_ctr(st, "aged"), 2);
 	assert_int_equal(gauge(st, "entries"), 1);
 
@@ -409,7 +409,7 @@ test_aging(void **state)
 	st = mk_stage("  l2: { type: l2fib, ports: [p0, p1], age_s: 0, next: tx }\n");
 	expect_flood(st, frame(BCAST, A, P0, 0), PORTS(0x2));
 	pf_clock_advance_ns(1000000 * s);
-	st->ops->idle(st, pf_now_ns());
+	st->ops->dp.idle(st, pf_now_ns());
 	expect_out(st, frame(A, B, P1, 0), P0);
 	assert_int_equal(pf_test_ctr(st, "aged"), 0);
 	rm_stage(st);
@@ -439,7 +439,7 @@ test_table_full(void **state)
 	mac_n(dst, 5);
 	expect_flood(st, frame_b(dst, mac, P1, 0), PORTS(0x5));
 	assert_int_equal(pf_test_ctr(st, "fib_full"), 4);   /* p1's source twice */
-	st->ops->idle(st, pf_now_ns());   /* logs the rate-limited warning */
+	st->ops->dp.idle(st, pf_now_ns());   /* logs the rate-limited warning */
 	rm_stage(st);
 }
 
@@ -871,7 +871,7 @@ test_update_age_and_limit(void **state)
 	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));
 	assert_int_equal(pf_test_ctr(st, "port_learn_limit"), 1);
 	pf_clock_advance_ns(2031 * s);
-	st->ops->idle(st, pf_now_ns());
+	st->ops->dp.idle(st, pf_now_ns());
 	assert_int_equal(pf_test_ctr(st, "aged"), 1);           /* A, seen at 2000 */
 	assert_int_equal(gauge(st, "entries"), 1);
 	/* Limit lifted, aging off again. */
@@ -880,7 +880,7 @@ test_update_age_and_limit(void **state)
 	expect_flood(st, frame(BCAST, C, P0, 0), PORTS(0x6));
 	expect_flood(st, frame(BCAST, D, P0, 0), PORTS(0x6));
 	pf_clock_advance_ns(9000 * s);
-	st->ops->idle(st, pf_now_ns());
+	st->ops->dp.idle(st, pf_now_ns());
 	assert_int_equal(pf_test_ctr(st, "aged"), 1);
 	assert_int_equal(gauge(st, "entries"), 3);
 	rm_stage(st);
@@ -1030,7 +1030,7 @@ test_update_handoff(void **state)
 	a.line = line;
 	assert_int_equal(pthread_create(&th, NULL, upd_thread, &a), 0);
 	while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE)) {
-		st->ops->idle(st, pf_now_ns());
+		st->ops->dp.idle(st, pf_now_ns());
 		idles++;
 		usleep(100);
 	}
@@ -1086,7 +1086,7 @@ test_update_only_in_housekeep(void **state)
 	assert_int_equal(__atomic_load_n(&a.done, __ATOMIC_ACQUIRE), 0);
 	assert_int_equal(gauge(st, "entries_static"), 0);
 	while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE)) {
-		st->ops->housekeep(st, pf_now_ns());
+		st->ops->dp.housekeep(st, pf_now_ns());
 		calls++;
 		usleep(100);
 	}

@@ -1176,7 +1176,7 @@ test_update(void **state)
 	/* a second update (same routes) frees the previous table */
 	assert_int_equal(pf_stage_update(st, &topo2->stages[pf_topo_stage_index(topo2, "lpm")],
 					 &errs), 0);
-	ng = st->ops->gauges(st, g, RTE_DIM(g));
+	ng = pf_stage_gauges(st, g, RTE_DIM(g));
 	for (i = 0; i < ng; i++) {
 		if (strcmp(g[i].name, "route_updates") == 0)
 			updates = g[i].value;

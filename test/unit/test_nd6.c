@@ -209,7 +209,7 @@ check_ns(struct rte_mbuf *m, const char *target, const char *src, const uint8_t 
 static uint16_t
 emit(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t *edge, bool draining)
 {
-	return st->ops->emit(st, pkts, 32, edge, draining);
+	return st->ops->dp.emit(st, pkts, 32, edge, draining);
 }
 
 static bool
@@ -461,7 +461,7 @@ test_fail(void **state)
 	assert_int_equal(emit(nb, out, edge, false), 1);
 	pf_test_free(out, 1);
 	for (k = 1; k <= 3; k++) {
-		nb->ops->housekeep(nb, now + k * 1000000000ull + 1000000);
+		nb->ops->dp.housekeep(nb, now + k * 1000000000ull + 1000000);
 		n = emit(nb, out, edge, false);
 		assert_int_equal(n, 1);
 		if (k < 3) {

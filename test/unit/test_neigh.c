@@ -143,7 +143,7 @@ check_request(struct rte_mbuf *m, uint32_t tip, const uint8_t *dst)
 static uint16_t
 emit(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t *edge, bool draining)
 {
-	return st->ops->emit(st, pkts, 32, edge, draining);
+	return st->ops->dp.emit(st, pkts, 32, edge, draining);
 }
 
 /*
@@ -322,7 +322,7 @@ test_fail_and_stop(void **state)
 	pf_test_free(out, 1);
 	/* two more requests a second apart, then it fails: 3/1 via icmp */
 	for (k = 1; k <= 3; k++) {
-		nb->ops->housekeep(nb, now + k * 1000000000ull + 1000000);
+		nb->ops->dp.housekeep(nb, now + k * 1000000000ull + 1000000);
 		n = emit(nb, out, edge, false);
 		assert_int_equal(n, 1);
 		if (k < 3) {
@@ -341,14 +341,14 @@ test_fail_and_stop(void **state)
 	pf_meta(m)->out_port = 1;
 	pf_meta(m)->nexthop = 0x0a020009;
 	assert_int_equal(run1(nb, m), PF_EDGE_HELD);
-	assert_true(nb->ops->busy(nb));
+	assert_true(nb->ops->obs.busy(nb));
 	n = emit(nb, out, edge, true);
 	assert_int_equal(n, 2);   /* the new request, the held packet */
 	assert_int_equal(edge[0], E_OUT);
 	assert_int_equal(edge[1], E_DROP);
 	assert_int_equal(pf_test_ctr(nb, "neigh_hold_stopped"), 1);
 	pf_test_free(out, n);
-	assert_false(nb->ops->busy(nb));
+	assert_false(nb->ops->obs.busy(nb));
 	pf_stage_destroy(nb);
 	pf_topo_free(topo);
 }

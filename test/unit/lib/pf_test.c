@@ -118,7 +118,7 @@ pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_
 
 	for (i = 0; i < n; i++)
 		edge[i] = 0xdead;
-	all = st->ops->process_burst(st, pkts, n, edge);
+	all = st->ops->dp.process_burst(st, pkts, n, edge);
 	for (i = 0; i < n; i++) {
 		/* A stage that says the burst took one edge may leave edge[]
 		 * alone, or must mean it; the runtime reads edge[] only for a
@@ -142,7 +142,7 @@ pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_
 		st->burst_port = 0;     /* as the runtime does after each burst */
 	}
 	/* A source's in-port hint (pf_stage.h): every packet arrived on that port. */
-	if (st->ops->rx != NULL && st->in_burst_in_port != 0) {
+	if (st->ops->dp.rx != NULL && st->in_burst_in_port != 0) {
 		pf_test_hints++;
 		for (i = 0; i < n; i++)
 			assert_int_equal(pf_meta(pkts[i])->in_port, st->in_burst_in_port - 1);

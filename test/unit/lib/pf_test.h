@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 
 #include "pf_stage.h"
+#include "pf_stages.h"
 #include "pf_topo.h"
 
 /** Start EAL once per process (--no-huge --no-pci --no-shconf, prefix ut_<name>_<pid>). */
