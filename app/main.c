@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -26,6 +27,7 @@
 
 #include "pf_console.h"
 #include "pf_hugepages.h"
+#include "pf_eal.h"
 #include "pf_log.h"
 #include "pf_rebalance.h"
 #include "pf_notify.h"
@@ -35,6 +37,9 @@
 #include "pf_stage.h"
 #include "pf_topo.h"
 #include "pf_version.h"
+
+/* EAL's --file-prefix when neither the topology nor the command line gives one. */
+#define PF_DEFAULT_PREFIX "pipefwd"
 
 static volatile sig_atomic_t stop_signals;
 static volatile sig_atomic_t reload_requests;
@@ -229,16 +234,11 @@ build_eal_argv(const struct pf_topo *t, const struct options *o, char **argv, in
 	       char *lcores_buf, size_t lcores_len)
 {
 	int argc = 0, i;
-	bool has_prefix = false;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	argv[argc++] = (char *)"pipefwd";
-	for (i = 0; i < t->eal_argc && argc < max - 8; i++) {
+	for (i = 0; i < t->eal_argc && argc < max - 8; i++)
 		argv[argc++] = t->eal_argv[i];
-		has_prefix |= strncmp(t->eal_argv[i], "--file-prefix", 13) == 0;
-	}
-	for (i = 0; i < o->eal_extra_argc; i++)
-		has_prefix |= strncmp(o->eal_extra_argv[i], "--file-prefix", 13) == 0;
 	if (!t->eal_has_lcores) {
 		/* The main lcore and every mapped lcore float over all online CPUs. */
 		int len = snprintf(lcores_buf, lcores_len, "--lcores=(%u", t->main_lcore);
@@ -248,8 +248,8 @@ build_eal_argv(const struct pf_topo *t, const struct options *o, char **argv, in
 		snprintf(lcores_buf + len, lcores_len - len, ")@(0-%ld)", ncpu > 0 ? ncpu - 1 : 0);
 		argv[argc++] = lcores_buf;
 	}
-	if (!has_prefix)
-		argv[argc++] = (char *)"--file-prefix=pipefwd";
+	if (t->eal.prefix[0] == '\0')
+		argv[argc++] = (char *)"--file-prefix=" PF_DEFAULT_PREFIX;
 	for (i = 0; i < o->eal_extra_argc && argc < max - 4; i++)
 		argv[argc++] = o->eal_extra_argv[i];
 	argc = add_mem_args(t, argv, argc);
@@ -258,31 +258,34 @@ build_eal_argv(const struct pf_topo *t, const struct options *o, char **argv, in
 }
 
 /*
+ * DPDK's runtime directory for @p prefix, as EAL 22.11 makes it
+ * (eal_create_runtime_dir): /var/run/dpdk/<prefix> for root, else under
+ * $XDG_RUNTIME_DIR or /tmp. @p prefix is a plain name (pf_eal_read).
+ */
+static void
+eal_runtime_dir(const char *prefix, char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (getuid() == 0)
+		snprintf(buf, len, "/var/run/dpdk/%s", prefix);
+	else
+		snprintf(buf, len, "%s/dpdk/%s", xdg != NULL ? xdg : "/tmp", prefix);
+}
+
+/*
  * Another process holding the EAL lock of our --file-prefix: say so before
  * rte_eal_init, which would fail with a misleading errno. Returns its pid,
  * or 0 when the prefix is free (or cannot be checked: EAL then decides).
  */
 static pid_t
-prefix_busy(char **argv, int argc, char *prefix, size_t len)
+prefix_busy(const char *dir)
 {
-	const char *p = "rte", *xdg = getenv("XDG_RUNTIME_DIR");
-	char path[PATH_MAX];
+	char path[PATH_MAX + 8];
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	int i, fd;
+	int fd;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--no-shconf") == 0 || strcmp(argv[i], "--in-memory") == 0)
-			return 0;
-		if (strncmp(argv[i], "--file-prefix=", 14) == 0)
-			p = argv[i] + 14;
-		else if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < argc)
-			p = argv[++i];
-	}
-	snprintf(prefix, len, "%s", p);
-	if (geteuid() == 0)
-		snprintf(path, sizeof(path), "/var/run/dpdk/%s/config", p);
-	else
-		snprintf(path, sizeof(path), "%s/dpdk/%s/config", xdg != NULL ? xdg : "/tmp", p);
+	snprintf(path, sizeof(path), "%s/config", dir);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -292,11 +295,31 @@ prefix_busy(char **argv, int argc, char *prefix, size_t len)
 	return fl.l_pid;
 }
 
+/* The files EAL 22.11 makes in its runtime directory (eal_filesystem.h, telemetry). */
+static bool
+eal_runtime_file(const char *name)
+{
+	static const char *const exact[] = { "config", "hugepage_info", "hugepage_data",
+					     "dpdk_telemetry.v2", NULL };
+	static const char *const start[] = { "fbarray_", "mp_socket", NULL };
+	int i;
+
+	for (i = 0; exact[i] != NULL; i++)
+		if (strcmp(name, exact[i]) == 0)
+			return true;
+	for (i = 0; start[i] != NULL; i++)
+		if (strncmp(name, start[i], strlen(start[i])) == 0)
+			return true;
+	return false;
+}
+
 /*
  * EAL leaves its runtime directory (/var/run/dpdk/<prefix>: config and
  * fbarray files, 6 MiB each run) behind at rte_eal_cleanup(). A primary that
  * owned the prefix removes it at exit so test and bench runs do not fill
- * tmpfs; only the files directly in that one directory, never a subtree.
+ * tmpfs: only EAL's own files in it (never a directory, never through a
+ * symlink), then the directory if that left it empty. @p dir is "" unless it
+ * is the runtime directory of a plain --file-prefix and EAL used it.
  */
 static void
 remove_runtime_dir(const char *dir)
@@ -307,13 +330,21 @@ remove_runtime_dir(const char *dir)
 
 	if (dir[0] == '\0')
 		return;
-	d = opendir(dir);
-	if (d == NULL)
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
 		return;
-	fd = dirfd(d);
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return;
+	}
 	while ((e = readdir(d)) != NULL) {
-		if (e->d_type != DT_DIR)
-			unlinkat(fd, e->d_name, 0);
+		struct stat sb;
+
+		if (!eal_runtime_file(e->d_name) ||
+		    fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(sb.st_mode))
+			continue;
+		unlinkat(fd, e->d_name, 0);
 	}
 	closedir(d);
 	rmdir(dir);
@@ -376,8 +407,9 @@ main(int argc, char **argv)
 	struct pf_errs errs = { 0 };
 	struct pf_runtime *rt = NULL;
 	struct pf_topo *topo = NULL;
-	char *eal_argv[PF_MAX_EAL_ARGS + 64], lcores[1024], prefix[256];
+	char *eal_argv[PF_MAX_EAL_ARGS + 64], lcores[1024], dir[PATH_MAX];
 	char runtime_dir[PATH_MAX] = "";
+	const char *prefix;
 	struct pf_totals tot;
 	struct sigaction sa = { 0 };
 	int eal_argc, rc, status = 0;
@@ -388,6 +420,12 @@ main(int argc, char **argv)
 	if (pf_topo_load(o.topology, &topo, &errs) < 0) {
 		pf_errs_print(&errs, stderr);
 		fprintf(stderr, "%s: %u error%s\n", o.topology, errs.n, errs.n == 1 ? "" : "s");
+		return PF_EXIT_CONFIG;
+	}
+	/* The command line's EAL arguments, checked as the file's were, before EAL. */
+	if (pf_eal_read(&topo->eal, o.eal_extra_argc, o.eal_extra_argv, NULL, &errs) < 0) {
+		pf_errs_print(&errs, stderr);
+		pf_topo_free(topo);
 		return PF_EXIT_CONFIG;
 	}
 	if (o.check) {
@@ -407,7 +445,9 @@ main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	eal_argc = build_eal_argv(topo, &o, eal_argv, RTE_DIM(eal_argv), lcores, sizeof(lcores));
-	busy = prefix_busy(eal_argv, eal_argc, prefix, sizeof(prefix));
+	prefix = topo->eal.prefix[0] != '\0' ? topo->eal.prefix : PF_DEFAULT_PREFIX;
+	eal_runtime_dir(prefix, dir, sizeof(dir));
+	busy = topo->eal.no_shconf ? 0 : prefix_busy(dir);
 	if (busy != 0) {
 		fprintf(stderr, "error: --file-prefix=%s is in use by another DPDK process "
 			"(pid %d): stop it or choose another --file-prefix\n", prefix, (int)busy);
@@ -423,8 +463,9 @@ main(int argc, char **argv)
 	}
 	pf_log_init();
 	PF_LOG(INFO, "%s", huge.why);
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
-		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+	/* Cleaned up at exit only if it is the directory of our plain prefix. */
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY && strcmp(rte_eal_get_runtime_dir(), dir) == 0)
+		snprintf(runtime_dir, sizeof(runtime_dir), "%s", dir);
 	if (pf_runtime_create(&rt, topo, &errs) < 0) {
 		/* Ports, rings, tables the configuration asks for: a configuration error. */
 		pf_errs_print(&errs, stderr);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pf_eal.h"
 #include "pf_stage_ctl.h"
 
 #define PF_MAX_RINGS 256
@@ -53,6 +54,7 @@ struct pf_topo {
 	char *eal_argv[PF_MAX_EAL_ARGS];
 	bool eal_has_lcores;             /**< the file chose lcores itself (-l/-c/--lcores) */
 	unsigned int main_lcore;
+	struct pf_eal eal;               /**< what the eal list asks for (pf_eal_read; main adds the command line's) */
 
 	uint16_t n_ports;
 	struct pf_port_conf ports[PF_MAX_PORTS];

@@ -185,6 +185,7 @@ key_path(char *buf, size_t len, const char *path, const char *key)
 static void
 load_eal(struct pf_topo *t, const struct pf_node *eal, struct pf_errs *errs)
 {
+	const struct pf_node *nodes[PF_MAX_EAL_ARGS];
 	uint32_t i;
 
 	if (eal == NULL)
@@ -201,8 +202,9 @@ load_eal(struct pf_topo *t, const struct pf_node *eal, struct pf_errs *errs)
 		}
 		if (t->eal_argc >= PF_MAX_EAL_ARGS - 8) {
 			pf_node_err(errs, it, "eal: more than %d arguments", PF_MAX_EAL_ARGS - 8);
-			return;
+			break;
 		}
+		nodes[t->eal_argc] = it;
 		t->eal_argv[t->eal_argc++] = strdup(v);
 		if (strcmp(v, "-l") == 0 || strcmp(v, "-c") == 0 || strncmp(v, "--lcores", 8) == 0)
 			t->eal_has_lcores = true;
@@ -210,6 +212,8 @@ load_eal(struct pf_topo *t, const struct pf_node *eal, struct pf_errs *errs)
 		    eal->items[i + 1]->kind == PF_NODE_SCALAR)
 			t->main_lcore = (unsigned int)strtoul(eal->items[i + 1]->value, NULL, 10);
 	}
+	/* As EAL will read them: the errors point at the list's items. */
+	pf_eal_read(&t->eal, t->eal_argc, t->eal_argv, nodes, errs);
 }
 
 /* ---- ports -------------------------------------------------------------- */

@@ -28,6 +28,7 @@ static const char *const bad_fixtures[] = {
 	"bad_cycle.yaml",
 	"bad_duplicate_key.yaml",
 	"bad_duplicate_names.yaml",
+	"bad_eal_args.yaml",
 	"bad_edge_to_source.yaml",
 	"bad_edge_unknown_name.yaml",
 	"bad_edge_unknown_stage.yaml",
