@@ -228,6 +228,7 @@ rx_parse_queue(const struct pf_stage_conf *sc, uint32_t *q, struct pf_errs *errs
 		if (l->n != sc->n_instances)
 			return pf_node_err(errs, l, "%s: %u queues for %u instances (one each)",
 					   path, (unsigned int)l->n, sc->n_instances);
+		snprintf(path, sizeof(path), "stages.%s.queues[%u]", sc->name, sc->instance);
 		return pf_node_u32(l->items[sc->instance], path, 0, 15, q, errs);
 	}
 	snprintf(path, sizeof(path), "stages.%s.queue", sc->name);

@@ -799,6 +799,25 @@ apply_changes(struct pf_stage_conf *sc, const struct pf_topo *t, const struct to
 	sc->edits = pf_changes_hash(ed->ch, ed->n, sc->group);
 }
 
+/* Append to @p dst the errors of @p src it does not hold yet (same place, same text). */
+static void
+errs_add_new(struct pf_errs *dst, const struct pf_errs *src)
+{
+	unsigned int i, j, n = RTE_MIN(dst->n, (unsigned int)PF_ERRS_MAX);
+
+	for (i = 0; i < RTE_MIN(src->n, (unsigned int)PF_ERRS_MAX); i++) {
+		const struct pf_err *e = &src->e[i];
+
+		for (j = 0; j < n; j++)
+			if (dst->e[j].line == e->line && dst->e[j].col == e->col &&
+			    strcmp(dst->e[j].file, e->file) == 0 && strcmp(dst->e[j].msg, e->msg) == 0)
+				break;
+		if (j == n)
+			pf_err_add(dst, e->file[0] != '\0' ? e->file : NULL, e->line, e->col, "%s",
+				   e->msg);
+	}
+}
+
 static void
 parse_stage_params(struct pf_topo *t, const struct topo_edits *ed, struct pf_errs *errs)
 {
@@ -808,21 +827,30 @@ parse_stage_params(struct pf_topo *t, const struct topo_edits *ed, struct pf_err
 		struct pf_stage_conf *sc = &t->stages[s];
 
 		char inst_name[PF_NAME_MAX];
-		struct pf_errs scratch = { 0 };
+		struct pf_errs *scratch;
 		unsigned int e0;
 
 		if (sc->ops == NULL || sc->node->kind != PF_NODE_MAP || sc->ops->ctl.parse == NULL)
 			continue;
 		/* Each instance gets its own config; messages name the YAML stage,
-		 * once (the same node parses the same way for every instance). */
+		 * once: an instance's errors that instance 0 already had are left
+		 * out, one of its own (rx `queues[k]`) is kept. */
 		memcpy(inst_name, sc->name, sizeof(inst_name));
 		memcpy(sc->name, sc->group, sizeof(sc->name));
+		scratch = sc->instance == 0 ? NULL : calloc(1, sizeof(*scratch));
+		if (sc->instance != 0 && scratch == NULL) {
+			pf_err_add(errs, t->file, 0, 0, "out of memory");
+			continue;
+		}
 		e0 = errs->n;
-		sc->ops->ctl.parse(sc, &t->env, sc->instance == 0 ? errs : &scratch);
+		sc->ops->ctl.parse(sc, &t->env, scratch == NULL ? errs : scratch);
 		if (sc->instance == 0)
 			pf_stage_conf_files_check(sc, e0, errs);
-		if (ed->n != 0 && errs->n == e0)
-			apply_changes(sc, t, ed, sc->instance == 0 ? errs : &scratch);
+		if (ed->n != 0 && errs->n == e0 && (scratch == NULL || scratch->n == 0))
+			apply_changes(sc, t, ed, scratch == NULL ? errs : scratch);
+		if (scratch != NULL)
+			errs_add_new(errs, scratch);
+		free(scratch);
 		memcpy(sc->name, inst_name, sizeof(sc->name));
 	}
 }

@@ -37,6 +37,7 @@ static const char *const bad_fixtures[] = {
 	"bad_instances_edge.yaml",
 	"bad_instances_lcore.yaml",
 	"bad_instances_name.yaml",
+	"bad_instances_queues.yaml",
 	"bad_instances_range.yaml",
 	"bad_instances_source.yaml",
 	"bad_int_range.yaml",
