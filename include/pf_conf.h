@@ -46,7 +46,22 @@ struct pf_doc {
 	struct pf_node *root;     /**< NULL for an empty document */
 };
 
-/** Load @p path. On failure fills @p errs and returns -errno; *out is NULL. */
+/** "a FIFO", "a directory", "a character device", ... for a struct stat's st_mode. */
+const char *pf_file_kind(unsigned int mode);
+
+struct stat;
+/**
+ * Open @p path for reading without blocking: a FIFO with no writer, a tty or
+ * a device would block a plain open (and --check, a reload or the control
+ * socket with it). Regular files only, of at most @p max bytes. Returns the
+ * fd (with *@p sb filled), or -errno; *@p kind is then "a FIFO", "a
+ * directory", "a character device", ... when the file is not a regular one
+ * (-EISDIR or -EINVAL), else NULL (-EFBIG when it is over @p max).
+ */
+int pf_file_open_regular(const char *path, uint64_t max, struct stat *sb, const char **kind);
+
+/** Load @p path (opened as pf_file_open_regular does). On failure fills @p errs and
+ * returns -errno; *out is NULL. */
 int pf_conf_load_file(const char *path, struct pf_doc **out, struct pf_errs *errs);
 /** Load from memory; @p name is used as the file name in marks. */
 int pf_conf_load_string(const char *name, const char *text, size_t len, struct pf_doc **out,

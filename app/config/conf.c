@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -319,33 +321,76 @@ fail:
 	return rc < 0 && rc != -EINVAL ? rc : -EINVAL;
 }
 
+const char *
+pf_file_kind(unsigned int mode)
+{
+	return S_ISREG(mode) ? "a regular file" : S_ISDIR(mode) ? "a directory" :
+	       S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" :
+	       S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" :
+	       S_ISLNK(mode) ? "a symbolic link" : "a special file";
+}
+
+int
+pf_file_open_regular(const char *path, uint64_t max, struct stat *sb, const char **kind)
+{
+	int fd, err;
+
+	*kind = NULL;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		/* A FIFO or a device that refuses to open still has a type. */
+		if (stat(path, sb) == 0 && !S_ISREG(sb->st_mode))
+			goto bad_type;
+		return -err;
+	}
+	if (fstat(fd, sb) < 0) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	if (S_ISREG(sb->st_mode)) {
+		if ((uint64_t)sb->st_size <= max)
+			return fd;
+		close(fd);
+		return -EFBIG;
+	}
+	close(fd);
+bad_type:
+	*kind = pf_file_kind(sb->st_mode);
+	return S_ISDIR(sb->st_mode) ? -EISDIR : -EINVAL;
+}
+
 int
 pf_conf_load_file(const char *path, struct pf_doc **out, struct pf_errs *errs)
 {
+	const char *kind;
 	struct stat stb;
 	char *buf;
 	FILE *f;
 	size_t got;
-	int rc;
+	int fd, rc;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (f == NULL)
-		return pf_err_add(errs, path, 0, 0, "cannot open: %s", strerror(errno));
-	if (fstat(fileno(f), &stb) < 0 || !S_ISREG(stb.st_mode)) {
-		fclose(f);
-		return pf_err_add(errs, path, 0, 0, "not a regular file");
-	}
-	if ((uint64_t)stb.st_size > PF_CONF_MAX_BYTES) {
-		fclose(f);
+	fd = pf_file_open_regular(path, PF_CONF_MAX_BYTES, &stb, &kind);
+	if (fd == -EFBIG)
 		return pf_err_add(errs, path, 0, 0, "config file exceeds %u bytes",
 				  PF_CONF_MAX_BYTES);
+	if (fd < 0 && kind != NULL)
+		return pf_err_add(errs, path, 0, 0, "is %s, not a regular file", kind);
+	if (fd < 0)
+		return pf_err_add(errs, path, 0, 0, "cannot open: %s", strerror(-fd));
+	f = fdopen(fd, "rb");
+	if (f == NULL) {
+		close(fd);
+		return -ENOMEM;
 	}
 	buf = malloc((size_t)stb.st_size + 1);
 	if (buf == NULL) {
 		fclose(f);
 		return -ENOMEM;
 	}
+	/* At most the size it had when opened: a file growing meanwhile is read cut. */
 	got = fread(buf, 1, (size_t)stb.st_size, f);
 	fclose(f);
 	buf[got] = '\0';

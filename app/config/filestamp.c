@@ -31,44 +31,25 @@ mix(uint64_t h, uint64_t w)
 }
 
 /*
- * Open a table file without blocking: a FIFO with no writer, a tty or a
- * device would block a plain open (and --check or a reload with it).
- * Returns the fd, or -errno with *@p why naming a wrong file type.
+ * Open a table file without blocking (pf_file_open_regular), at most
+ * PF_TABLE_MAX_BYTES. Returns the fd, or -errno with *@p why saying what is
+ * wrong with the file (its type, its size), NULL for an open error.
  */
 static int
 table_open(const char *path, struct stat *sb, const char **why)
 {
-	int fd, err;
+	static __thread char buf[64];
+	const char *kind;
+	int fd = pf_file_open_regular(path, PF_TABLE_MAX_BYTES, sb, &kind);
 
 	*why = NULL;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-		/* A FIFO or a device that refuses to open still has a type. */
-		if (stat(path, sb) == 0 && !S_ISREG(sb->st_mode))
-			goto bad_type;
-		return -err;
-	}
-	if (fstat(fd, sb) < 0) {
-		err = errno;
-		close(fd);
-		return -err;
-	}
-	if (S_ISREG(sb->st_mode)) {
-		if ((uint64_t)sb->st_size <= PF_TABLE_MAX_BYTES)
-			return fd;
-		close(fd);
+	if (fd == -EFBIG) {
 		*why = "is larger than the table file limit (" PF_TABLE_MAX_TEXT ")";
-		return -EFBIG;
+	} else if (fd < 0 && kind != NULL) {
+		snprintf(buf, sizeof(buf), "is %s, not a table file", kind);
+		*why = buf;
 	}
-	close(fd);
-bad_type:
-	*why = S_ISDIR(sb->st_mode) ? "is a directory, not a table file" :
-	       S_ISFIFO(sb->st_mode) ? "is a FIFO, not a table file" :
-	       S_ISCHR(sb->st_mode) ? "is a character device, not a table file" :
-	       S_ISBLK(sb->st_mode) ? "is a block device, not a table file" :
-	       "is not a regular file";
-	return S_ISDIR(sb->st_mode) ? -EISDIR : -EINVAL;
+	return fd;
 }
 
 int

@@ -240,20 +240,15 @@ devarg(const char *dev, const char *key, char *out, size_t len)
 
 /* Count the records of a classic pcap file (net_pcap infinite_rx preloads them). */
 static long
-pcap_count(const char *path)
+pcap_count(FILE *f)
 {
 	uint8_t hdr[24], rec[16];
 	uint32_t incl;
 	long n = 0;
 	bool swap;
-	FILE *f = fopen(path, "rb");
 
-	if (f == NULL)
+	if (fread(hdr, 1, 24, f) != 24)
 		return -1;
-	if (fread(hdr, 1, 24, f) != 24) {
-		fclose(f);
-		return -1;
-	}
 	swap = hdr[0] == 0xa1; /* big-endian magic: a1 b2 c3 d4 (or a1 b2 3c 4d for ns) */
 	while (fread(rec, 1, 16, f) == 16) {
 		incl = swap ? ((uint32_t)rec[8] << 24 | rec[9] << 16 | rec[10] << 8 | rec[11]) :
@@ -262,8 +257,68 @@ pcap_count(const char *path)
 			break;
 		n++;
 	}
-	fclose(f);
 	return n;
+}
+
+/* libpcap's pcap_open_offline reads these: pcap (us, ns; either byte order) and pcapng. */
+static bool
+pcap_magic(const uint8_t m[4])
+{
+	static const uint8_t magics[][4] = {
+		{ 0xd4, 0xc3, 0xb2, 0xa1 }, { 0xa1, 0xb2, 0xc3, 0xd4 }, { 0x4d, 0x3c, 0xb2, 0xa1 },
+		{ 0xa1, 0xb2, 0x3c, 0x4d }, { 0x0a, 0x0d, 0x0d, 0x0a },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(magics); i++)
+		if (memcmp(m, magics[i], 4) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * An rx_pcap as net_pcap will open it: readable, a regular file (a FIFO
+ * would block the start, a device never gives a pcap), with a pcap or
+ * pcapng header; with infinite_rx its records are counted (preloaded).
+ */
+static void
+check_rx_pcap(struct pf_port_conf *pc, const struct pf_node *dn, const char *path,
+	      bool infinite, struct pf_errs *errs)
+{
+	const char *kind;
+	struct stat sb;
+	uint8_t m[4];
+	FILE *f;
+	long n;
+	int fd = pf_file_open_regular(path, UINT64_MAX, &sb, &kind);
+
+	if (fd < 0) {
+		if (kind != NULL)
+			pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' is %s, not a pcap file",
+				    pc->name, path, kind);
+		else
+			pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' not readable: %s", pc->name,
+				    path, strerror(-fd));
+		return;
+	}
+	f = fdopen(fd, "rb");
+	if (f == NULL) {
+		close(fd);
+		return;
+	}
+	if (fread(m, 1, 4, f) != 4 || !pcap_magic(m)) {
+		pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' is not a pcap file (no pcap or "
+			    "pcapng header)", pc->name, path);
+	} else if (infinite) {
+		rewind(f);
+		n = pcap_count(f);
+		if (n < 0)
+			pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' is not a pcap file",
+				    pc->name, path);
+		else
+			pc->pcap_preload = (uint32_t)n;
+	}
+	fclose(f);
 }
 
 /*
@@ -305,37 +360,27 @@ static void
 check_pcap_device(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_errs *errs)
 {
 	char path[PATH_MAX], flag[16];
-	long n;
+	struct stat sb;
 
 	if (strncmp(pc->device, "net_pcap", 8) != 0)
 		return;
-	if (devarg(pc->device, "rx_pcap", path, sizeof(path))) {
-		struct stat sb;
-
-		if (access(path, R_OK) != 0) {
-			pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' not readable: %s", pc->name, path,
-				    strerror(errno));
-		} else if (stat(path, &sb) == 0 && (S_ISDIR(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
-			/* libpcap would fail at start (a directory) or block (a FIFO). */
-			pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' is a %s, not a pcap file",
-				    pc->name, path, S_ISDIR(sb.st_mode) ? "directory" : "FIFO");
-		} else if (devarg(pc->device, "infinite_rx", flag, sizeof(flag)) &&
-			   strcmp(flag, "1") == 0) {
-			n = pcap_count(path);
-			if (n < 0)
-				pf_node_err(errs, dn, "ports.%s: rx_pcap '%s' is not a pcap file",
-					    pc->name, path);
-			else
-				pc->pcap_preload = (uint32_t)n;
-		}
-	}
+	if (devarg(pc->device, "rx_pcap", path, sizeof(path)))
+		check_rx_pcap(pc, dn, path,
+			      devarg(pc->device, "infinite_rx", flag, sizeof(flag)) &&
+			      strcmp(flag, "1") == 0, errs);
 	if (devarg(pc->device, "tx_pcap", path, sizeof(path))) {
 		char dir[PATH_MAX], *slash;
 
+		/* libpcap opens it for writing: a FIFO blocks the start, a device gets pcap. */
+		if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			pf_node_err(errs, dn, "ports.%s: tx_pcap '%s' is %s, not a pcap file",
+				    pc->name, path, pf_file_kind(sb.st_mode));
+			return;
+		}
 		snprintf(dir, sizeof(dir), "%s", path);
 		slash = strrchr(dir, '/');
 		if (slash != NULL)
-			*slash = '\0';
+			slash[slash == dir] = '\0';   /* "/out.pcap": the directory is "/" */
 		else
 			snprintf(dir, sizeof(dir), ".");
 		if (access(dir, W_OK) != 0)

@@ -164,6 +164,16 @@ class Pipefwd:
         shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
 
 
+def sigterm_within(pf, errors, limit=10.0):
+    """SIGTERM @pf: it must exit 0 within @limit s (killed after 30). Returns the exit status."""
+    t0 = time.monotonic()
+    pf.signal(signal.SIGTERM)
+    rc = pf.wait(timeout=30)
+    if rc != 0 or time.monotonic() - t0 > limit:
+        errors.append(f"SIGTERM: exit {rc} after {time.monotonic() - t0:.1f} s")
+    return rc
+
+
 def load_stats(path, errors):
     if not os.path.exists(path):
         errors.append("no stats JSON written")
@@ -274,4 +284,4 @@ def args_parser(doc):
 
 __all__ = ["frame", "flow_seq", "write_pcap", "flows_input", "read_pcap", "check_flow_order",
            "Scratch", "Pipefwd", "load_stats", "check_common", "expect_eq", "finish",
-           "args_parser", "EAL", "signal", "run_stall", "last_lost"]
+           "args_parser", "EAL", "signal", "run_stall", "last_lost", "sigterm_within"]

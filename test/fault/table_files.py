@@ -27,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from faultlib import (Pipefwd, Scratch, args_parser, check_common, finish, flows_input,  # noqa: E402
-                      load_stats, signal)
+                      load_stats, signal, sigterm_within)
 from pftest import telemetry  # noqa: E402
 
 EAL = '[--no-huge, -m, "512", --no-pci, --log-level=lib.eal:warning]'
@@ -185,11 +185,7 @@ def main():
                 errors.append(f"/pipefwd/config after the refusal: {cfg}")
         except (OSError, ValueError) as e:
             errors.append(f"telemetry does not answer after the refused reload: {e}")
-        t0 = time.monotonic()
-        pf.signal(signal.SIGTERM)
-        rc = pf.wait(timeout=30)
-        if rc != 0 or time.monotonic() - t0 > 10:
-            errors.append(f"SIGTERM: exit {rc} after {time.monotonic() - t0:.1f} s")
+        sigterm_within(pf, errors)
         st = load_stats(stats, errors)
         if st is not None:
             check_common(st, errors)

@@ -154,9 +154,11 @@ def write_atomic(path, text):
     os.replace(tmp, path)
 
 
-def telemetry(path, cmd):
-    """One command on the DPDK telemetry socket @path; the value under its name."""
+def telemetry(path, cmd, timeout=None):
+    """One command on the DPDK telemetry socket @path; the value under its name.
+    With @timeout (seconds) a socket that does not answer raises socket.timeout."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(timeout)
     s.connect(path)
     s.recv(4096)
     s.send(cmd.encode())

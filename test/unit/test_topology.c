@@ -542,7 +542,7 @@ test_unreadable_file(void **state)
 	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(pf_topo_load(FIXDIR, &topo, &errs), -EINVAL);
 	assert_int_equal(errs.n, 1);
-	assert_string_equal(errs.e[0].msg, "not a regular file");
+	assert_string_equal(errs.e[0].msg, "is a directory, not a regular file");
 }
 
 /* More errors than pf_errs keeps: all are counted, the first PF_ERRS_MAX kept in order. */
