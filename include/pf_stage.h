@@ -262,6 +262,12 @@ struct pf_stage {
 	uint16_t in_burst_port;           /**< the producer's burst_port, or 0 (runtime) */
 	/** Instance 0 of this stage's instances (itself when it is instance 0 or plain). */
 	struct pf_stage *first;
+	/**
+	 * Per edge: the table the stage it feeds exports (ctl.export_table),
+	 * set before init; NULL when there is none (or no such stage runs:
+	 * unit tests of one stage).
+	 */
+	void *edge_table[PF_MAX_EDGES];
 
 	/* Per-port packet counts for sources (rx) and sinks (tx), single writer. */
 	uint64_t port_rx[PF_MAX_PORTS];

@@ -299,6 +299,15 @@ struct pf_stage_ctl {
 	 */
 	int (*act)(struct pf_stage *st, const char *what, const char *args, struct pf_sink *out);
 
+	/**
+	 * The table this stage lets the stages wired to it read (neigh: the
+	 * neighbour table lpm and lpm6 resolve next hops in), once init made
+	 * it: the runtime hands it to each of them in pf_stage.edge_table
+	 * before their init (types with PF_STAGE_UPSTREAM_READS init first).
+	 * Optional.
+	 */
+	void *(*export_table)(struct pf_stage *st);
+
 	/** Release everything init made. NULL-safe on a half-initialised stage. */
 	void (*free)(struct pf_stage *st);
 };

@@ -482,7 +482,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 	lp->slow = (st->edge_connected &
 		    (1u << LPM_EDGE_ICMP | 1u << LPM_EDGE_FRAG | 1u << LPM_EDGE_NEIGH)) != 0;
 	if (st->edge_connected & (1u << LPM_EDGE_NEIGH))
-		lp->nt = pf_neigh_table();
+		lp->nt = st->edge_table[LPM_EDGE_NEIGH];
 	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;

@@ -242,12 +242,12 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 		memcpy(fib->nh[i].macs + 6, pc->mac, 6);
 		fib->nh[i].port = (uint8_t)nc->nh[i].port;
 		if (pf_ip6_zero_or_loopback(cfg->gw6[i]) != 0) {
-			int id = pf_neigh_gw6_id(cfg->gw6[i]);
+			int id = pf_neigh_gw6_id(st->edge_table[LPM6_EDGE_NEIGH], cfg->gw6[i]);
 
 			if (id < 0) {
 				fib6_free(fib);
 				return pf_err_add(errs, NULL, 0, 0,
-					"stage %s: more than %d IPv6 gateways in this process",
+					"stage %s: more than %d IPv6 gateways in its neighbour table",
 					stage, PF_NEIGH_GW6_MAX);
 			}
 			memcpy(fib->nh[i].macs, &id, 4);
@@ -379,7 +379,7 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 	}
 	lp->icmp = (st->edge_connected & (1u << LPM6_EDGE_ICMP)) != 0;
 	if (st->edge_connected & (1u << LPM6_EDGE_NEIGH))
-		lp->nt = pf_neigh_table();
+		lp->nt = st->edge_table[LPM6_EDGE_NEIGH];
 	rc = fib6_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
@@ -601,7 +601,7 @@ lpm6_neigh(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struc
 
 	if (nh->kind == LPM6_NH_GW) {
 		memcpy(&id, nh->macs, 4);
-		addr = pf_neigh_gw6(id);
+		addr = pf_neigh_gw6(lp->nt, id);
 		id++;
 	}
 	md->out_port = nh->port;

@@ -147,7 +147,6 @@ struct neigh_priv {
 	bool icmp6;
 	bool frag;                             /* edge fragment wired (to ip4frag) */
 	uint16_t max_frame[PF_MAX_PORTS];      /* egress limit, untagged frame */
-	bool owner;                            /* created the table */
 	bool pcap_clock;                       /* timers also run per burst, on packet time */
 	uint64_t reachable_ns, retrans_ns, stale_gc_ns;
 	uint32_t queue, probes;
@@ -266,16 +265,19 @@ neigh_init(struct pf_stage *st, struct pf_errs *errs)
 	np->rel = rte_zmalloc("pf_neigh_rel", sizeof(np->rel[0]) * (cfg->size + 1), 0);
 	if (np->rel == NULL)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", st->conf->name);
-	rc = pf_neigh_table_create(cfg->size, st->socket, errs);
-	if (rc == -EEXIST)
-		return pf_err_add(errs, NULL, 0, 0,
-				  "stage %s: a neighbour table exists already (one neigh stage per process)",
-				  st->conf->name);
+	rc = pf_neigh_table_create(&np->t, cfg->size, st->socket, errs);
 	if (rc < 0)
 		return rc;
-	np->owner = true;
-	np->t = pf_neigh_table();
 	return 0;
+}
+
+/* The forwarding stages fed to this one resolve next hops in its table. */
+static void *
+neigh_export_table(struct pf_stage *st)
+{
+	struct neigh_priv *np = st->priv;
+
+	return np->t;
 }
 
 static void
@@ -289,9 +291,8 @@ neigh_free(struct pf_stage *st)
 	for (i = 0; i < np->n_req; i++)
 		rte_pktmbuf_free(np->req[i]);
 	np->n_req = 0;
-	if (np->owner)
-		pf_neigh_table_destroy();
-	np->owner = false;
+	pf_neigh_table_destroy(np->t);
+	np->t = NULL;
 	rte_free(np->rel);
 	np->rel = NULL;
 }
@@ -434,11 +435,11 @@ neigh_learn(struct pf_stage *st, const struct pf_neigh_key *k, const uint8_t *sh
 	struct pf_neigh *n;
 	uint8_t state;
 
-	n = pf_neigh_find(k);
+	n = pf_neigh_find(np->t, k);
 	if (n == NULL) {
 		if (!to_us || reply)
 			return;
-		n = pf_neigh_add(k);
+		n = pf_neigh_add(np->t, k);
 		if (n == NULL)
 			return;
 		st->ctrs[NEIGH_CTR_LEARNED]++;
@@ -597,9 +598,9 @@ neigh_hold(struct pf_stage *st, struct rte_mbuf *m, const struct pf_neigh_key *k
 
 	if (np->pool == NULL)
 		np->pool = m->pool;
-	n = pf_neigh_find(k);
+	n = pf_neigh_find(np->t, k);
 	if (n == NULL) {
-		n = pf_neigh_add(k);
+		n = pf_neigh_add(np->t, k);
 		if (n == NULL)
 			return NEIGH_CTR_TABLE_FULL;
 		neigh_resolve_start(st, n, now);
@@ -648,7 +649,7 @@ neigh_ip6(struct pf_stage *st, struct rte_mbuf *m, struct pf_meta *md, uint64_t 
 		a = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN +
 					    offsetof(struct rte_ipv6_hdr, dst_addr));
 	else
-		a = pf_neigh_gw6(md->nexthop - 1);
+		a = pf_neigh_gw6(np->t, md->nexthop - 1);
 	if (a == NULL)
 		return NEIGH_CTR_PROTO;
 	pf_neigh_key_ip6(&k, md->out_port, a);
@@ -683,7 +684,7 @@ neigh_na(struct pf_stage *st, const struct nd6_msg *na, uint16_t p, uint64_t now
 	if (neigh_port_addr6(np, p, na->target))
 		return NEIGH_CTR_NA_FOR_US;
 	pf_neigh_key_ip6(&k, p, na->target);
-	n = pf_neigh_find(&k);
+	n = pf_neigh_find(np->t, &k);
 	if (n == NULL)
 		return NEIGH_CTR_NA_UNKNOWN;
 	if (n->state == PF_NEIGH_PERMANENT || n->rel != 0)
@@ -857,12 +858,12 @@ neigh_timer(struct pf_stage *st, struct pf_neigh *n, uint64_t now)
 			n->next_ns = now + np->retrans_ns;
 			neigh_solicit(st, n, n->mac);
 		} else if (now >= n->updated_ns + np->stale_gc_ns) {
-			pf_neigh_del(n);
+			pf_neigh_del(np->t, n);
 		}
 		return;
 	case PF_NEIGH_FAILED:
 		if (n->n_held == 0 && now >= n->updated_ns + np->stale_gc_ns)
-			pf_neigh_del(n);
+			pf_neigh_del(np->t, n);
 		return;
 	default:
 		return;
@@ -878,12 +879,12 @@ neigh_sweep(struct pf_stage *st, uint64_t now, uint32_t max)
 	uint32_t k, size = np->t->size + 1;
 
 	for (k = 0; k < max && k < size; k++) {
-		n = pf_neigh_at(np->cursor);
+		n = pf_neigh_at(np->t, np->cursor);
 		if (n != NULL)
 			neigh_timer(st, n, now);
 		np->cursor = np->cursor + 1 >= size ? 0 : np->cursor + 1;
 	}
-	pf_neigh_reclaim();
+	pf_neigh_reclaim(np->t);
 }
 
 static void
@@ -956,7 +957,7 @@ neigh_emit_stopped(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max, ui
 	uint16_t out = 0;
 
 	for (i = 0; i < size && out < max && np->held != 0; i++) {
-		struct pf_neigh *n = pf_neigh_at(i);
+		struct pf_neigh *n = pf_neigh_at(np->t, i);
 
 		while (n != NULL && n->n_held != 0 && out < max) {
 			pkts[out] = n->held[--n->n_held];
@@ -1043,7 +1044,7 @@ neigh_show(const struct pf_stage *st, const char *what, const struct pf_show_req
 	if (sh == NULL)
 		return -ENOMEM;
 	for (i = 0; np->t != NULL && i <= np->t->size; i++) {
-		const struct pf_neigh *n = pf_neigh_at(i);
+		const struct pf_neigh *n = pf_neigh_at(np->t, i);
 		uint64_t pub;
 		uint8_t state;
 
@@ -1096,6 +1097,7 @@ const struct pf_stage_ops pf_neigh_ops = {
 		.parse = neigh_parse,
 		.cfg_free = neigh_cfg_free,
 		.init = neigh_init,
+		.export_table = neigh_export_table,
 		.free = neigh_free,
 	},
 	.obs = {

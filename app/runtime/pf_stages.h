@@ -60,6 +60,14 @@ int pf_stage_create(struct pf_stage **out, struct pf_stage_conf *sc, const struc
 int pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
 			     const struct pf_topo *topo, struct pf_stage *first,
 			     struct pf_errs *errs);
+/**
+ * The same, fed: @p built[i] is stage i of @p topo where it exists already
+ * (NULL entries, or @p built NULL, for none); the stages this one feeds
+ * hand it their exported tables (pf_stage.edge_table) before its init.
+ */
+int pf_stage_create_fed(struct pf_stage **out, struct pf_stage_conf *sc, const struct pf_topo *topo,
+			struct pf_stage *first, struct pf_stage *const *built,
+			struct pf_errs *errs);
 void pf_stage_destroy(struct pf_stage *st);
 /**
  * Update a stand-alone stage to @p new_sc: prepare, commit, then release of

@@ -91,8 +91,8 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 	int rc;
 
 	/* Instances after the first may share its tables (st->first). */
-	rc = pf_stage_create_instance(&rt->stages[s], sc, rt->topo,
-				      sc->instance > 0 ? rt->stages[sc->first] : NULL, errs);
+	rc = pf_stage_create_fed(&rt->stages[s], sc, rt->topo,
+				 sc->instance > 0 ? rt->stages[sc->first] : NULL, rt->stages, errs);
 	if (rc < 0) {
 		if (errs->n == 0)
 			pf_node_err(errs, sc->node, "stage '%s': init failed: %s", sc->name,
@@ -224,8 +224,14 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		}
 	}
 	rt->n_stages = topo->n_stages;
+	/* A stage whose table others read (neigh) first: they get it at their init. */
 	for (i = 0; i < topo->n_stages; i++)
-		if (stage_build(rt, i, errs) < 0)
+		if ((topo->stages[i].ops->flags & PF_STAGE_UPSTREAM_READS) &&
+		    stage_build(rt, i, errs) < 0)
+			goto fail;
+	for (i = 0; i < topo->n_stages; i++)
+		if (!(topo->stages[i].ops->flags & PF_STAGE_UPSTREAM_READS) &&
+		    stage_build(rt, i, errs) < 0)
 			goto fail;
 	rings_maybe_at_start(rt);
 	rt->n_lcores = topo->n_lcores;

@@ -95,6 +95,13 @@ int
 pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
 			 const struct pf_topo *topo, struct pf_stage *first, struct pf_errs *errs)
 {
+	return pf_stage_create_fed(out, sc, topo, first, NULL, errs);
+}
+
+int
+pf_stage_create_fed(struct pf_stage **out, struct pf_stage_conf *sc, const struct pf_topo *topo,
+		    struct pf_stage *first, struct pf_stage *const *built, struct pf_errs *errs)
+{
 	struct pf_stage *st;
 	uint16_t e;
 	int rc;
@@ -109,9 +116,16 @@ pf_stage_create_instance(struct pf_stage **out, struct pf_stage_conf *sc,
 	st->conf = sc;
 	st->env = &topo->env;
 	st->first = first != NULL ? first : st;
-	for (e = 1; e < sc->ops->n_edges; e++)
-		if (sc->next[e] != PF_NONE)
-			st->edge_connected |= 1u << e;
+	for (e = 1; e < sc->ops->n_edges; e++) {
+		struct pf_stage *to;
+
+		if (sc->next[e] == PF_NONE)
+			continue;
+		st->edge_connected |= 1u << e;
+		to = built != NULL ? built[sc->next[e]] : NULL;
+		if (to != NULL && to->ops->ctl.export_table != NULL)
+			st->edge_table[e] = to->ops->ctl.export_table(to);
+	}
 	st->ctrs = rte_zmalloc("pf_stage_ctrs", sizeof(uint64_t) * RTE_MAX(sc->ops->n_ctrs, 1),
 			       RTE_CACHE_LINE_SIZE);
 	/* The stage's state and tables on the socket of the lcore that reads them (NUMA). */

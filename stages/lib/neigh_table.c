@@ -20,24 +20,19 @@
 #include "pf_neigh.h"
 #include "pf_stage.h"
 
-static struct pf_neigh_table table;
-
-struct pf_neigh_table *
-pf_neigh_table(void)
-{
-	return &table;
-}
-
 int
-pf_neigh_table_create(uint32_t size, int socket, struct pf_errs *errs)
+pf_neigh_table_create(struct pf_neigh_table **out, uint32_t size, int socket,
+		      struct pf_errs *errs)
 {
 	static uint32_t seq;
 	struct rte_hash_parameters hp = { 0 };
-	struct rte_hash *h;
+	struct pf_neigh_table *t;
 	char name[RTE_HASH_NAMESIZE];
 
-	if (table.h != NULL)
-		return -EEXIST;
+	*out = NULL;
+	t = rte_zmalloc_socket("pf_neigh", sizeof(*t), RTE_CACHE_LINE_SIZE, socket);
+	if (t == NULL)
+		goto nomem;
 	snprintf(name, sizeof(name), "pf_neigh%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	hp.name = name;
 	hp.entries = size;
@@ -46,78 +41,70 @@ pf_neigh_table_create(uint32_t size, int socket, struct pf_errs *errs)
 	hp.socket_id = socket;
 	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
 			RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL;
-	h = rte_hash_create(&hp);
-	table.ents = rte_zmalloc_socket("pf_neigh_ents", sizeof(struct pf_neigh) * (size + 1),
-					RTE_CACHE_LINE_SIZE, socket);
-	table.dead_pos = rte_zmalloc_socket("pf_neigh_dead", sizeof(int32_t) * (size + 1), 0,
-					    socket);
-	table.dead_token = rte_zmalloc_socket("pf_neigh_dead", sizeof(uint64_t) * (size + 1), 0,
-					      socket);
-	if (h == NULL || table.ents == NULL || table.dead_pos == NULL ||
-	    table.dead_token == NULL) {
-		rte_hash_free(h);
-		rte_free(table.ents);
-		rte_free(table.dead_pos);
-		rte_free(table.dead_token);
-		memset(&table, 0, sizeof(table));
-		return pf_err_add(errs, NULL, 0, 0,
-				  "neighbour table of %u entries: out of memory (raise EAL -m)", size);
-	}
-	table.size = size;
-	table.n = 0;
-	table.n_dead = 0;
-	__atomic_store_n(&table.h, h, __ATOMIC_RELEASE);
+	t->h = rte_hash_create(&hp);
+	t->ents = rte_zmalloc_socket("pf_neigh_ents", sizeof(struct pf_neigh) * (size + 1),
+				     RTE_CACHE_LINE_SIZE, socket);
+	t->dead_pos = rte_zmalloc_socket("pf_neigh_dead", sizeof(int32_t) * (size + 1), 0, socket);
+	t->dead_token = rte_zmalloc_socket("pf_neigh_dead", sizeof(uint64_t) * (size + 1), 0,
+					   socket);
+	t->gw6 = rte_zmalloc_socket("pf_neigh_gw6", sizeof(t->gw6[0]) * PF_NEIGH_GW6_MAX, 0, socket);
+	if (t->h == NULL || t->ents == NULL || t->dead_pos == NULL || t->dead_token == NULL ||
+	    t->gw6 == NULL)
+		goto nomem;
+	t->size = size;
+	rte_spinlock_init(&t->gw6_lock);
+	*out = t;
 	return 0;
+nomem:
+	pf_neigh_table_destroy(t);
+	return pf_err_add(errs, NULL, 0, 0,
+			  "neighbour table of %u entries: out of memory (raise EAL -m)", size);
 }
 
 void
-pf_neigh_table_destroy(void)
+pf_neigh_table_destroy(struct pf_neigh_table *t)
 {
 	uint32_t i, k;
 
-	if (table.h == NULL)
+	if (t == NULL)
 		return;
-	for (i = 0; i <= table.size; i++)
-		for (k = 0; k < table.ents[i].n_held; k++)
-			rte_pktmbuf_free(table.ents[i].held[k]);
-	rte_hash_free(table.h);
-	rte_free(table.ents);
-	rte_free(table.dead_pos);
-	rte_free(table.dead_token);
-	memset(&table, 0, sizeof(table));
+	for (i = 0; t->ents != NULL && i <= t->size; i++)
+		for (k = 0; k < t->ents[i].n_held; k++)
+			rte_pktmbuf_free(t->ents[i].held[k]);
+	rte_hash_free(t->h);
+	rte_free(t->ents);
+	rte_free(t->dead_pos);
+	rte_free(t->dead_token);
+	rte_free(t->gw6);
+	rte_free(t);
 }
 
 struct pf_neigh *
-pf_neigh_find(const struct pf_neigh_key *k)
+pf_neigh_find(struct pf_neigh_table *t, const struct pf_neigh_key *k)
 {
-	int32_t pos;
+	int32_t pos = rte_hash_lookup(t->h, k);
 
-	if (table.h == NULL)
-		return NULL;
-	pos = rte_hash_lookup(table.h, k);
-	return pos < 0 ? NULL : &table.ents[pos];
+	return pos < 0 ? NULL : &t->ents[pos];
 }
 
 struct pf_neigh *
-pf_neigh_add(const struct pf_neigh_key *k)
+pf_neigh_add(struct pf_neigh_table *t, const struct pf_neigh_key *k)
 {
 	struct pf_neigh *n;
 	int32_t pos;
 
-	if (table.h == NULL)
-		return NULL;
-	pf_neigh_reclaim();
+	pf_neigh_reclaim(t);
 	/* rte_hash may take a few more keys than asked; the cap is ours. */
-	if (table.n >= table.size)
+	if (t->n >= t->size)
 		return NULL;
-	pos = rte_hash_add_key(table.h, k);
+	pos = rte_hash_add_key(t->h, k);
 	if (pos < 0)
 		return NULL;
-	n = &table.ents[pos];
+	n = &t->ents[pos];
 	memset(n, 0, sizeof(*n));
 	n->key = *k;
 	n->in_use = 1;
-	__atomic_store_n(&table.n, table.n + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -138,75 +125,74 @@ pf_neigh_publish(struct pf_neigh *n, uint8_t state, const uint8_t *mac)
 }
 
 void
-pf_neigh_del(struct pf_neigh *n)
+pf_neigh_del(struct pf_neigh_table *t, struct pf_neigh *n)
 {
 	int32_t pos;
 
-	pos = rte_hash_del_key(table.h, &n->key);
+	pos = rte_hash_del_key(t->h, &n->key);
 	if (pos < 0)
 		return;
 	__atomic_store_n(&n->pub, 0, __ATOMIC_RELEASE);
 	n->in_use = 0;
 	n->state = PF_NEIGH_NONE;
-	table.dead_pos[table.n_dead] = pos;
-	table.dead_token[table.n_dead] = pf_rcu_start();
-	table.n_dead++;
-	__atomic_store_n(&table.n, table.n - 1, __ATOMIC_RELAXED);
+	t->dead_pos[t->n_dead] = pos;
+	t->dead_token[t->n_dead] = pf_rcu_start();
+	t->n_dead++;
+	__atomic_store_n(&t->n, t->n - 1, __ATOMIC_RELAXED);
 }
 
 void
-pf_neigh_reclaim(void)
+pf_neigh_reclaim(struct pf_neigh_table *t)
 {
 	uint32_t i, k = 0;
 
-	for (i = 0; i < table.n_dead; i++) {
-		if (pf_rcu_done(table.dead_token[i])) {
-			rte_hash_free_key_with_position(table.h, table.dead_pos[i]);
+	for (i = 0; i < t->n_dead; i++) {
+		if (pf_rcu_done(t->dead_token[i])) {
+			rte_hash_free_key_with_position(t->h, t->dead_pos[i]);
 			continue;
 		}
-		table.dead_pos[k] = table.dead_pos[i];
-		table.dead_token[k++] = table.dead_token[i];
+		t->dead_pos[k] = t->dead_pos[i];
+		t->dead_token[k++] = t->dead_token[i];
 	}
-	table.n_dead = k;
+	t->n_dead = k;
 }
 
 struct pf_neigh *
-pf_neigh_at(uint32_t i)
+pf_neigh_at(const struct pf_neigh_table *t, uint32_t i)
 {
-	if (table.h == NULL || i > table.size || !table.ents[i].in_use)
+	if (i > t->size || !t->ents[i].in_use)
 		return NULL;
-	return &table.ents[i];
+	return &t->ents[i];
 }
 
-/* IPv6 gateways by id: append-only, written under a lock, read without one. */
-static uint8_t gw6[PF_NEIGH_GW6_MAX][16];
-static uint32_t n_gw6;
-static rte_spinlock_t gw6_lock = RTE_SPINLOCK_INITIALIZER;
-
 int
-pf_neigh_gw6_id(const uint8_t a[16])
+pf_neigh_gw6_id(struct pf_neigh_table *t, const uint8_t a[16])
 {
 	uint32_t i;
 	int id = -ENOSPC;
 
-	rte_spinlock_lock(&gw6_lock);
-	for (i = 0; i < n_gw6 && memcmp(gw6[i], a, 16) != 0; i++)
+	if (t == NULL)
+		return 0;
+	rte_spinlock_lock(&t->gw6_lock);
+	for (i = 0; i < t->n_gw6 && memcmp(t->gw6[i], a, 16) != 0; i++)
 		;
-	if (i < n_gw6) {
+	if (i < t->n_gw6) {
 		id = (int)i;
-	} else if (n_gw6 < PF_NEIGH_GW6_MAX) {
-		memcpy(gw6[n_gw6], a, 16);
-		id = (int)n_gw6;
-		__atomic_store_n(&n_gw6, n_gw6 + 1, __ATOMIC_RELEASE);
+	} else if (t->n_gw6 < PF_NEIGH_GW6_MAX) {
+		memcpy(t->gw6[t->n_gw6], a, 16);
+		id = (int)t->n_gw6;
+		__atomic_store_n(&t->n_gw6, t->n_gw6 + 1, __ATOMIC_RELEASE);
 	}
-	rte_spinlock_unlock(&gw6_lock);
+	rte_spinlock_unlock(&t->gw6_lock);
 	return id;
 }
 
 const uint8_t *
-pf_neigh_gw6(uint32_t id)
+pf_neigh_gw6(const struct pf_neigh_table *t, uint32_t id)
 {
-	return id < __atomic_load_n(&n_gw6, __ATOMIC_ACQUIRE) ? gw6[id] : NULL;
+	if (t == NULL)
+		return NULL;
+	return id < __atomic_load_n(&t->n_gw6, __ATOMIC_ACQUIRE) ? t->gw6[id] : NULL;
 }
 
 const char *

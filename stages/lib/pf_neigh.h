@@ -3,8 +3,10 @@
  * @file
  * The neighbour table: link-layer addresses of the hosts and gateways on
  * the router's links, for ARP (IPv4) and Neighbour Discovery (IPv6,
- * RFC 4861). One table per process (design.md: "Neighbours live in one table
- * the forwarding stages read and the slow path writes").
+ * RFC 4861), owned by the neigh stage that writes it (design.md: "Neighbours
+ * live in one table the forwarding stages read and the slow path writes"):
+ * the stages wired to it through a "neigh" edge get it from the runtime
+ * (pf_stage.edge_table, the neigh stage's ctl.export_table).
  *
  * Writer: one slow-path stage (neigh) on one lcore creates, updates and
  * deletes entries. Readers: the forwarding stages on any lcore, without
@@ -30,6 +32,7 @@
 
 #include <rte_common.h>
 #include <rte_hash.h>
+#include <rte_spinlock.h>
 
 #include "pf_err.h"
 
@@ -86,7 +89,7 @@ struct pf_neigh {
 } __rte_cache_aligned;
 
 struct pf_neigh_table {
-	struct rte_hash *h;           /**< key -> position in ents; NULL until created */
+	struct rte_hash *h;           /**< key -> position in ents */
 	struct pf_neigh *ents;        /**< by hash position */
 	uint32_t size;
 	uint32_t n;                   /**< entries in use (writer; read relaxed) */
@@ -94,19 +97,21 @@ struct pf_neigh_table {
 	uint32_t n_dead;
 	int32_t *dead_pos;
 	uint64_t *dead_token;
+	/* IPv6 gateways by id: append-only, written under gw6_lock, read without it. */
+	uint8_t (*gw6)[16];
+	uint32_t n_gw6;
+	rte_spinlock_t gw6_lock;
 };
 
-/** The process's table (never NULL; ->h NULL until a neigh stage creates it). */
-struct pf_neigh_table *pf_neigh_table(void);
-
 /**
- * Create the table with room for @p size entries (the neigh stage's init)
- * on NUMA socket @p socket (SOCKET_ID_ANY: anywhere). Returns 0, -EEXIST
- * when it exists (one neigh stage per process), or -ENOMEM with errors.
+ * Create a table with room for @p size entries (the neigh stage's init) on
+ * NUMA socket @p socket (SOCKET_ID_ANY: anywhere) into *@p out. Returns 0
+ * or -ENOMEM with errors.
  */
-int pf_neigh_table_create(uint32_t size, int socket, struct pf_errs *errs);
-/** Free the table and any packet still held (the neigh stage's free; no reader runs). */
-void pf_neigh_table_destroy(void);
+int pf_neigh_table_create(struct pf_neigh_table **out, uint32_t size, int socket,
+			  struct pf_errs *errs);
+/** Free @p t and any packet still held (the neigh stage's free; no reader runs). NULL-safe. */
+void pf_neigh_table_destroy(struct pf_neigh_table *t);
 
 /** Fill @p k for IPv4 address @p ip (host order) on @p port. */
 static inline void
@@ -140,18 +145,18 @@ pf_neigh_key_ip6(struct pf_neigh_key *k, uint16_t port, const uint8_t *a)
  */
 #define PF_NEIGH_ND6_DST 0u
 #define PF_NEIGH_ND6_MSG UINT32_MAX
-/** IPv6 gateways the registry holds (the next hops of all lpm6 stages, over all reloads). */
+/** IPv6 gateways a table holds (the next hops of the lpm6 stages fed to it, over all reloads). */
 #define PF_NEIGH_GW6_MAX 8192
 
 /**
- * The id of IPv6 gateway @p a (control thread: parse, init, reload), the
+ * The id of IPv6 gateway @p a in @p t (control thread: init, reload), the
  * same for the same address; -ENOSPC when the registry is full. Ids are
  * never reused, so a packet in flight across a reload still names its
- * gateway.
+ * gateway. Without a table (no neigh stage, nothing resolves) 0.
  */
-int pf_neigh_gw6_id(const uint8_t a[16]);
-/** The address of gateway @p id (any lcore), or NULL. */
-const uint8_t *pf_neigh_gw6(uint32_t id);
+int pf_neigh_gw6_id(struct pf_neigh_table *t, const uint8_t a[16]);
+/** The address of gateway @p id in @p t (any lcore), or NULL (also without a table). */
+const uint8_t *pf_neigh_gw6(const struct pf_neigh_table *t, uint32_t id);
 
 /**
  * Reader: the MAC to send to @p k's neighbour, lock-free, from any lcore.
@@ -162,15 +167,15 @@ const uint8_t *pf_neigh_gw6(uint32_t id);
 static inline bool
 pf_neigh_resolve(const struct pf_neigh_table *t, const struct pf_neigh_key *k, uint8_t *mac)
 {
-	struct rte_hash *h = __atomic_load_n(&t->h, __ATOMIC_ACQUIRE);
 	struct pf_neigh *n;
 	uint64_t pub;
 	uint8_t st;
 	int32_t pos;
 
-	if (h == NULL)
+	/* No table: no neigh stage fed, nothing resolves (the slow path decides). */
+	if (unlikely(t == NULL))
 		return false;
-	pos = rte_hash_lookup(h, k);
+	pos = rte_hash_lookup(t->h, k);
 	if (pos < 0)
 		return false;
 	n = &t->ents[pos];
@@ -188,20 +193,20 @@ pf_neigh_resolve(const struct pf_neigh_table *t, const struct pf_neigh_key *k, u
 /* ---- writer side (one stage, one lcore) ---------------------------------- */
 
 /** The entry for @p k, or NULL. */
-struct pf_neigh *pf_neigh_find(const struct pf_neigh_key *k);
+struct pf_neigh *pf_neigh_find(struct pf_neigh_table *t, const struct pf_neigh_key *k);
 /** A new entry for @p k in state NONE (unpublished), or NULL when the table is full. */
-struct pf_neigh *pf_neigh_add(const struct pf_neigh_key *k);
+struct pf_neigh *pf_neigh_add(struct pf_neigh_table *t, const struct pf_neigh_key *k);
 /**
  * Set the entry's state (and MAC for states that carry one) and publish
  * both to the readers in one store.
  */
 void pf_neigh_publish(struct pf_neigh *n, uint8_t state, const uint8_t *mac);
 /** Delete an entry (nothing held); its slot is reused after a grace period. */
-void pf_neigh_del(struct pf_neigh *n);
+void pf_neigh_del(struct pf_neigh_table *t, struct pf_neigh *n);
 /** Reuse the slots whose grace period ended (call now and then). */
-void pf_neigh_reclaim(void);
+void pf_neigh_reclaim(struct pf_neigh_table *t);
 /** The entry in slot @p i (< size) if in use, else NULL (iteration, show). */
-struct pf_neigh *pf_neigh_at(uint32_t i);
+struct pf_neigh *pf_neigh_at(const struct pf_neigh_table *t, uint32_t i);
 /** Names of the states, for show and logs ("reachable"). */
 const char *pf_neigh_state_name(uint8_t state);
 

@@ -212,6 +212,9 @@ emit(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t *edge, bool draining)
 	return st->ops->dp.emit(st, pkts, 32, edge, draining);
 }
 
+/* The neighbour table of the test's neigh stage (set where it is made). */
+static struct pf_neigh_table *test_nt;
+
 static bool
 lookup(uint16_t port, const char *addr, uint8_t *mac)
 {
@@ -220,7 +223,7 @@ lookup(uint16_t port, const char *addr, uint8_t *mac)
 
 	a6(addr, a);
 	pf_neigh_key_ip6(&k, port, a);
-	return pf_neigh_resolve(pf_neigh_table(), &k, mac);
+	return pf_neigh_resolve(test_nt, &k, mac);
 }
 
 static uint8_t
@@ -232,7 +235,7 @@ state_of(uint16_t port, const char *addr)
 
 	a6(addr, a);
 	pf_neigh_key_ip6(&k, port, a);
-	n = pf_neigh_find(&k);
+	n = pf_neigh_find(test_nt, &k);
 	return n == NULL ? PF_NEIGH_NONE : n->state;
 }
 
@@ -288,11 +291,12 @@ test_resolve(void **state)
 {
 	struct pf_topo *topo, *topo2;
 	struct pf_stage *nb = pf_test_stage(TOPO, "neigh", &topo);
-	struct pf_stage *lpm6 = pf_test_stage(TOPO, "lpm6", &topo2);
+	struct pf_stage *lpm6 = pf_test_stage_fed(TOPO, "lpm6", &topo2, nb);
 	struct rte_mbuf *m, *out[32];
 	uint16_t edge[32], n, i, len;
 	uint8_t l4[32], mac[6], *f;
 
+	test_nt = pf_test_neigh_table(nb);
 	(void)state;
 	m = udp6("2001:db8:2::7");
 	assert_int_equal(run1(lpm6, m), L_NEIGH);
@@ -401,13 +405,14 @@ test_ns_in(void **state)
 {
 	struct pf_topo *topo, *topo2;
 	struct pf_stage *nb = pf_test_stage(TOPO, "neigh", &topo);
-	struct pf_stage *lpm6 = pf_test_stage(TOPO, "lpm6", &topo2);
+	struct pf_stage *lpm6 = pf_test_stage_fed(TOPO, "lpm6", &topo2, nb);
 	static const uint8_t snm_mac[6] = { 0x33, 0x33, 0xff, 0, 0, 1 };
 	uint8_t l4[32], mac[6], a[16];
 	const uint8_t *f, *ip, *r;
 	struct rte_mbuf *m;
 	uint16_t len;
 
+	test_nt = pf_test_neigh_table(nb);
 	(void)state;
 	len = nd_msg(l4, 135, 0, "2001:db8:1::1", mac_a);
 	m = frame6(0, snm_mac, mac_a, "2001:db8:1::9", "ff02::1:ff00:1", 255, l4, len, true);
@@ -451,11 +456,12 @@ test_fail(void **state)
 {
 	struct pf_topo *topo, *topo2;
 	struct pf_stage *nb = pf_test_stage(TOPO, "neigh", &topo);
-	struct pf_stage *lpm6 = pf_test_stage(TOPO, "lpm6", &topo2);
+	struct pf_stage *lpm6 = pf_test_stage_fed(TOPO, "lpm6", &topo2, nb);
 	struct rte_mbuf *out[32];
 	uint16_t edge[32], n, k;
 	uint64_t now = pf_now_ns();
 
+	test_nt = pf_test_neigh_table(nb);
 	(void)state;
 	assert_int_equal(via_lpm6(lpm6, nb, udp6("2001:db8:2::9")), PF_EDGE_HELD);
 	assert_int_equal(emit(nb, out, edge, false), 1);

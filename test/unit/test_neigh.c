@@ -182,7 +182,7 @@ test_resolve(void **state)
 {
 	struct pf_topo *topo, *topo2;
 	struct pf_stage *nb = pf_test_stage(TOPO, "neigh", &topo);
-	struct pf_stage *lpm = pf_test_stage(TOPO, "lpm", &topo2);
+	struct pf_stage *lpm = pf_test_stage_fed(TOPO, "lpm", &topo2, nb);
 	struct rte_mbuf *m, *out[32];
 	uint16_t edge[32], n, i;
 	struct rte_ipv4_hdr *ip;
@@ -216,7 +216,7 @@ test_resolve(void **state)
 				      0x0a020001)), E_DROP);
 	assert_int_equal(pf_test_ctr(nb, "arp_consumed"), 1);
 	pf_neigh_key_ip4(&k, 1, 0x0a020007);
-	assert_false(pf_neigh_resolve(pf_neigh_table(), &k, mac));
+	assert_false(pf_neigh_resolve(pf_test_neigh_table(nb), &k, mac));
 	n = emit(nb, out, edge, false);
 	assert_int_equal(n, 2);
 	for (i = 0; i < n; i++) {
@@ -228,7 +228,7 @@ test_resolve(void **state)
 		assert_int_equal(rte_raw_cksum(ip, 20), 0xffff);
 	}
 	pf_test_free(out, n);
-	assert_true(pf_neigh_resolve(pf_neigh_table(), &k, mac));
+	assert_true(pf_neigh_resolve(pf_test_neigh_table(nb), &k, mac));
 	assert_memory_equal(mac, mac_b, 6);
 	assert_int_equal(pf_test_ctr(nb, "neigh_released"), 2);
 	assert_int_equal(pf_test_ctr(nb, "neigh_resolved"), 1);
@@ -272,7 +272,7 @@ test_arp_in(void **state)
 	assert_int_equal(pf_meta(m)->out_port, 0);
 	rte_pktmbuf_free(m);
 	pf_neigh_key_ip4(&k, 0, 0xc0a80009);
-	assert_true(pf_neigh_resolve(pf_neigh_table(), &k, mac));
+	assert_true(pf_neigh_resolve(pf_test_neigh_table(nb), &k, mac));
 	assert_memory_equal(mac, mac_a, 6);
 	assert_int_equal(pf_test_ctr(nb, "neigh_learned"), 1);
 	/* group or zero sender MACs: never answered, never learned */
@@ -284,12 +284,12 @@ test_arp_in(void **state)
 				      0xc0a80001)), E_DROP);
 	assert_int_equal(pf_test_ctr(nb, "arp_bad_sender_mac"), 3);
 	pf_neigh_key_ip4(&k, 0, 0xc0a80002);
-	assert_false(pf_neigh_resolve(pf_neigh_table(), &k, mac));
+	assert_false(pf_neigh_resolve(pf_test_neigh_table(nb), &k, mac));
 	/* a reply from a stranger teaches nothing; a request for another: not for us */
 	assert_int_equal(run1(nb, arp(0, RTE_ARP_OP_REPLY, mac_p0, mac_b, 0xc0a80005,
 				      0xc0a80001)), E_DROP);
 	pf_neigh_key_ip4(&k, 0, 0xc0a80005);
-	assert_false(pf_neigh_resolve(pf_neigh_table(), &k, mac));
+	assert_false(pf_neigh_resolve(pf_test_neigh_table(nb), &k, mac));
 	assert_int_equal(run1(nb, arp(0, RTE_ARP_OP_REQUEST, bcast, mac_b, 0xc0a80005,
 				      0xc0a80063)), E_DROP);
 	assert_int_equal(pf_test_ctr(nb, "arp_not_for_us"), 1);
@@ -297,7 +297,7 @@ test_arp_in(void **state)
 	assert_int_equal(run1(nb, arp(0, RTE_ARP_OP_REQUEST, bcast, mac_b, 0xc0a80009,
 				      0xc0a80009)), E_DROP);
 	pf_neigh_key_ip4(&k, 0, 0xc0a80009);
-	assert_true(pf_neigh_resolve(pf_neigh_table(), &k, mac));
+	assert_true(pf_neigh_resolve(pf_test_neigh_table(nb), &k, mac));
 	assert_memory_equal(mac, mac_b, 6);
 	assert_int_equal(pf_test_ctr(nb, "neigh_updated"), 1);
 	pf_stage_destroy(nb);

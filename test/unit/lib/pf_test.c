@@ -88,10 +88,18 @@ pf_test_mbuf(const void *data, uint16_t len, uint16_t in_port)
 struct pf_stage *
 pf_test_stage(const char *yaml, const char *stage, struct pf_topo **topo)
 {
+	return pf_test_stage_fed(yaml, stage, topo, NULL);
+}
+
+struct pf_stage *
+pf_test_stage_fed(const char *yaml, const char *stage, struct pf_topo **topo,
+		  struct pf_stage *peer)
+{
+	struct pf_stage *built[PF_MAX_STAGES] = { NULL };
 	struct pf_errs errs = { 0 };
 	struct pf_stage *st = NULL;
 	uint16_t i;
-	int si;
+	int si, pi;
 
 	if (pf_topo_load_string("inline.yaml", yaml, topo, &errs) < 0) {
 		pf_errs_print(&errs, stderr);
@@ -101,7 +109,11 @@ pf_test_stage(const char *yaml, const char *stage, struct pf_topo **topo)
 		(*topo)->ports[i].port_id = i;
 	si = pf_topo_stage_index(*topo, stage);
 	assert_true(si >= 0);
-	if (pf_stage_create(&st, &(*topo)->stages[si], *topo, &errs) < 0) {
+	/* @p peer (built from another load of a topology) stands for its stage here. */
+	pi = peer != NULL ? pf_topo_stage_index(*topo, peer->conf->name) : -1;
+	if (pi >= 0)
+		built[pi] = peer;
+	if (pf_stage_create_fed(&st, &(*topo)->stages[si], *topo, NULL, built, &errs) < 0) {
 		pf_errs_print(&errs, stderr);
 		fail_msg("stage %s failed to initialise", stage);
 	}

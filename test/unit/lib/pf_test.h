@@ -33,6 +33,15 @@ struct rte_mbuf *pf_test_mbuf(const void *data, uint16_t len, uint16_t in_port);
  * named @p stage from it. Ports get port_id = their index.
  */
 struct pf_stage *pf_test_stage(const char *yaml, const char *stage, struct pf_topo **topo);
+/**
+ * The same, fed by @p peer (a stage of the same topology loaded before):
+ * what @p peer exports reaches the new stage as the runtime would hand it
+ * (pf_stage.edge_table), e.g. lpm fed by neigh gets its neighbour table.
+ */
+struct pf_stage *pf_test_stage_fed(const char *yaml, const char *stage, struct pf_topo **topo,
+				   struct pf_stage *peer);
+/** The neighbour table a neigh stage @p nb owns (what it exports). */
+#define pf_test_neigh_table(nb) ((struct pf_neigh_table *)(nb)->ops->ctl.export_table(nb))
 /** Run process_burst on @p pkts and return the edges in @p edge. */
 void pf_test_process(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge);
 /** Bursts pf_test_process saw with a burst-port hint (each one checked). */
