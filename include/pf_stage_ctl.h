@@ -54,11 +54,8 @@ struct pf_port_conf {
 	uint8_t ipv6_len[PF_PORT_IPV6_MAX];
 	uint8_t ipv6[PF_PORT_IPV6_MAX][16]; /**< interface addresses, network order */
 	uint32_t pcap_preload;     /**< packets net_pcap infinite_rx preloads */
-	uint16_t port_id;          /**< DPDK port id, set by the runtime */
 	uint8_t rss;               /**< enum pf_rss_mode (pf_portplan.h): symmetric, device, off */
 	bool offloads_off;         /**< `offloads: off`: no rx checksum, no tx fast free */
-	/** Set by the runtime: the port runs without RX IPv4 checksum offload (rx sums). */
-	bool rx_cksum_off;
 };
 
 /**
@@ -124,13 +121,35 @@ enum pf_clock_mode {
  * those are the runtime's. Each pf_topo holds its own (pf_topo.env), filled
  * while it loads; a reload hands the stages the new file's.
  */
+/** What the runtime found out about a port when it set it up (not configuration). */
+struct pf_port_run {
+	uint16_t port_id;                 /**< DPDK port id */
+	bool rx_cksum_off;                /**< no RX IPv4 checksum offload: rx sums itself */
+};
+
 struct pf_stage_env {
 	const char *file;                 /**< the topology file */
 	uint16_t n_ports;
 	const struct pf_port_conf *ports; /**< n_ports, by port index */
+	/** By port index, the runtime's: NULL for a stand-alone stage (unit tests). */
+	const struct pf_port_run *run;
 	enum pf_clock_mode clock;
 	uint32_t tx_flush_us;             /**< runtime.tx_flush_us */
 };
+
+/** The DPDK port id of port @p p (stand-alone: the index itself). */
+static inline uint16_t
+pf_env_port_id(const struct pf_stage_env *env, uint16_t p)
+{
+	return env->run != NULL ? env->run[p].port_id : p;
+}
+
+/** Whether port @p p runs without RX IPv4 checksum offload (stand-alone: it has it). */
+static inline bool
+pf_env_rx_cksum_off(const struct pf_stage_env *env, uint16_t p)
+{
+	return env->run != NULL && env->run[p].rx_cksum_off;
+}
 
 /** Port index of @p name among @p env's ports, or -1 (stages). */
 int pf_stage_port_index(const struct pf_stage_env *env, const char *name);

@@ -332,7 +332,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	for (i = 0; i < RTE_DIM(rx->in_port_of); i++)
 		rx->in_port_of[i] = RX_PORT_UNKNOWN;
 	for (i = 0; i < sc->n_rx_ports; i++) {
-		uint16_t k = rx->n_ports, pid = st->env->ports[sc->rx_ports[i]].port_id;
+		uint16_t k = rx->n_ports, pid = pf_env_port_id(st->env, sc->rx_ports[i]);
 
 		/* A device without RSS got one queue (app/runtime/port.c said so): skip the rest. */
 		if (!rx_queue_exists(pid, rx->queue))
@@ -363,7 +363,7 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 		pf->span = rx->fast_span[idx];
 		/* No offload: the mbuf carries no verdict worth a load, so the fast
 		 * path sums. Not set up by a runtime (tests): read the verdict. */
-		pf->hw_cksum = idx >= st->env->n_ports || !st->env->ports[idx].rx_cksum_off;
+		pf->hw_cksum = idx >= st->env->n_ports || !pf_env_rx_cksum_off(st->env, idx);
 		pf->md4[0] = pf->meta_w0 | 20ull << 56;
 		pf->md4[1] = PF_CLASS_IPV4;
 		pf->md6[0] = pf->meta_w0 | 40ull << 56;

@@ -80,7 +80,7 @@ tx_init(struct pf_stage *st, struct pf_errs *errs)
 	for (i = 0; i < sc->n_tx_ports; i++) {
 		p = sc->tx_ports[i];
 		tx->served_mask |= 1u << p;
-		tx->buf[p].port_id = st->env->ports[p].port_id;
+		tx->buf[p].port_id = pf_env_port_id(st->env, p);
 		tx->buf[p].queue = sc->tx_queue[i];
 	}
 	tx->flush_cycles = rte_get_tsc_hz() / 1000000 * st->env->tx_flush_us;

@@ -237,7 +237,7 @@ cap_resolve_drop(struct cap_slot *s, const struct pf_runtime *rt, const struct c
 	snprintf(what, what_len, "dropped packets (%s%s%s), copied before they are freed, "
 		 "the reason (stage:counter) in each packet's comment", stage != NULL ? stage : "",
 		 stage != NULL ? ":" : "", reason != NULL ? reason : "every reason");
-	s->isb_port = rt->topo->ports[0].port_id;
+	s->isb_port = rt->port_run[0].port_id;
 	return taps;
 }
 
@@ -353,7 +353,7 @@ cap_resolve(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_re
 		 rl ? " received on it by " : "", rxs, rl && tl ? " and" : "",
 		 tl ? " sent to it by " : "", txs,
 		 tl ? " (copied as they leave the rings into the tx stage)" : "");
-	s->isb_port = t->ports[port].port_id;
+	s->isb_port = rt->port_run[port].port_id;
 	return taps;
 }
 
@@ -393,7 +393,7 @@ cap_comment(struct cap_slot *s, const struct pf_runtime *rt, const char *what)
 		const char *name = "(not a pipefwd port)";
 
 		for (p = 0; p < t->n_ports; p++)
-			if (t->ports[p].port_id == pid)
+			if (rt->port_run[p].port_id == pid)
 				name = t->ports[p].name;
 		if (len < sizeof(s->comment))
 			len += snprintf(s->comment + len, sizeof(s->comment) - len,
@@ -440,7 +440,7 @@ cap_arm(struct pf_runtime *rt, const char *params)
 	s->sink.snaplen = req.snaplen;
 	s->sink.n_ports = rt->topo->n_ports;
 	for (i = 0; i < rt->topo->n_ports; i++)
-		s->sink.port_id[i] = rt->topo->ports[i].port_id;
+		s->sink.port_id[i] = rt->port_run[i].port_id;
 	if (strncmp(what, "edge", 4) == 0)
 		s->isb_port = s->sink.port_id[0];
 	cap_comment(s, rt, what);

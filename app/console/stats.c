@@ -608,7 +608,7 @@ fill_port(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 		es.rx_nombuf = since(es.rx_nombuf, b->es.rx_nombuf);
 	}
 	rte_tel_data_add_dict_string(d, "name", pc->name);
-	rte_tel_data_add_dict_int(d, "port_id", pc->port_id);
+	rte_tel_data_add_dict_int(d, "port_id", rt->port_run[i].port_id);
 	rte_tel_data_add_dict_u64(d, "rx", since(pf_runtime_port_rx(rt, i), b ? b->rx : 0));
 	rte_tel_data_add_dict_u64(d, "tx", since(pf_runtime_port_tx(rt, i), b ? b->tx : 0));
 	rte_tel_data_add_dict_u64(d, "ipackets", es.ipackets);
@@ -777,7 +777,7 @@ get_config(const struct pf_runtime *rt, time_t loaded, struct rte_tel_data *d)
 			rte_tel_data_add_dict_string(p, "name", pc->name);
 			/* telemetry strings stop at 127 bytes; long vdev args are cut */
 			rte_tel_data_add_dict_string(p, "device", pc->device);
-			rte_tel_data_add_dict_int(p, "port_id", pc->port_id);
+			rte_tel_data_add_dict_int(p, "port_id", rt->port_run[i].port_id);
 			snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", pc->mac[0],
 				 pc->mac[1], pc->mac[2], pc->mac[3], pc->mac[4], pc->mac[5]);
 			rte_tel_data_add_dict_string(p, "mac", buf);

@@ -295,11 +295,12 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 		updated++;
 	}
 
-	/* Phase 2: commit. The new topology takes what only the running one knows. */
+	/* Phase 2: commit. The new topology takes what only the running one knows:
+	 * the runtime's port state, and the MAC a port without `mac:` got from
+	 * its device. */
+	new->env.run = rt->port_run;
 	for (i = 0; i < new->n_ports; i++) {
-		new->ports[i].port_id = old->ports[i].port_id;
 		new->ports[i].has_mac = old->ports[i].has_mac;
-		new->ports[i].rx_cksum_off = old->ports[i].rx_cksum_off;
 		memcpy(new->ports[i].mac, old->ports[i].mac, 6);
 	}
 	/* Unchanged stages keep the config they run with; the new parse of it

@@ -153,6 +153,8 @@ struct pf_rt_lcore {
 
 struct pf_runtime {
 	struct pf_topo *topo;
+	/** Per port, what setting it up found (the env of every topology it runs points here). */
+	struct pf_port_run port_run[PF_MAX_PORTS];
 	struct rte_mempool *pool;
 	/** Per NUMA socket: the pool its ports fill (pool itself on the main socket). */
 	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];

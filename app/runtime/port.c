@@ -78,7 +78,7 @@ pf_rt_port_probe(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 				   pc->name, pc->device, strerror(-rc));
 	if (rte_eth_dev_get_port_by_name(name, &pid) != 0)
 		return pf_node_err(errs, pc->node, "ports.%s: no ethdev named '%s'", pc->name, name);
-	pc->port_id = pid;
+	rt->port_run[pc - rt->topo->ports].port_id = pid;
 	pf_rt_pool_for(rt, rte_eth_dev_socket_id(pid));
 	return 0;
 }
@@ -93,7 +93,7 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 	struct pf_port_want want = { .n_rxq = pc->n_rxq, .n_txq = pc->n_txq, .rss = pc->rss,
 				     .offloads = !pc->offloads_off };
 	char desc[256];
-	uint16_t pid = pc->port_id, q;
+	uint16_t pid = rt->port_run[pc - rt->topo->ports].port_id, q;
 	int rc, socket;
 
 	if (rte_eth_dev_info_get(pid, &info) != 0)
@@ -113,7 +113,8 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 		conf.rx_adv_conf.rss_conf.rss_key_len = plan.rss_key_len;
 	}
 	conf.rxmode.offloads = plan.rx_offloads;
-	pc->rx_cksum_off = (plan.rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) == 0;
+	rt->port_run[pc - rt->topo->ports].rx_cksum_off =
+		(plan.rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) == 0;
 	conf.txmode.offloads = plan.tx_offloads;
 	rc = rte_eth_dev_configure(pid, plan.n_rxq, plan.n_txq, &conf);
 	if (rc < 0 && plan.n_rxq != plan.n_txq &&
@@ -170,7 +171,7 @@ pf_rt_close_ports(struct pf_runtime *rt)
 	if (rt->ports_closed)
 		return;
 	for (i = 0; i < rt->topo->n_ports; i++) {
-		uint16_t pid = rt->topo->ports[i].port_id;
+		uint16_t pid = rt->port_run[i].port_id;
 
 		if (!rte_eth_dev_is_valid_port(pid))
 			continue;
@@ -186,6 +187,6 @@ pf_runtime_port_stats(const struct pf_runtime *rt, uint16_t port, struct rte_eth
 {
 	if (rt->ports_closed)
 		*es = rt->port_stats[port];
-	else if (rte_eth_stats_get(rt->topo->ports[port].port_id, es) != 0)
+	else if (rte_eth_stats_get(rt->port_run[port].port_id, es) != 0)
 		memset(es, 0, sizeof(*es));
 }

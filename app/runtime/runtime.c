@@ -176,6 +176,7 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 	if (rt == NULL)
 		return pf_err_add(errs, topo->file, 0, 0, "out of memory for the runtime");
 	rt->topo = topo;
+	topo->env.run = rt->port_run;   /* the stages see what setting the ports up found */
 	pf_clock_set_mode(topo->clock);
 	if (pf_meta_register() < 0) {
 		pf_err_add(errs, topo->file, 0, 0, "cannot register the mbuf metadata field");

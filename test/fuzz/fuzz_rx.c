@@ -105,7 +105,6 @@ target_make(struct target *t, const char *yaml)
 		pf_errs_print(&errs, stderr);
 		abort();
 	}
-	t->topo->ports[0].port_id = 0;
 	si = pf_topo_stage_index(t->topo, "rx");
 	CHECK(si >= 0);
 	if (pf_stage_create(&t->st, &t->topo->stages[si], t->topo, &errs) < 0) {

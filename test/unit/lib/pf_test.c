@@ -98,15 +98,12 @@ pf_test_stage_fed(const char *yaml, const char *stage, struct pf_topo **topo,
 	struct pf_stage *built[PF_MAX_STAGES] = { NULL };
 	struct pf_errs errs = { 0 };
 	struct pf_stage *st = NULL;
-	uint16_t i;
 	int si, pi;
 
 	if (pf_topo_load_string("inline.yaml", yaml, topo, &errs) < 0) {
 		pf_errs_print(&errs, stderr);
 		fail_msg("inline topology rejected");
 	}
-	for (i = 0; i < (*topo)->n_ports; i++)
-		(*topo)->ports[i].port_id = i;
 	si = pf_topo_stage_index(*topo, stage);
 	assert_true(si >= 0);
 	/* @p peer (built from another load of a topology) stands for its stage here. */
