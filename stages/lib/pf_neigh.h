@@ -3,10 +3,10 @@
  * @file
  * The neighbour table: link-layer addresses of the hosts and gateways on
  * the router's links, for ARP (IPv4) and Neighbour Discovery (IPv6,
- * RFC 4861), owned by the neigh stage that writes it (design.md: "Neighbours
- * live in one table the forwarding stages read and the slow path writes"):
- * the stages wired to it through a "neigh" edge get it from the runtime
- * (pf_stage.edge_table, the neigh stage's ctl.export_table).
+ * RFC 4861): one table the forwarding stages read and the slow path writes,
+ * owned by the neigh stage that writes it; the stages wired to it through a
+ * "neigh" edge get it from the runtime (pf_stage.edge_table, the neigh
+ * stage's ctl.export_table; docs/stages/neigh.md).
  *
  * Writer: one slow-path stage (neigh) on one lcore creates, updates and
  * deletes entries. Readers: the forwarding stages on any lcore, without
