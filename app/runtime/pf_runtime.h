@@ -64,6 +64,10 @@ struct pf_rt_fan {
 #define PF_RX_POLLING     1
 #define PF_RX_STOPPED     2
 
+/** pf_rt_stage.watch bits: who wants a stage's bursts one packet at a time (app/runtime/watch.c). */
+#define PF_WATCH_TRACE 0x1   /**< a packet trace is armed: record traced packets */
+#define PF_WATCH_DROPS 0x2   /**< a drop capture wants this stage's drop reasons */
+
 /** pf_rt_stage.kind bits. */
 #define PF_RT_KIND_SOURCE 0x01   /**< ops->dp.rx */
 #define PF_RT_KIND_TX     0x02   /**< ops->dp.tx (a sink) */

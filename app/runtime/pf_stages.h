@@ -10,7 +10,6 @@
 
 #include <stdint.h>
 
-#include "pf_sink.h"
 #include "pf_stage.h"
 #include "pf_topo.h"
 

@@ -33,9 +33,6 @@
 
 #include "pf_runtime.h"
 
-#define PF_WATCH_TRACE 0x1   /**< a packet trace is armed: record traced packets */
-#define PF_WATCH_DROPS 0x2   /**< a drop capture wants this stage's drop reasons */
-
 #define PF_TRACE_MAX_PKTS 256
 #define PF_TRACE_MAX_RECS 4096
 #define PF_TRACE_HDR 64                  /* frame bytes kept per step: L2..L4 headers */

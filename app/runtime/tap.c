@@ -19,7 +19,6 @@
 
 #include "pf_runtime.h"
 #include "pf_tap.h"
-#include "pf_watch.h"
 
 static __rte_always_inline bool
 cap_selects(const struct pf_cap_tap *tap, struct rte_mbuf *m)
