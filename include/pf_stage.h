@@ -294,11 +294,11 @@ struct pf_stage {
 extern const struct pf_stage_ops *const *const pf_stage_types;
 extern const struct pf_stage_ops pf_rx_ops, pf_tx_ops, pf_xconnect_ops, pf_l2fib_ops,
 	pf_acl_ops, pf_lpm_ops, pf_icmp_ops, pf_ip4frag_ops, pf_neigh_ops, pf_lpm6_ops,
-	pf_icmp6_ops;
+	pf_icmp6_ops, pf_host_ops;
 /** The production types, in registry order (both lists start with them). */
 #define PF_STAGE_TYPES_PRODUCTION \
 	&pf_rx_ops, &pf_tx_ops, &pf_xconnect_ops, &pf_l2fib_ops, &pf_acl_ops, &pf_lpm_ops, \
-	&pf_icmp_ops, &pf_ip4frag_ops, &pf_neigh_ops, &pf_lpm6_ops, &pf_icmp6_ops
+	&pf_icmp_ops, &pf_ip4frag_ops, &pf_neigh_ops, &pf_lpm6_ops, &pf_icmp6_ops, &pf_host_ops
 /** Look a type up by name, NULL if unknown. */
 const struct pf_stage_ops *pf_stage_type_find(const char *type);
 /** The name of drop reason @p reason of stage @p st ("ip4_ttl_expired", "ring_full"). */

@@ -108,6 +108,12 @@ struct pf_stage_obs {
 
 	/** Sinks and holding stages: is anything still buffered? (shutdown drains until not) */
 	bool (*busy)(const struct pf_stage *st);
+
+	/**
+	 * Packets that left pipefwd other than through a port (host: written to
+	 * a host interface); the accounting counts them as sent.
+	 */
+	uint64_t (*delivered)(const struct pf_stage *st);
 };
 
 #endif /* PF_STAGE_OBS_H */

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(gcc make pkg-config meson ninja-build dpdk dpdk-dev libdpdk-dev libyaml-dev
       libcmocka-dev libpcap-dev libsystemd-dev python3-scapy tcpdump tmux
-      prometheus valgrind iproute2 iputils-ping traceroute iputils-tracepath "$@")
+      prometheus valgrind iproute2 iputils-ping traceroute iputils-tracepath ethtool "$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

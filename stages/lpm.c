@@ -76,6 +76,8 @@
 	  "ARP request for an address other than the ingress port's")				\
 	_(LPM_CTR_LOCAL, local, INFO, "IPv4 packets addressed to one of the router's addresses")	\
 	_(LPM_CTR_ICMP_ECHO_REPLY, icmp_echo_reply, INFO, "ICMP echo requests answered in place")	\
+	_(LPM_CTR_TO_HOST, ip4_to_host, INFO,							\
+	  "to the router and not an echo request it answers, or to 224.0.0.0/24: sent to the host edge") \
 	_(LPM_CTR_ARP_REPLY, arp_reply, INFO,							\
 	  "ARP requests for the ingress port's address answered")				\
 	_(LPM_CTR_TTL_ICMP, ip4_ttl_expired_to_icmp, INFO,					\
@@ -96,8 +98,9 @@
 PF_CTR_ENUM(lpm, foreach_lpm_ctr);
 PF_CTR_DESCS(lpm, foreach_lpm_ctr);
 
-enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_FRAG, LPM_EDGE_NEIGH, LPM_EDGE_MAX };
-static const char *const lpm_edges[] = { "drop", "out", "icmp", "fragment", "neigh" };
+enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_FRAG, LPM_EDGE_NEIGH, LPM_EDGE_HOST,
+	LPM_EDGE_MAX };
+static const char *const lpm_edges[] = { "drop", "out", "icmp", "fragment", "neigh", "host" };
 static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", NULL };
 
 /* Lookup result for "no route"; real next hops are 24-bit indexes. */
@@ -153,7 +156,8 @@ struct lpm_priv {
 	uint16_t max_frame[PF_MAX_PORTS];         /* egress limit, untagged frame */
 	bool icmp;                                /* edge icmp wired: errors go there */
 	bool frag;                                /* edge fragment wired */
-	bool slow;                                /* edge icmp, fragment or neigh wired */
+	bool slow;                                /* edge icmp, fragment, neigh or host wired */
+	bool host;                                /* edge host wired: punt to the kernel */
 	const struct pf_neigh_table *nt;          /* neighbours (neigh edge wired), else NULL */
 	/* control path */
 	uint64_t updates;
@@ -479,8 +483,10 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 	}
 	lp->icmp = (st->edge_connected & (1u << LPM_EDGE_ICMP)) != 0;
 	lp->frag = (st->edge_connected & (1u << LPM_EDGE_FRAG)) != 0;
+	lp->host = (st->edge_connected & (1u << LPM_EDGE_HOST)) != 0;
 	lp->slow = (st->edge_connected &
-		    (1u << LPM_EDGE_ICMP | 1u << LPM_EDGE_FRAG | 1u << LPM_EDGE_NEIGH)) != 0;
+		    (1u << LPM_EDGE_ICMP | 1u << LPM_EDGE_FRAG | 1u << LPM_EDGE_NEIGH |
+		     1u << LPM_EDGE_HOST)) != 0;
 	if (st->edge_connected & (1u << LPM_EDGE_NEIGH))
 		lp->nt = st->edge_table[LPM_EDGE_NEIGH];
 	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
@@ -610,6 +616,14 @@ lpm_local(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
 		return LPM_EDGE_DROP;
 	}
 	ctrs[LPM_CTR_LOCAL]++;
+	/* With host interfaces the kernel takes all but the echo requests answered
+	 * here (BGP, BFD, SSH, echo replies, errors; fragments: it reassembles). */
+	if (lp->host && (ip->next_proto_id != IPPROTO_ICMP || md->l3_len != sizeof(*ip) ||
+			 (md->flags & PF_META_IP_FRAG) || len < sizeof(*ip) + sizeof(*icmp) ||
+			 icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST)) {
+		ctrs[LPM_CTR_TO_HOST]++;
+		return LPM_EDGE_HOST;
+	}
 	/* Only plain echo requests: no options, no fragments (no reassembly here). */
 	if (ip->next_proto_id != IPPROTO_ICMP || md->l3_len != sizeof(*ip) ||
 	    (md->flags & PF_META_IP_FRAG) || len < sizeof(*ip) + sizeof(*icmp) ||
@@ -831,8 +845,14 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 		ctrs[LPM_CTR_MARTIAN_SRC]++;
 		return LPM_EDGE_DROP;
 	}
-	if (lpm_martian[dst >> 24])
+	if (lpm_martian[dst >> 24]) {
+		/* Link-local multicast (OSPF, RIPv2, VRRP) for the host interfaces. */
+		if ((dst >> 8) == 0xe00000 && lp->host) {
+			ctrs[LPM_CTR_TO_HOST]++;
+			return LPM_EDGE_HOST;
+		}
 		return lpm_dst_special(ctrs, dst);
+	}
 	if (hop == fib->miss)
 		return lpm_icmp(lp, ctrs, md, LPM_CTR_NO_ROUTE, LPM_CTR_NO_ROUTE_ICMP,
 				PF_META_ICMP(PF_ICMP_DEST_UNREACH, 0, 0));

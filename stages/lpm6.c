@@ -80,6 +80,9 @@
 	_(LPM6_CTR_ND_NO_ROOM, nd_no_room, DROP, "no tailroom to build the Neighbour Advertisement") \
 	_(LPM6_CTR_LOCAL, local, INFO, "IPv6 packets addressed to one of the router's addresses") \
 	_(LPM6_CTR_ECHO_REPLY, icmp6_echo_reply, INFO, "ICMPv6 echo requests answered in place") \
+	_(LPM6_CTR_TO_HOST, ip6_to_host, INFO,							\
+	  "to the router and not answered here (TCP, UDP, ICMPv6 but echo requests and ND, "	\
+	  "link-scope multicast): sent to the host edge") \
 	_(LPM6_CTR_NA_SENT, nd_na_sent, INFO,							\
 	  "Neighbour Solicitations for the ingress port's addresses answered (solicited NA)")	\
 	_(LPM6_CTR_HLIM_ICMP, ip6_hop_limit_to_icmp, INFO,					\
@@ -98,8 +101,9 @@
 PF_CTR_ENUM(lpm6, foreach_lpm6_ctr);
 PF_CTR_DESCS(lpm6, foreach_lpm6_ctr);
 
-enum { LPM6_EDGE_DROP, LPM6_EDGE_OUT, LPM6_EDGE_ICMP, LPM6_EDGE_NEIGH, LPM6_EDGE_MAX };
-static const char *const lpm6_edges[] = { "drop", "out", "icmp", "neigh" };
+enum { LPM6_EDGE_DROP, LPM6_EDGE_OUT, LPM6_EDGE_ICMP, LPM6_EDGE_NEIGH, LPM6_EDGE_HOST,
+	LPM6_EDGE_MAX };
+static const char *const lpm6_edges[] = { "drop", "out", "icmp", "neigh", "host" };
 static const char *const lpm6_keys[] = { "nexthops", "routes", "routes_file", NULL };
 
 /* ICMPv6 (RFC 4443, RFC 4861) types and the errors handed to icmp6. */
@@ -145,6 +149,7 @@ struct lpm6_priv {
 	uint8_t n_addr[PF_MAX_PORTS];                 /* addr[p][0] is the link-local */
 	uint8_t addr[PF_MAX_PORTS][PF_PORT_IPV6_MAX + 1][16];
 	bool icmp;
+	bool host;                                   /* host edge wired: punt to the kernel */
 	const struct pf_neigh_table *nt;              /* neigh edge wired, else NULL */
 	/* control path */
 	uint64_t updates;
@@ -378,6 +383,7 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 		lp->n_addr[i] = (uint8_t)(pc->n_ipv6 + 1);
 	}
 	lp->icmp = (st->edge_connected & (1u << LPM6_EDGE_ICMP)) != 0;
+	lp->host = (st->edge_connected & (1u << LPM6_EDGE_HOST)) != 0;
 	if (st->edge_connected & (1u << LPM6_EDGE_NEIGH))
 		lp->nt = st->edge_table[LPM6_EDGE_NEIGH];
 	rc = fib6_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
@@ -522,6 +528,14 @@ lpm6_local(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struc
 	uint16_t p = md->in_port, ck;
 
 	ctrs[LPM6_CTR_LOCAL]++;
+	/* With host interfaces the kernel takes what pipefwd does not answer:
+	 * all but echo requests and Neighbour Discovery (fragments: it reassembles). */
+	if (lp->host && (md->l4_proto != IPPROTO_ICMPV6 || (md->flags & PF_META_IP_FRAG) ||
+			 l4len < 4 || (l4[0] != ICMP6_ECHO_REQUEST &&
+				       (l4[0] < ND_RS || l4[0] > ND_REDIRECT)))) {
+		ctrs[LPM6_CTR_TO_HOST]++;
+		return LPM6_EDGE_HOST;
+	}
 	if (md->l4_proto != IPPROTO_ICMPV6 || (md->flags & PF_META_IP_FRAG) || l4len < 4) {
 		ctrs[LPM6_CTR_LOCAL_UNSUPPORTED]++;
 		return LPM6_EDGE_DROP;
@@ -680,6 +694,11 @@ lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
 		    (((uint8_t *)(ip + 1))[0] == ND6_NS ||
 		     (((uint8_t *)(ip + 1))[0] == ND6_NA && lp->nt != NULL)))
 			return lpm6_local(lp, ctrs, m, md, ip);
+		/* Link-scope multicast for the kernel (OSPFv3, RIPng, MLD): host interfaces. */
+		if (lp->host && (ip->dst_addr[1] & 0x0f) == 0x02) {
+			ctrs[LPM6_CTR_TO_HOST]++;
+			return LPM6_EDGE_HOST;
+		}
 		ctrs[LPM6_CTR_MCAST_DST]++;
 		return LPM6_EDGE_DROP;
 	}

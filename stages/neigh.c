@@ -104,16 +104,18 @@
 	_(NEIGH_CTR_NS_SENT, nd_ns_sent, INFO, "Neighbour Solicitations sent (made here)") \
 	_(NEIGH_CTR_NS_NOMBUF, nd_ns_nombuf, INFO, "NS not sent: no mbuf, or too many waiting") \
 	_(NEIGH_CTR_TO_ICMP6, neigh_unresolved_to_icmp6, INFO, \
-	  "held IPv6 packets whose neighbour failed: sent to the icmp6 edge (Address Unreachable)")
+	  "held IPv6 packets whose neighbour failed: sent to the icmp6 edge (Address Unreachable)") \
+	_(NEIGH_CTR_TO_HOST, neigh_to_host, INFO, \
+	  "ARP reply or NA to the router learned from, then given to its host interface")
 
 PF_CTR_ENUM(neigh, foreach_neigh_ctr);
 PF_CTR_DESCS(neigh, foreach_neigh_ctr);
 
 enum {
 	NEIGH_EDGE_DROP, NEIGH_EDGE_OUT, NEIGH_EDGE_ICMP, NEIGH_EDGE_FRAG, NEIGH_EDGE_ICMP6,
-	NEIGH_EDGE_MAX
+	NEIGH_EDGE_HOST, NEIGH_EDGE_MAX
 };
-static const char *const neigh_edges[] = { "drop", "out", "icmp", "fragment", "icmp6" };
+static const char *const neigh_edges[] = { "drop", "out", "icmp", "fragment", "icmp6", "host" };
 static const char *const neigh_keys[] = { "size", "queue", "reachable_ms", "retrans_ms",
 					  "probes", "stale_gc_ms", NULL };
 
@@ -146,6 +148,7 @@ struct neigh_priv {
 	bool icmp;
 	bool icmp6;
 	bool frag;                             /* edge fragment wired (to ip4frag) */
+	bool host;                             /* edge host wired: the kernel hears its answers */
 	uint16_t max_frame[PF_MAX_PORTS];      /* egress limit, untagged frame */
 	bool pcap_clock;                       /* timers also run per burst, on packet time */
 	uint64_t reachable_ns, retrans_ns, stale_gc_ns;
@@ -254,6 +257,7 @@ neigh_init(struct pf_stage *st, struct pf_errs *errs)
 	np->icmp = (st->edge_connected & (1u << NEIGH_EDGE_ICMP)) != 0;
 	np->icmp6 = (st->edge_connected & (1u << NEIGH_EDGE_ICMP6)) != 0;
 	np->frag = (st->edge_connected & (1u << NEIGH_EDGE_FRAG)) != 0;
+	np->host = (st->edge_connected & (1u << NEIGH_EDGE_HOST)) != 0;
 	for (i = 0; i < st->env->n_ports; i++)
 		np->max_frame[i] = st->env->ports[i].max_frame;
 	np->pcap_clock = st->env->clock == PF_CLOCK_PCAP;
@@ -794,12 +798,20 @@ neigh_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uin
 		} else {
 			c = NEIGH_CTR_PROTO;
 		}
-		if (c == neigh_ctr_max)
+		if (c == neigh_ctr_max) {
 			edge[i] = neigh_out_edge(st, pkts[i]);
-		else if (c == neigh_ctr_max + 1)
+		} else if (np->host && (c == NEIGH_CTR_NA_CONSUMED || c == NEIGH_CTR_NA_UNKNOWN ||
+					(c == NEIGH_CTR_ARP_CONSUMED &&
+					 (md->flags & PF_META_L2_LOCAL)))) {
+			/* Learned from; the host interface's kernel learns too: an
+			 * answer to its own request (pipefwd answers the others). */
+			st->ctrs[NEIGH_CTR_TO_HOST]++;
+			edge[i] = NEIGH_EDGE_HOST;
+		} else if (c == neigh_ctr_max + 1) {
 			edge[i] = PF_EDGE_HELD;
-		else
+		} else {
 			PF_DROP(edge, i, st->ctrs, c);
+		}
 	}
 	return PF_EDGE_MIXED;
 }

@@ -1073,6 +1073,46 @@ cmd_table(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	return get_table(con->rt, params, d);
 }
 
+/*
+ * "PORT,up|down": set a port's link administratively (rte_eth_dev_set_link_*),
+ * as a cable pull would: what follows link state (host interfaces' carrier,
+ * next-hop groups) sees it.
+ */
+static int
+cmd_port_link(struct pf_console *con, const char *params, struct rte_tel_data *d)
+{
+	const struct pf_runtime *rt = con->rt;
+	char buf[64], *state;
+	uint16_t p;
+	int rc;
+
+	if (params == NULL || snprintf(buf, sizeof(buf), "%s", params) >= (int)sizeof(buf))
+		return -EINVAL;
+	state = strchr(buf, ',');
+	if (state == NULL)
+		return -EINVAL;
+	*state++ = '\0';
+	for (p = 0; p < rt->topo->n_ports; p++)
+		if (strcmp(rt->topo->ports[p].name, buf) == 0)
+			break;
+	if (p == rt->topo->n_ports || (strcmp(state, "up") != 0 && strcmp(state, "down") != 0)) {
+		pf_console_error(d, p == rt->topo->n_ports ? "unknown port" : "expected up or down");
+		return 0;
+	}
+	rc = state[0] == 'u' ? rte_eth_dev_set_link_up(rt->port_run[p].port_id) :
+			       rte_eth_dev_set_link_down(rt->port_run[p].port_id);
+	if (rc < 0) {
+		pf_console_error(d, rc == -ENOTSUP ? "this port's driver cannot set its link" :
+				 "the driver refused");
+		return 0;
+	}
+	PF_LOG(INFO, "port %s: link set %s by the stats socket", buf, state);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "port", buf);
+	rte_tel_data_add_dict_string(d, "link", state);
+	return 0;
+}
+
 /* Help strings stay under 64 bytes (the telemetry limit). */
 const struct pf_cmd pf_stats_cmds[] = {
 	{ "/pipefwd/rings", "pipefwd rings: fill, hwm, drops. Param: ring", cmd_rings, false },
@@ -1086,6 +1126,8 @@ const struct pf_cmd pf_stats_cmds[] = {
 	  cmd_rebalance, false },
 	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", cmd_reload, false },
 	{ "/pipefwd/clear", "pipefwd: clear counters and hwm. Param: stage or ring", cmd_clear,
+	  false },
+	{ "/pipefwd/port_link", "pipefwd: set a port's link. Params: PORT,up|down", cmd_port_link,
 	  false },
 	{ "/pipefwd/table", "pipefwd table contents. Params: stage,table[,offset=N,limit=N,"
 	  "port=P,vlan=V,addr=A]", cmd_table, false },

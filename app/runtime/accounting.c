@@ -91,6 +91,8 @@ pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t)
 			if (st->ops->ctrs[k].kind == PF_CTR_DROP)
 				t->dropped += st->ctrs[k];
 		t->in_flight += pf_stage_gauge(st, "in_flight");
+		if (st->ops->obs.delivered != NULL)
+			t->tx += st->ops->obs.delivered(st);
 	}
 	for (i = 0; i < rt->n_rings; i++)
 		t->in_flight += rte_ring_count(rt->rings[i].ring);
