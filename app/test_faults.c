@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fault hooks of the test binary (app/pf_fault.h): linked into
+ * The fault hooks of the test binary (app/runtime/pf_fault.h): linked into
  * pipefwd-test only, they override the production binary's weak no-ops.
  */
 #include <stdlib.h>

@@ -248,7 +248,7 @@ refuse(double t0, struct pf_errs *errs, const char *what)
 	return -EINVAL;
 }
 
-/* The production binary refuses no update (app/pf_fault.h; pipefwd-test overrides). */
+/* The production binary refuses no update (app/runtime/pf_fault.h; pipefwd-test overrides). */
 __attribute__((weak)) bool
 pf_fault_update_refuse(const char *name)
 {

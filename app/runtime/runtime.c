@@ -156,7 +156,7 @@ rings_maybe_at_start(struct pf_runtime *rt)
 		rt->rts[i].rings_maybe = pf_rt_rings_maybe(rt, &rt->rts[i], owner);
 }
 
-/* The production binary has no faults (app/pf_fault.h; pipefwd-test overrides). */
+/* The production binary has no faults (app/runtime/pf_fault.h; pipefwd-test overrides). */
 __attribute__((weak)) uint32_t
 pf_fault_mbufs(uint32_t n)
 {
