@@ -21,6 +21,7 @@
 #include "pf_conf.h"
 #include "pf_err.h"
 #include "pf_meta.h"
+#include "pf_route.h"
 
 #define PF_NAME_MAX 32
 #define PF_MAX_STAGES 64
@@ -326,6 +327,21 @@ struct pf_stage_ctl {
 	 * Optional.
 	 */
 	void *(*export_table)(struct pf_stage *st);
+
+	/**
+	 * Learnt routes (include/pf_route.h), routing stages only: apply a batch
+	 * of a routing daemon's updates to the running table, the outcome of
+	 * each counted in @p res. One batch at a time, between reloads; the data
+	 * path never waits. Optional (-ENOTSUP: the stage takes none).
+	 */
+	int (*learn)(struct pf_stage *st, const struct pf_route_op *ops, unsigned int n,
+		     struct pf_route_result *res);
+	/**
+	 * Control-side upkeep, about every 100 ms on the control thread (what
+	 * follows the neighbour table or the links in the tables a stage
+	 * writes from the control side). Optional.
+	 */
+	void (*upkeep)(struct pf_stage *st, uint64_t now_ns);
 
 	/** Release everything init made. NULL-safe on a half-initialised stage. */
 	void (*free)(struct pf_stage *st);

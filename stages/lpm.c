@@ -36,6 +36,7 @@
 #include <rte_prefetch.h>
 
 #include "lpm.h"
+#include "lpm_fib.h"
 #include "pf_conf.h"
 #include "pf_log.h"
 #include "pf_neigh.h"
@@ -76,6 +77,11 @@
 	  "ARP request for an address other than the ingress port's")				\
 	_(LPM_CTR_LOCAL, local, INFO, "IPv4 packets addressed to one of the router's addresses")	\
 	_(LPM_CTR_ICMP_ECHO_REPLY, icmp_echo_reply, INFO, "ICMP echo requests answered in place")	\
+	_(LPM_CTR_BLACKHOLE, ip4_blackhole, DROP, "matched a learnt blackhole route")		\
+	_(LPM_CTR_UNREACH_ROUTE, ip4_unreachable_route, DROP,					\
+	  "matched a learnt unreachable or prohibit route (icmp edge not wired)")		\
+	_(LPM_CTR_UNREACH_ROUTE_ICMP, ip4_unreachable_route_to_icmp, INFO,			\
+	  "matched a learnt unreachable or prohibit route: sent to the icmp edge")		\
 	_(LPM_CTR_TO_HOST, ip4_to_host, INFO,							\
 	  "to the router and not an echo request it answers, or to 224.0.0.0/24: sent to the host edge") \
 	_(LPM_CTR_ARP_REPLY, arp_reply, INFO,							\
@@ -101,68 +107,8 @@ PF_CTR_DESCS(lpm, foreach_lpm_ctr);
 enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_FRAG, LPM_EDGE_NEIGH, LPM_EDGE_HOST,
 	LPM_EDGE_MAX };
 static const char *const lpm_edges[] = { "drop", "out", "icmp", "fragment", "neigh", "host" };
-static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", NULL };
-
-/* Lookup result for "no route"; real next hops are 24-bit indexes. */
-
-enum lpm_nh_kind {
-	LPM_NH_FWD = 0,     /* route: rewrite and send */
-	LPM_NH_LOCAL,       /* one of the router's addresses */
-	LPM_NH_DBCAST,      /* broadcast address of a routed port's subnet */
-	LPM_NH_GW,          /* next hop by address (in macs[0..3]): MAC from the neighbour table */
-	LPM_NH_CONN,        /* a port's connected subnet: the destination is the neighbour */
-};
-
-/*
- * In a table entry's next hop: not a plain forward (max_len 0: local,
- * broadcast, connected, by address, no route), so a direct hit with it
- * leaves lpm_x4_group's test without a look at nh[]. Every other reader
- * of an entry clears it (LPM_HOP).
- */
-#define LPM_HOP_SLOW (1u << 23)
-#define LPM_HOP(v) ((v) & ~LPM_HOP_SLOW)
-
-/* 16 bytes: the fast path indexes the table with a shift. */
-struct lpm_nh {
-	uint8_t macs[12];   /* destination then source: the frame's first 12 bytes */
-	uint16_t max_len;   /* longest IPv4 total length the port takes; 0 unless LPM_NH_FWD */
-	uint8_t port;       /* < PF_MAX_PORTS */
-	uint8_t kind;
-};
-
-/* One complete routing table: what an update replaces as a whole. */
-struct lpm_fib {
-	struct rte_lpm *lpm;
-	/* The fast path's length limit: the least max_len of the plain next
-	 * hops (a longer packet leaves it, and lpm_plain checks its own hop). */
-	uint16_t fast_len;
-	enum lpm_lookup_mode mode;
-	uint32_t dflt;            /* next hop of 0.0.0.0/0 (rte_lpm has no depth 0) or miss */
-	uint32_t miss;            /* "no route": nh[n_nh], max_len 0 so the fast path skips it */
-	uint32_t n_routes;        /* configured routes, interface entries excluded */
-	uint32_t n_nh;            /* entries in nh[] */
-	uint32_t n_user_nh;       /* configured next hops (nh[0..n_user_nh)) */
-	uint32_t n_tbl8;
-	uint64_t mem_bytes;
-	struct lpm_nh nh[];       /* next hops, then local, then dbcast per port, then miss */
-};
-
-struct lpm_priv {
-	/* data path */
-	struct lpm_fib *fib;                      /* read once per burst (RCU) */
-	struct rte_ether_addr port_mac[PF_MAX_PORTS];
-	uint32_t port_ip[PF_MAX_PORTS];           /* host order */
-	uint32_t port_has_ip;                     /* bit per port */
-	uint16_t max_frame[PF_MAX_PORTS];         /* egress limit, untagged frame */
-	bool icmp;                                /* edge icmp wired: errors go there */
-	bool frag;                                /* edge fragment wired */
-	bool slow;                                /* edge icmp, fragment, neigh or host wired */
-	bool host;                                /* edge host wired: punt to the kernel */
-	const struct pf_neigh_table *nt;          /* neighbours (neigh edge wired), else NULL */
-	/* control path */
-	uint64_t updates;
-	uint64_t g_routes, g_nh, g_tbl8, g_mem;   /* gauges: never read through fib */
-};
+static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", "learnt",
+					NULL };
 
 /* ---- building a table --------------------------------------------------- */
 
@@ -171,6 +117,7 @@ fib_free(struct lpm_fib *fib)
 {
 	if (fib == NULL)
 		return;
+	pf_dir24_free(fib->dir);
 	rte_lpm_free(fib->lpm);
 	rte_free(fib);
 }
@@ -239,6 +186,9 @@ fib_fill(const struct lpm_fib *fib, uint32_t ip, uint8_t len, uint32_t nh, uint3
 	/* The table says which next hops the fast path takes (lpm_x4_group). */
 	if (fib->nh[nh].max_len == 0)
 		nh |= LPM_HOP_SLOW;
+	/* With learnt routes, the trie knows every route the table holds. */
+	if (fib->dir != NULL && pf_dir24_note(fib->dir, ip, len, nh) < 0)
+		return -ENOSPC;
 	if (len <= 24) {
 		first = ip >> 8;
 		n = 1u << (24 - len);
@@ -322,6 +272,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 {
 	static uint32_t seq;
 	const struct pf_stage_env *env = st->env;
+	struct lpm_learnt *ln = ((const struct lpm_priv *)st->priv)->ln;
 	struct rte_lpm_config lc = { 0 };
 	struct lpm_fib *fib;
 	char name[RTE_LPM_NAMESIZE];
@@ -336,8 +287,9 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	if (rc < 0)
 		return rc;
 	n_nh = cfg->n_nh + 3 * nports;
-	fib = rte_zmalloc_socket("pf_lpm_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
-				 RTE_CACHE_LINE_SIZE, st->socket);
+	/* The learnt ids after "no route" (nh[n_nh]). */
+	fib = rte_zmalloc_socket("pf_lpm_fib", sizeof(*fib) + (n_nh + 1 + lpm_learnt_ids(ln)) *
+				 sizeof(fib->nh[0]), RTE_CACHE_LINE_SIZE, st->socket);
 	if (fib == NULL)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
 	fib->mode = cfg->mode;
@@ -345,6 +297,9 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	fib->n_user_nh = cfg->n_nh;
 	fib->miss = n_nh;
 	fib->dflt = fib->miss;
+	fib->n_ports = nports;
+	fib->conn_base = cfg->n_nh + 2 * nports;
+	fib->learnt_base = n_nh + 1;
 	for (i = 0; i < cfg->n_nh; i++) {
 		const struct pf_port_conf *pc = &env->ports[cfg->nh[i].port];
 
@@ -387,9 +342,14 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	for (i = 0; i < n_nh; i++)
 		if (fib->nh[i].max_len != 0)
 			fib->fast_len = RTE_MIN(fib->fast_len, fib->nh[i].max_len);
+	/* A learnt next hop may be on any port: the least of them all. */
+	for (i = 0; ln != NULL && i < nports; i++)
+		if (env->ports[i].max_frame > RTE_ETHER_HDR_LEN)
+			fib->fast_len = RTE_MIN(fib->fast_len,
+						(uint16_t)(env->ports[i].max_frame - RTE_ETHER_HDR_LEN));
 	/* The tables are filled directly (see fib_fill): no rules table needed. */
 	lc.max_rules = 1;
-	lc.number_tbl8s = need + 1;
+	lc.number_tbl8s = need + 1 + lpm_learnt_tbl8(ln);
 	snprintf(name, sizeof(name), "pf_lpm%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	fib->lpm = rte_lpm_create(name, st->socket, &lc);
 	order = routes_by_len(cfg);
@@ -402,6 +362,18 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	}
 	fib->n_tbl8 = lc.number_tbl8s;
 	fib->n_routes = cfg->n_routes;
+	if (ln != NULL) {
+		/* Routes are noted as they are written (fib_fill); groups are handed
+		 * out from 0 by the build, the rest by the trie afterwards. */
+		fib->dir = pf_dir24_create(fib->lpm, 0, lc.number_tbl8s,
+					   cfg->n_routes + 3 * nports + ln_routes(ln), st->socket);
+		if (fib->dir == NULL) {
+			free(order);
+			fib_free(fib);
+			return pf_err_add(errs, NULL, 0, 0, "stage %s: no memory for the route trie",
+					  stage);
+		}
+	}
 	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
 		const struct lpm_route *r = &cfg->routes[order[i]];
 
@@ -410,9 +382,10 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 						r->len, &groups, lc.number_tbl8s);
 		if (rc != 0)
 			break;
-		if (r->len == 0)
+		if (r->len == 0) {
 			fib->dflt = r->nh;
-		else
+			fib->dflt_cfg = true;
+		} else
 			rc = fib_fill(fib, r->prefix, r->len, r->nh, &groups, lc.number_tbl8s);
 	}
 	free(order);
@@ -436,9 +409,18 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: tbl8 groups exhausted (%u)", stage,
 				  lc.number_tbl8s);
 	}
+	if (ln != NULL) {
+		/* The groups the build took are in use; then the learnt routes. */
+		pf_dir24_reserve(fib->dir, groups);
+		rc = lpm_learnt_fill(ln, (struct pf_stage *)(uintptr_t)st, fib, errs);
+		if (rc < 0) {
+			fib_free(fib);
+			return rc;
+		}
+	}
 	fib->mem_bytes = sizeof(struct rte_lpm) + (uint64_t)lc.number_tbl8s *
 			 RTE_LPM_TBL8_GROUP_NUM_ENTRIES * sizeof(struct rte_lpm_tbl_entry) +
-			 sizeof(*fib) + n_nh * sizeof(fib->nh[0]);
+			 sizeof(*fib) + (n_nh + 1 + lpm_learnt_ids(ln)) * sizeof(fib->nh[0]);
 	PF_LOG(INFO, "lpm %s: %u routes, %u next hops, %u tbl8 groups, %.1f MiB, built in %.2f s",
 	       stage, cfg->n_routes, cfg->n_nh, groups,
 	       (double)fib->mem_bytes / (1 << 20),
@@ -489,10 +471,18 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 		     1u << LPM_EDGE_HOST)) != 0;
 	if (st->edge_connected & (1u << LPM_EDGE_NEIGH))
 		lp->nt = st->edge_table[LPM_EDGE_NEIGH];
+	if (((const struct lpm_cfg *)st->conf->cfg)->learnt.routes != 0) {
+		lp->ln = lpm_learnt_create(st, &((const struct lpm_cfg *)st->conf->cfg)->learnt,
+					   errs);
+		if (lp->ln == NULL)
+			return -ENOMEM;
+	}
 	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
 	gauges_set(lp, lp->fib);
+	if (lp->ln != NULL)
+		lpm_learnt_published(lp->ln, lp->fib);
 	return 0;
 }
 
@@ -526,6 +516,8 @@ lpm_swap_published(struct pf_stage *st, const struct pf_stage_conf *sc, const vo
 
 	__atomic_store_n(&lp->updates, lp->updates + 1, __ATOMIC_RELAXED);
 	gauges_set(lp, fib);
+	if (lp->ln != NULL)
+		lpm_learnt_published(lp->ln, fib);
 }
 
 static const struct pf_stage_swap lpm_swap = {
@@ -545,6 +537,8 @@ lpm_free(struct pf_stage *st)
 	/* No reader runs any more. */
 	fib_free(lp->fib);
 	lp->fib = NULL;
+	lpm_learnt_free(lp->ln);
+	lp->ln = NULL;
 }
 
 static void
@@ -562,6 +556,20 @@ lpm_gauges(const struct pf_stage *st, struct pf_sink *out)
 
 	for (i = 0; i < RTE_DIM(g); i++)
 		pf_sink_u64(out, g[i].name, g[i].v);
+	lpm_learnt_gauges(lp->ln, out);
+}
+
+static int
+lpm_learn(struct pf_stage *st, const struct pf_route_op *ops, unsigned int n,
+	  struct pf_route_result *res)
+{
+	return lpm_learnt_apply(st, ops, n, res);
+}
+
+static void
+lpm_upkeep(struct pf_stage *st, uint64_t now_ns)
+{
+	lpm_learnt_upkeep(st, now_ns);
 }
 
 /* ---- data path ---------------------------------------------------------- */
@@ -793,6 +801,19 @@ lpm_too_big(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
 				     lp->max_frame[port] - RTE_ETHER_HDR_LEN));
 }
 
+/* A learnt blackhole, unreachable or prohibit route (RFC 1812 5.2.7.1 for the ICMP). */
+static uint16_t __rte_noinline
+lpm_route_drop(const struct lpm_priv *lp, uint64_t *ctrs, struct pf_meta *md,
+	       const struct lpm_nh *nh)
+{
+	if (nh->kind == LPM_NH_BLACKHOLE) {
+		ctrs[LPM_CTR_BLACKHOLE]++;
+		return LPM_EDGE_DROP;
+	}
+	return lpm_icmp(lp, ctrs, md, LPM_CTR_UNREACH_ROUTE, LPM_CTR_UNREACH_ROUTE_ICMP,
+			PF_META_ICMP(PF_ICMP_DEST_UNREACH, nh->kind == LPM_NH_UNREACH ? 1 : 13, 0));
+}
+
 /*
  * A next hop by address, or a host on a connected subnet: the MAC comes
  * from the neighbour table (lock-free read). Unresolved, the packet goes
@@ -859,6 +880,13 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	nh = &fib->nh[hop];
 	if (nh->kind == LPM_NH_LOCAL || nh->kind == LPM_NH_DBCAST)
 		return lpm_local(lp, ctrs, md, eth, ip, nh);
+	/* Learnt routes: an ECMP group picks its member per flow; drop kinds end here. */
+	if (unlikely(nh->kind >= LPM_NH_GROUP)) {
+		if (nh->kind != LPM_NH_GROUP)
+			return lpm_route_drop(lp, ctrs, md, nh);
+		hop = lpm_group_member(fib, nh, m);
+		nh = &fib->nh[hop];
+	}
 	/* RFC 1812 5.3.4: a link-layer broadcast is not forwarded as unicast. */
 	if (md->flags & PF_META_L2_MCAST) {
 		ctrs[LPM_CTR_L2BCAST_UNICAST]++;
@@ -1375,6 +1403,8 @@ lpm_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_er
 
 	rc = lpm_cfg_parse(sc, env, errs);
 	cfg = sc->cfg;
+	if (cfg != NULL && lpm_learnt_parse(sc, &((struct lpm_cfg *)sc->cfg)->learnt, errs) < 0)
+		rc = -EINVAL;
 	if (rc < 0 || cfg == NULL || sc->next[LPM_EDGE_NEIGH] != PF_NONE)
 		return rc;
 	/* Only the neigh stage can find a next hop's MAC from its address. */
@@ -1564,6 +1594,8 @@ const struct pf_stage_ops pf_lpm_ops = {
 		.free = lpm_free,
 		.edit = lpm_cfg_edit,
 		.edit_tables = lpm_edit_tables,
+		.learn = lpm_learn,
+		.upkeep = lpm_upkeep,
 	},
 	.obs = {
 		.gauges = lpm_gauges,

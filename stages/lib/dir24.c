@@ -360,6 +360,35 @@ pf_dir24_each_hop(struct pf_dir24 *d, uint32_t hop,
 	return count;
 }
 
+void
+pf_dir24_reserve(struct pf_dir24 *d, uint32_t used)
+{
+	uint32_t g;
+
+	d->n_free = 0;
+	d->n_dead = 0;
+	for (g = d->n_groups; g-- > used;)
+		d->free_g[d->n_free++] = g;
+}
+
+void
+pf_dir24_walk(struct pf_dir24 *d, void (*fn)(void *arg, uint32_t ip, uint8_t len, uint32_t hop),
+	      void *arg)
+{
+	struct rte_rib_node *n = NULL;
+	uint32_t ip;
+	uint64_t h;
+	uint8_t len;
+
+	while ((n = rte_rib_get_nxt(d->rib, 0, 0, n, RTE_RIB_GET_NXT_ALL)) != NULL) {
+		if (rte_rib_get_nh(n, &h) != 0)
+			continue;
+		rte_rib_get_ip(n, &ip);
+		rte_rib_get_depth(n, &len);
+		fn(arg, ip, len, (uint32_t)h);
+	}
+}
+
 uint32_t
 pf_dir24_routes(const struct pf_dir24 *d)
 {

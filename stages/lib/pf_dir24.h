@@ -67,6 +67,13 @@ int pf_dir24_get(const struct pf_dir24 *d, uint32_t ip, uint8_t len, uint32_t *h
 uint32_t pf_dir24_each_hop(struct pf_dir24 *d, uint32_t hop,
 			   void (*fn)(void *arg, uint32_t ip, uint8_t len), void *arg);
 
+/** The build handed out tbl8 groups [0, @p used) itself: the trie has [used, n) to give. */
+void pf_dir24_reserve(struct pf_dir24 *d, uint32_t used);
+
+/** Call @p fn for every route (its prefix and next-hop value). The writer may pf_dir24_add. */
+void pf_dir24_walk(struct pf_dir24 *d, void (*fn)(void *arg, uint32_t ip, uint8_t len,
+						  uint32_t hop), void *arg);
+
 /** Give back the folded tbl8 groups whose grace period ended (also done when none is free). */
 void pf_dir24_reclaim(struct pf_dir24 *d);
 
