@@ -28,6 +28,7 @@
 #include "pf_console.h"
 #include "pf_hugepages.h"
 #include "pf_eal.h"
+#include "pf_learnt.h"
 #include "pf_log.h"
 #include "pf_rebalance.h"
 #include "pf_notify.h"
@@ -351,6 +352,12 @@ remove_runtime_dir(const char *dir)
 }
 
 static void
+learnt_upkeep(struct pf_runtime *rt, void *arg)
+{
+	pf_learnt_upkeep(rt, pf_now_ns());
+}
+
+static void
 run_until_done(struct pf_runtime *rt, const struct options *o)
 {
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), last_rx = 0, last_change = start;
@@ -382,6 +389,8 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 		pf_rebalance_sample(rt);       /* the advisor's sliding window */
 		now = rte_rdtsc();
 		if (now >= next_watch) {
+			/* Learnt routes follow neighbours and links (control side). */
+			pf_console_locked(learnt_upkeep, NULL);
 			pf_dropwatch_poll(rt);  /* capacity drops: a log line, not only a counter */
 			next_watch = now + hz / 10;
 		}

@@ -1431,7 +1431,7 @@ lpm_edit_neigh_wired(const struct pf_stage_conf *sc)
  */
 static const struct pf_show_col lpm_route_cols[] = {
 	{ "prefix", PF_SHOW_STR }, { "nexthop", PF_SHOW_STR }, { "port", PF_SHOW_STR },
-	{ "mac", PF_SHOW_STR },
+	{ "mac", PF_SHOW_STR }, { "source", PF_SHOW_STR }, { "state", PF_SHOW_STR },
 };
 
 static void
@@ -1469,8 +1469,33 @@ lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct
 		v[1].s = nh->name;
 		v[2].s = st->env->ports[nh->port].name;
 		v[3].s = mac;
+		v[4].s = "config";
+		v[5].s = "installed";
 		pf_show_row(sh, v);
 	}
+	/* The ports' own: connected subnets and local addresses. */
+	for (i = 0; i < st->env->n_ports; i++) {
+		const struct pf_port_conf *pc = &st->env->ports[i];
+
+		if (!pc->has_ipv4 || (req->port >= 0 && (uint32_t)req->port != i))
+			continue;
+		v[1].s = "-";
+		v[2].s = pc->name;
+		v[3].s = "-";
+		v[5].s = "installed";
+		if (pc->ipv4_len < 32) {
+			lpm_fmt_prefix(pfx, sizeof(pfx), pc->ipv4 & ~0u << (32 - pc->ipv4_len),
+				       pc->ipv4_len);
+			v[0].s = pfx;
+			v[4].s = "connected";
+			pf_show_row(sh, v);
+		}
+		lpm_fmt_prefix(pfx, sizeof(pfx), pc->ipv4, 32);
+		v[0].s = pfx;
+		v[4].s = "local";
+		pf_show_row(sh, v);
+	}
+	lpm_learnt_show(st, req, sh);
 	pf_show_end(sh);
 	return 0;
 }
@@ -1491,7 +1516,8 @@ lpm_entry(const struct lpm_fib *fib, uint32_t ip, uint8_t *depth)
 	return LPM_HOP(e.next_hop);
 }
 
-static const char *const lpm_kinds[] = { "route", "local", "broadcast", "neighbor", "connected" };
+static const char *const lpm_kinds[] = { "route", "local", "broadcast", "neighbor", "connected",
+					 "ecmp", "blackhole", "unreachable", "prohibit" };
 
 /* What the data path would do with destination req->addr: the fib's own entry. */
 static int

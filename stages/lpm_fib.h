@@ -154,6 +154,14 @@ void lpm_learnt_upkeep(struct pf_stage *st, uint64_t now_ns);
 uint32_t lpm_group_member(const struct lpm_fib *fib, const struct lpm_nh *nh,
 			  struct rte_mbuf *m);
 
+/**
+ * The learnt routes into table page @p sh (columns prefix, nexthop, port,
+ * mac, source, state: lpm's "routes"), those on port req->port only when set.
+ */
+struct pf_show;
+void lpm_learnt_show(const struct pf_stage *st, const struct pf_show_req *req,
+		     struct pf_show *sh);
+
 /** Gauges of the learnt routes (per source and in all). */
 void lpm_learnt_gauges(const struct lpm_learnt *ln, struct pf_sink *out);
 

@@ -818,6 +818,67 @@ lpm_group_member(const struct lpm_fib *fib, const struct lpm_nh *nh, struct rte_
 	return __atomic_load_n(&g->bucket[h >> (32 - 6)], __ATOMIC_ACQUIRE);
 }
 
+/* ---- show ------------------------------------------------------------------------------ */
+
+void
+lpm_learnt_show(const struct pf_stage *st, const struct pf_show_req *req, struct pf_show *sh)
+{
+	const struct lpm_priv *lp = st->priv;
+	const struct lpm_learnt *ln = lp->ln;
+	const struct lrn_key *k;
+	void *data;
+	uint32_t it = 0, code, s;
+	int32_t pos;
+
+	if (ln == NULL)
+		return;
+	while ((pos = rte_hash_iterate(ln->routes, (const void **)&k, &data, &it)) >= 0) {
+		const struct lrn_route *r = &ln->r[pos];
+		char pfx[24], nh[48], mac[18] = "-", src[16], port[PF_NAME_MAX] = "-";
+		union pf_show_val v[6];
+		const struct lrn_obj *o;
+		bool first = true;
+
+		for (s = 0; s < PF_ROUTE_SRC_MAX; s++) {
+			code = r->tgt[s];
+			if (code == LRN_NONE)
+				continue;
+			snprintf(port, sizeof(port), "-");
+			if (code & LRN_CONN) {
+				snprintf(nh, sizeof(nh), "connected");
+				snprintf(port, sizeof(port), "%s",
+					 st->env->ports[code & ~LRN_CONN].name);
+			} else if (code < LRN_ID_FIRST) {
+				snprintf(nh, sizeof(nh), "%s", code == LRN_ID_BLACKHOLE ? "blackhole" :
+					 code == LRN_ID_UNREACH ? "unreachable" : "prohibit");
+			} else if ((o = &ln->obj[code])->kind == LRN_OBJ_GROUP) {
+				snprintf(nh, sizeof(nh), "ecmp(%u)", o->gk.n);
+			} else {
+				snprintf(nh, sizeof(nh), "%u.%u.%u.%u", o->gw >> 24, (o->gw >> 16) & 0xff,
+					 (o->gw >> 8) & 0xff, o->gw & 0xff);
+				snprintf(port, sizeof(port), "%s", st->env->ports[o->port].name);
+				if (o->resolved)
+					pf_show_mac(mac, o->mac);
+			}
+			if (req->port >= 0 && strcmp(port, st->env->ports[req->port].name) != 0)
+				continue;
+			snprintf(pfx, sizeof(pfx), "%u.%u.%u.%u/%u", r->ip >> 24, (r->ip >> 16) & 0xff,
+				 (r->ip >> 8) & 0xff, r->ip & 0xff, r->len);
+			snprintf(src, sizeof(src), "learnt:%u", s);
+			v[0].s = pfx;
+			v[1].s = nh;
+			v[2].s = port;
+			v[3].s = mac;
+			v[4].s = src;
+			/* The winner is the first source; the others wait behind it. */
+			v[5].s = !first ? "standby" : r->installed ? "installed" : "shadowed";
+			first = false;
+			if (!pf_show_row(sh, v))
+				return;
+		}
+	}
+}
+
 /* ---- life ------------------------------------------------------------------------------ */
 
 struct lpm_learnt *

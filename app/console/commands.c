@@ -28,7 +28,7 @@
 #include "pf_reload.h"
 
 static const struct pf_cmd *const cmd_tables[] = {
-	pf_stats_cmds, pf_capture_cmds, pf_trace_cmds, pf_change_cmds,
+	pf_stats_cmds, pf_capture_cmds, pf_trace_cmds, pf_change_cmds, pf_learn_cmds,
 };
 
 static pthread_mutex_t con_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -177,6 +177,15 @@ pf_console_stop(void)
 		pf_trace_stop(rt);
 	pf_changes_free(con.changes);
 	con.changes = NULL;
+}
+
+void
+pf_console_locked(void (*fn)(struct pf_runtime *rt, void *arg), void *arg)
+{
+	pthread_mutex_lock(&con_lock);
+	if (con.rt != NULL)
+		fn(con.rt, arg);
+	pthread_mutex_unlock(&con_lock);
 }
 
 int

@@ -46,6 +46,7 @@ extern const struct pf_cmd pf_stats_cmds[];      /* console/stats.c */
 extern const struct pf_cmd pf_capture_cmds[];    /* console/capture.c */
 extern const struct pf_cmd pf_trace_cmds[];      /* console/trace.c */
 extern const struct pf_cmd pf_change_cmds[];     /* console/change_cmds.c */
+extern const struct pf_cmd pf_learn_cmds[];      /* console/learn_cmds.c */
 
 /* What commands.c asks of the modules at start and stop (console-internal). */
 /** capture.c: the capture directory (NULL: the default) and dpdk-dumpcap's pdump. */
@@ -82,6 +83,13 @@ void pf_console_stop(void);
  * (the file is the source of truth) and says which. Returns pf_reload's rc.
  */
 int pf_console_reload(const char *path);
+
+/**
+ * Run @p fn(@p arg) on the main thread under the console's lock, with the
+ * runtime (e.g. learnt routes and their upkeep: replies never read a table
+ * that changes). Nothing is run while no runtime is published.
+ */
+void pf_console_locked(void (*fn)(struct pf_runtime *rt, void *arg), void *arg);
 
 struct pf_sink;
 /** A sink (app/runtime/pf_sink.h) that renders into the telemetry dict @p d (started). */

@@ -269,12 +269,21 @@ def run_checks(sock, hits, sessions, n_l3):
     rt = routes()
     order = sorted(rt, key=lambda p: (int(ipaddress.IPv4Network(p).network_address),
                                       ipaddress.IPv4Network(p).prefixlen))
-    rows = pages(tel, "lpm,routes", len(rt))
+    # The ports' own follow the configured routes: a connected subnet and a local
+    # address for each port with an address (b0, b1, b2).
+    own = {("192.168.0.0/24", "connected"), ("192.168.0.1/32", "local"),
+           ("172.17.0.0/24", "connected"), ("172.17.0.1/32", "local"),
+           ("172.18.0.0/24", "connected"), ("172.18.0.1/32", "local")}
+    rows = pages(tel, "lpm,routes", len(rt) + len(own))
+    check({(r["prefix"], r["source"]) for r in rows if r["source"] != "config"} == own,
+          "routes: the connected and local prefixes: %s" %
+          sorted((r["prefix"], r["source"]) for r in rows if r["source"] != "config"))
+    rows = [r for r in rows if r["source"] == "config"]
     check([r["prefix"] for r in rows] == order, "routes: not the configured list in order")
     check(all(r["nexthop"] == rt[r["prefix"]] and r["port"] == NH[r["nexthop"]][0] and
               r["mac"] == NH[r["nexthop"]][1] for r in rows), "routes: wrong next hop fields")
     j = ctl_json("routes", "lpm", "--port", "b2", "--all")
-    check(j.get("total") == sum(1 for v in rt.values() if v == "n2"),
+    check(j.get("total") == sum(1 for v in rt.values() if v == "n2") + 2,
           "routes --port b2: total %s" % j.get("total"))
     for addr, want_r in (("10.0.5.7", ("route", "10.0.5.7/32", "n1")),
                          ("10.0.5.8", ("route", "10.0.5.0/24", "n2")),
