@@ -482,7 +482,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 		return rc;
 	gauges_set(lp, lp->fib);
 	if (lp->ln != NULL)
-		lpm_learnt_published(lp->ln, lp->fib);
+		lpm_learnt_published(st, lp->ln, lp->fib);
 	return 0;
 }
 
@@ -517,7 +517,7 @@ lpm_swap_published(struct pf_stage *st, const struct pf_stage_conf *sc, const vo
 	__atomic_store_n(&lp->updates, lp->updates + 1, __ATOMIC_RELAXED);
 	gauges_set(lp, fib);
 	if (lp->ln != NULL)
-		lpm_learnt_published(lp->ln, fib);
+		lpm_learnt_published(st, lp->ln, (struct lpm_fib *)(uintptr_t)fib);
 }
 
 static const struct pf_stage_swap lpm_swap = {
@@ -1403,7 +1403,7 @@ lpm_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_er
 
 	rc = lpm_cfg_parse(sc, env, errs);
 	cfg = sc->cfg;
-	if (cfg != NULL && lpm_learnt_parse(sc, &((struct lpm_cfg *)sc->cfg)->learnt, errs) < 0)
+	if (cfg != NULL && pf_lrn_parse(sc, 4, &((struct lpm_cfg *)sc->cfg)->learnt, errs) < 0)
 		rc = -EINVAL;
 	if (rc < 0 || cfg == NULL || sc->next[LPM_EDGE_NEIGH] != PF_NONE)
 		return rc;

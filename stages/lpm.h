@@ -14,6 +14,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 
+#include "pf_lrn.h"
 #include "pf_stage.h"
 
 /** Next hops are indexes into a table; rte_lpm stores 24 bits. */
@@ -45,17 +46,9 @@ struct lpm_route {
 	uint8_t from_file;      /* 1: routes_file, 0: inline in the topology */
 };
 
-/** The learnt-route sizes of lpm's `learnt:` key (0 routes: none taken; stages/lpm_learnt.c). */
-struct lpm_learnt_conf {
-	uint32_t routes;        /* learnt prefixes held (all sources) */
-	uint32_t nexthops;      /* next hops and groups (ids) */
-	uint32_t groups;        /* ECMP groups */
-	uint32_t tbl8;          /* tbl8 groups beyond the configured routes' */
-};
-
 struct lpm_cfg {
 	enum lpm_lookup_mode mode;
-	struct lpm_learnt_conf learnt;
+	struct pf_lrn_conf learnt;   /* `learnt:` (0 routes: none taken; stages/lpm_learnt.c) */
 	uint32_t n_nh;
 	struct lpm_nh_conf nh[LPM_MAX_NEXTHOPS];
 	uint32_t n_routes, cap_routes;

@@ -69,7 +69,7 @@ struct lpm_fib {
 	struct pf_dir24 *dir;     /* the routes the tables hold, for incremental updates */
 	uint32_t conn_base;       /* nh[conn_base + p]: port p's connected subnet */
 	uint32_t learnt_base;     /* nh[learnt_base + id]: learnt next hop or group id */
-	const struct lpm_group *groups;   /* ECMP groups (the learnt state's, shared) */
+	const struct pf_lrn_group *groups;   /* ECMP groups (the learnt state's, shared) */
 	bool dflt_cfg;            /* dflt is a configured default route */
 	/* next hops, then local, dbcast and connected per port, then miss, then the
 	 * learnt ids; aligned: an entry is written in one 16-byte store */
@@ -96,23 +96,12 @@ struct lpm_priv {
 
 /* ---- learnt routes (stages/lpm_learnt.c) ---------------------------------- */
 
-/** Buckets of an ECMP group: a member per flow hash slice, weights as bucket counts. */
-#define LPM_GROUP_BUCKETS 64
-
-/** What the data path reads of a group: each bucket's member (a next-hop hop value). */
-struct lpm_group {
-	uint32_t bucket[LPM_GROUP_BUCKETS];
-};
-
 struct lpm_learnt;
 
-/** Parse `learnt:` of @p sc into @p lc (zero when absent). 0 or -EINVAL. */
-int lpm_learnt_parse(const struct pf_stage_conf *sc, struct lpm_learnt_conf *lc,
-		     struct pf_errs *errs);
 struct pf_sink;
 
 /** The learnt state for a stage (its init), or NULL with errors. */
-struct lpm_learnt *lpm_learnt_create(struct pf_stage *st, const struct lpm_learnt_conf *lc,
+struct lpm_learnt *lpm_learnt_create(struct pf_stage *st, const struct pf_lrn_conf *lc,
 				     struct pf_errs *errs);
 void lpm_learnt_free(struct lpm_learnt *ln);
 
@@ -132,7 +121,7 @@ uint32_t lpm_learnt_tbl8(const struct lpm_learnt *ln);
 int lpm_learnt_fill(const struct lpm_learnt *ln, struct pf_stage *st, struct lpm_fib *fib,
 		    struct pf_errs *errs);
 /** @p fib, filled, runs now: count what it holds. */
-void lpm_learnt_published(struct lpm_learnt *ln, const struct lpm_fib *fib);
+void lpm_learnt_published(struct pf_stage *st, struct lpm_learnt *ln, struct lpm_fib *fib);
 
 /** Apply a batch to the running table (the stage's ctl.learn op). */
 int lpm_learnt_apply(struct pf_stage *st, const struct pf_route_op *ops, unsigned int n,

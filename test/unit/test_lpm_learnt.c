@@ -380,6 +380,37 @@ test_kinds(void **state)
 	assert_int_equal(apply(&op, 1).refused, 1);
 }
 
+/*
+ * The gateway's neighbour lost: its routes leave the fast path at once but
+ * its entry still forwards to the MAC until a grace period later (a lookup
+ * made before the re-flag finds what it was made for), then it resolves
+ * through the neigh edge; learnt again, the fast path is back.
+ */
+static void
+test_neighbour_lost(void **state)
+{
+	struct pf_neigh_table *nt = pf_test_neigh_table(nb);
+	struct pf_neigh_key k;
+
+	learn(0x0a020002, mac_b);
+	add_via(0, 0x0a500000, 16, 0x0a020002);
+	upkeep();
+	assert_true(fast(0x0a500101));
+	pf_neigh_key_ip4(&k, 1, 0x0a020002);
+	assert_non_null(pf_neigh_find(nt, &k));
+	pf_neigh_publish(pf_neigh_find(nt, &k), PF_NEIGH_FAILED, NULL);
+	upkeep();
+	assert_false(fast(0x0a500101));
+	send_check(0x0a500101, 1000, 4, E_OUT, mac_b);   /* the slow path, the old entry */
+	upkeep();                                          /* the grace period is over */
+	assert_false(fast(0x0a500101));
+	send_check(0x0a500101, 1000, 4, E_NEIGH, NULL);
+	learn(0x0a020002, mac_c);
+	upkeep();
+	assert_true(fast(0x0a500101));
+	send_check(0x0a500101, 1000, 8, E_OUT, mac_c);
+}
+
 static void
 test_reload_keeps(void **state)
 {
@@ -410,6 +441,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_sources, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ecmp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kinds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_neighbour_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_keeps, setup, teardown),
 	};
 
