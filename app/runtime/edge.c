@@ -30,6 +30,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "burst_hint.h"
 #include "pf_tap.h"
 #include "pf_flowhash.h"
 #include "pf_watch.h"
@@ -101,41 +102,10 @@ edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
 }
 
 /*
- * Hand @p n packets to @p r's consumer on this lcore, with the producer's
- * burst-port hint @p hint (0: none); contract as edge_send().
- */
-/*
  * The hand-over itself: charge @p rs, count the burst on @p r, let a capture
- * armed there see it as its consumer gets it, give the consumer the hints.
- * Returns the time the consumer starts at.
+ * armed there see it as its consumer gets it, give the consumer the hints
+ * @p hints (burst_hint.h). Returns the time the consumer starts at.
  */
-/*
- * The hints as one word (pf_stage.h keeps the fields in this order): a
- * stage's outgoing pair, burst_port | in_burst_in_port << 16, taken and
- * cleared after its burst; a consumer's incoming pair, in_burst_in_port |
- * in_burst_port << 16, the same word rotated.
- */
-static __rte_always_inline uint32_t
-hints_take(struct pf_stage *st)
-{
-	uint32_t h;
-
-	RTE_BUILD_BUG_ON(offsetof(struct pf_stage, in_burst_in_port) !=
-			 offsetof(struct pf_stage, burst_port) + 2 ||
-			 offsetof(struct pf_stage, in_burst_port) !=
-			 offsetof(struct pf_stage, burst_port) + 4);
-	memcpy(&h, &st->burst_port, sizeof(h));
-	memset(&st->burst_port, 0, sizeof(h));
-	return h;
-}
-
-static __rte_always_inline void
-hints_give(struct pf_stage *to, uint32_t h)
-{
-	h = (h >> 16) | (h << 16);
-	memcpy(&to->in_burst_in_port, &h, sizeof(h));
-}
-
 static __rte_always_inline uint64_t
 hand_over(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
 	  uint64_t t, uint32_t hints)
@@ -145,7 +115,7 @@ hand_over(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 	r->direct += n;
 	if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
 		pf_tap_burst(&r->tap, pkts, n);
-	hints_give(r->to->st, hints);
+	pf_hint_give(r->to->st, hints);
 	return now;
 }
 
@@ -280,26 +250,6 @@ check_drop_discipline(const struct pf_stage *st, uint64_t before, uint16_t n,
 			  st->conf->name, dropped, moved);
 }
 
-/*
- * Debug builds: a hint must hold for every packet of the burst, the
- * burst-port hint on out_port (@p out) or the in-port hint on in_port.
- */
-static void
-check_hint(const struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t hint, bool out)
-{
-	uint16_t i, port;
-
-	/* out_port unwritten: the hint stands for it (the runtime writes it where needed). */
-	if (out && (hint & PF_BURST_PORT_UNWRITTEN))
-		return;
-	for (i = 0; hint != 0 && i < n; i++) {
-		port = out ? pf_meta(pkts[i])->out_port : pf_meta(pkts[i])->in_port;
-		if (port != hint - 1)
-			rte_panic("stage %s: %s hint %u, packet %u has %s %u\n", st->conf->name,
-				  out ? "burst port" : "in-port", hint - 1, i,
-				  out ? "out_port" : "in_port", port);
-	}
-}
 #endif
 
 /*
@@ -343,21 +293,8 @@ run_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint64_t t0
 	rs->ran = true;
 	rs->edge_pkts[1] += n;
 	st->ops->dp.tx(st, pkts, n);
-	hints_give(st, 0);
+	pf_hint_give(st, 0);
 	return charge(rs, t0);
-}
-
-/*
- * Whether a burst whose out_port only the hint holds (PF_BURST_PORT_UNWRITTEN)
- * may reach @p r's consumer so: a sink that takes the hint, with no capture
- * on the edge and no trace on the sink (both read out_port).
- */
-static __rte_always_inline bool
-hint_suffices(const struct pf_rt_ring *r)
-{
-	return (r->to->kind & PF_RT_KIND_TX_ALL) &&
-	       __atomic_load_n(&r->tap, __ATOMIC_RELAXED) == NULL &&
-	       __atomic_load_n(&r->to->watch, __ATOMIC_RELAXED) == 0;
 }
 
 /*
@@ -372,7 +309,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 	uint16_t edge[PF_BURST_MAX];
 	uint64_t t1;
 	uint32_t hints;
-	uint16_t all, i, diff, hint;
+	uint16_t all, i, diff;
 
 	for (;;) {
 		struct pf_stage *st = rs->st;
@@ -393,29 +330,24 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 		/* Trace or drop capture armed (app/console/trace.c): the one branch per burst. */
 		if (unlikely(watch != 0)) {
 			/* One packet per call: no hint holds for the burst, none is taken. */
-			st->in_burst_in_port = 0;
+			pf_hint_per_packet(st);
 			all = pf_watch_burst(rs, pkts, n, edge);
-			hints_take(st);
+			pf_hint_take(st);
 			hints = 0;
 		} else {
 			all = rs->process_burst(st, pkts, n, edge);
 			/* Its own hint and its producer's in-port hint end here (in_burst_port
 			 * lasts until the burst has left: a sink's tx reads it). */
-			hints = hints_take(st);
+			hints = pf_hint_take(st);
 		}
-		hint = (uint16_t)hints;
 #ifndef NDEBUG
 		check_drop_discipline(st, drops_before, n, edge, all);
-		if (hint != 0 && (all == PF_EDGE_MIXED || all == PF_EDGE_DROP))
-			rte_panic("stage %s: burst-port hint on a burst of edge %u\n",
-				  st->conf->name, all);
-		check_hint(st, pkts, n, hint, true);
-		check_hint(st, pkts, n, (uint16_t)(hints >> 16), false);
+		pf_hint_check(st, pkts, n, hints, all);
 #endif
 		diff = 0;
 		if (unlikely(all == PF_EDGE_MIXED)) {
 			if (unlikely(kind & PF_RT_KIND_EMIT)) {
-				st->in_burst_port = 0;
+				pf_hint_end(st);
 				return run_held(rs, pkts, n, edge, me, t0);
 			}
 			/* The stage did not say: find out, eight edges per step. */
@@ -446,12 +378,9 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 			    (to = r->to, likely(!(kind & (PF_RT_KIND_TX | PF_RT_KIND_LOSSLESS))) ?
 					 edge_owned_empty(to, me) :
 					 !(kind & PF_RT_KIND_TX) && edge_direct(rs, r, me))) {
-				if (unlikely(hint & PF_BURST_PORT_UNWRITTEN) && !hint_suffices(r)) {
-					pf_burst_port_write(pkts, n, hint);
-					hints &= ~(uint32_t)PF_BURST_PORT_UNWRITTEN;
-				}
+				pf_hint_resolve(pkts, n, &hints, r);
 				rs->edge_pkts[all] += n;
-				st->in_burst_port = 0;
+				pf_hint_end(st);
 				t1 = hand_over(rs, r, pkts, n, t0, hints);
 				if (unlikely(to->kind & PF_RT_KIND_EXPAND))
 					return run_expand(to, pkts, n, me, t1);
@@ -459,12 +388,11 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 				t0 = t1;
 				continue;
 			}
-			if (unlikely(hint & PF_BURST_PORT_UNWRITTEN))
-				pf_burst_port_write(pkts, n, hint);
+			pf_hint_resolve_all(pkts, n, hints);
 			t0 = edge_move(rs, all, pkts, n, me, t0);
 		}
 		/* This burst's hint from the producer (if any) ends with it. */
-		st->in_burst_port = 0;
+		pf_hint_end(st);
 		return charge(rs, t0);
 	}
 }
