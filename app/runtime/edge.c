@@ -79,26 +79,16 @@ ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 }
 
 /*
- * Direct or ring? Direct only while the consumer's owner is this lcore and
- * none of its input rings may hold packets (rings_maybe, one word with the
- * owner: one compare): a stage that just moved here first drains its rings
- * through its own polling, so nothing overtakes what is queued. In lossless
- * mode pf_rt_room() made the decision for this burst (and sized the burst
- * by it); the owner cannot become this lcore in between without the test
- * failing the same way, and a direct call begun before the owner was
- * cleared finishes within the pass the hand-over waits for.
+ * Direct or ring (direct.h)? In lossless mode pf_rt_room() made the
+ * decision for this burst (and sized the burst by it); the owner cannot
+ * become this lcore in between without the test failing the same way.
  */
-static __rte_always_inline bool
-edge_owned_empty(const struct pf_rt_stage *to, int me)
-{
-	return __atomic_load_n(&to->direct_key, __ATOMIC_ACQUIRE) == pf_rt_direct_key(me);
-}
 static __rte_always_inline bool
 edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
 {
 	if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 		return r->bp_direct;
-	return edge_owned_empty(r->to, me);
+	return pf_rt_direct_ok(r->to, me);
 }
 
 /*
@@ -376,7 +366,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 			 * test. (to read once: the acquire would have GCC read it again.) */
 			if (r != NULL &&
 			    (to = r->to, likely(!(kind & (PF_RT_KIND_TX | PF_RT_KIND_LOSSLESS))) ?
-					 edge_owned_empty(to, me) :
+					 pf_rt_direct_ok(to, me) :
 					 !(kind & PF_RT_KIND_TX) && edge_direct(rs, r, me))) {
 				pf_hint_resolve(pkts, n, &hints, r);
 				rs->edge_pkts[all] += n;
@@ -464,7 +454,7 @@ pf_rt_room(struct pf_rt_stage *rs, int me, uint32_t max)
 		struct pf_rt_ring *r = rs->outs[k];
 		uint32_t room;
 
-		r->bp_direct = edge_owned_empty(r->to, me);
+		r->bp_direct = pf_rt_direct_ok(r->to, me);
 		room = r->bp_direct ? pf_rt_room(r->to, me, max) : rte_ring_free_count(r->ring);
 		if (room < max)
 			max = room;

@@ -43,24 +43,6 @@ pf_rt_wait_passes(struct pf_runtime *rt, unsigned int passes)
 	} while (!done);
 }
 
-bool
-pf_rt_rings_maybe(const struct pf_runtime *rt, const struct pf_rt_stage *rs, const int *want)
-{
-	uint16_t s = (uint16_t)(rs - rt->rts), k;
-
-	if (rs->n_in == 0)   /* a source: nothing to poll but its ports */
-		return false;
-	if (rs->owner != want[s])
-		return true;
-	for (k = 0; k < rs->n_in; k++) {
-		uint16_t from = (uint16_t)(rs->in[k]->from - rt->rts);
-
-		if (rs->in[k]->from->owner != want[from] || want[from] != want[s])
-			return true;
-	}
-	return false;
-}
-
 static struct pf_rt_lcore *
 lcore_by_id(struct pf_runtime *rt, int id)
 {
@@ -123,7 +105,7 @@ pf_runtime_apply_lcore_map(struct pf_runtime *rt, const struct pf_topo *topo)
 		old = lcore_by_id(rt, rt->rts[i].owner);
 		if (old != NULL)
 			wait_for[old - rt->lcores] = true;
-		__atomic_store_n(&rt->rts[i].owner, -1, __ATOMIC_RELEASE);
+		pf_rt_owner_take(&rt->rts[i]);
 		moved++;
 	}
 	for (i = 0; i < rt->n_lcores; i++) {
@@ -155,15 +137,12 @@ pf_runtime_apply_lcore_map(struct pf_runtime *rt, const struct pf_topo *topo)
 	 *    settled (worker.c): a ring may now fill from another lcore, or
 	 *    hold what was sent while a stage moved. Set before any moved
 	 *    stage runs on its new lcore, and after the old lcores' passes,
-	 *    so no clear decided before the move lands after it. (Any other
-	 *    stage and its producers stayed on one lcore: its rings stayed
-	 *    empty.) Then hand each moved stage to its new lcore. */
-	for (i = 0; i < rt->n_stages; i++)
-		if (pf_rt_rings_maybe(rt, &rt->rts[i], want))
-			__atomic_store_n(&rt->rts[i].rings_maybe, 1, __ATOMIC_RELEASE);
+	 *    so no clear decided before the move lands after it (direct.h).
+	 *    Then hand each moved stage to its new lcore. */
+	pf_rt_rings_maybe_mark(rt, want);
 	for (i = 0; i < rt->n_stages; i++)
 		if (rt->rts[i].owner != want[i])
-			__atomic_store_n(&rt->rts[i].owner, want[i], __ATOMIC_RELEASE);
+			pf_rt_owner_give(&rt->rts[i], want[i]);
 	/* The previous map buffers may be reused once every lcore moved on. */
 	pf_rcu_synchronize();
 	return moved;

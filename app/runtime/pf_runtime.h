@@ -90,7 +90,7 @@ struct pf_rt_stage {
 	 * Who runs the stage and whether its input rings may hold packets, in
 	 * one word: a producer hands a burst straight to the stage when the
 	 * word reads (uint32_t)me, i.e. its owner is the producer's lcore and
-	 * no input ring needs polling (edge.c, pf_rt_direct_key).
+	 * no input ring needs polling. The protocol: app/runtime/direct.h.
 	 */
 	union {
 		uint64_t direct_key;
@@ -101,8 +101,7 @@ struct pf_rt_stage {
 			 * Non-zero: an input ring may hold packets, its lcore polls
 			 * them each pass. Set at start and by every hand-over; the
 			 * owner clears it once its rings are empty and every
-			 * producer runs on its lcore (worker.c): from then on they
-			 * only hand over directly, so the rings stay empty.
+			 * producer runs on its lcore (direct.h).
 			 */
 			uint32_t rings_maybe;
 		};

@@ -7,6 +7,8 @@
  *               consumer on the same lcore, else by ring), lossless room
  *   worker.c    the worker lcore loop
  *   handover.c  moving stages between lcores, burst copies, waiting for passes
+ *   direct.h/.c direct or ring: the direct_key/rings_maybe protocol
+ *   burst_hint.h the runtime's half of the burst hints
  *   accounting.c totals and the drained test
  */
 #ifndef PF_RT_INTERNAL_H
@@ -14,9 +16,9 @@
 
 #include <stddef.h>
 
-#include <rte_byteorder.h>
 #include <rte_common.h>
 
+#include "direct.h"
 #include "pf_runtime.h"
 
 /* port.c: probe every port first (its socket's pool is made), then set each up. */
@@ -36,22 +38,6 @@ struct rte_mempool *pf_rt_pool_for(struct pf_runtime *rt, int socket);
  */
 #define PF_RT_TIME_SHIFT 4
 #define PF_RT_TIME_EVERY (1u << PF_RT_TIME_SHIFT)
-
-/*
- * pf_rt_stage.direct_key of a stage that lcore @p me owns and whose input
- * rings need no polling: what a producer on @p me compares it with.
- */
-static inline uint64_t
-pf_rt_direct_key(int me)
-{
-	RTE_BUILD_BUG_ON(offsetof(struct pf_rt_stage, owner) !=
-			 offsetof(struct pf_rt_stage, direct_key));
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	return (uint32_t)me;
-#else
-	return (uint64_t)(uint32_t)me << 32;
-#endif
-}
 
 /*
  * edge.c: run one burst through @p rs on lcore @p me, the clock having
@@ -76,14 +62,6 @@ uint32_t pf_rt_room(struct pf_rt_stage *rs, int me, uint32_t max);
 
 /* worker.c */
 int pf_rt_worker_main(void *arg);
-
-/*
- * handover.c: whether @p rs's input rings may hold packets once every stage
- * s runs on lcore @p want[s]: it or one of its producers moves, or a
- * producer runs on another lcore (its rings_maybe stays set then).
- */
-bool pf_rt_rings_maybe(const struct pf_runtime *rt, const struct pf_rt_stage *rs,
-		       const int *want);
 
 /* handover.c: wait until every worker has finished @p passes more loops. */
 void pf_rt_wait_passes(struct pf_runtime *rt, unsigned int passes);

@@ -143,19 +143,6 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 	return 0;
 }
 
-/* Every ring is empty at start: only a stage fed from another lcore polls its rings. */
-static void
-rings_maybe_at_start(struct pf_runtime *rt)
-{
-	int owner[PF_MAX_STAGES];
-	uint16_t i;
-
-	for (i = 0; i < rt->n_stages; i++)
-		owner[i] = rt->rts[i].owner;
-	for (i = 0; i < rt->n_stages; i++)
-		rt->rts[i].rings_maybe = pf_rt_rings_maybe(rt, &rt->rts[i], owner);
-}
-
 /* The production binary has no faults (app/runtime/pf_fault.h; pipefwd-test overrides). */
 __attribute__((weak)) uint32_t
 pf_fault_mbufs(uint32_t n)
@@ -234,7 +221,7 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		if (!(topo->stages[i].ops->flags & PF_STAGE_UPSTREAM_READS) &&
 		    stage_build(rt, i, errs) < 0)
 			goto fail;
-	rings_maybe_at_start(rt);
+	pf_rt_rings_maybe_start(rt);
 	rt->n_lcores = topo->n_lcores;
 	for (i = 0; i < topo->n_lcores; i++) {
 		struct pf_rt_lcore *lc = &rt->lcores[i];

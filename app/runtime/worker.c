@@ -23,10 +23,7 @@
  * A burst from each of @p rs's input rings. Out of line: on one lcore the
  * rings of direct edges stay empty and the pass does not come here. Once
  * every ring is empty and every producer runs on this lcore, the rings
- * need no more polling: those producers hand over directly from now on
- * (edge.c), and a hand-over that moves one sets rings_maybe again before
- * it runs anywhere else (handover.c; it waits for this lcore's pass first,
- * so a clear decided here cannot land after it).
+ * need no more polling (direct.h).
  */
 static __rte_noinline uint16_t
 run_rings(struct pf_rt_stage *rs, int me, bool timed)
@@ -39,7 +36,7 @@ run_rings(struct pf_rt_stage *rs, int me, bool timed)
 	for (i = 0; i < rs->n_in; i++) {
 		struct pf_rt_ring *r = rs->in[i];
 
-		if (__atomic_load_n(&r->from->owner, __ATOMIC_ACQUIRE) != me)
+		if (!pf_rt_ring_settled(r, me))
 			settled = false;
 		if (rte_ring_empty(r->ring))
 			continue;
@@ -59,8 +56,7 @@ run_rings(struct pf_rt_stage *rs, int me, bool timed)
 		if (!rte_ring_empty(r->ring))
 			settled = false;
 	}
-	if (settled)
-		__atomic_store_n(&rs->rings_maybe, 0, __ATOMIC_RELAXED);
+	pf_rt_rings_settle(rs, settled);
 	return moved;
 }
 
@@ -146,11 +142,9 @@ pf_rt_worker_main(void *arg)
 		for (i = 0; i < map->n; i++) {
 			struct pf_rt_stage *rs = map->stages[i];
 			/* Owned, and (one compare) whether its rings need a look. */
-			uint64_t dk = __atomic_load_n(&rs->direct_key, __ATOMIC_ACQUIRE);
-
-			if (likely(dk == key))
+			if (likely(pf_rt_settled_here(rs, key)))
 				moved += run_stage(rt, rs, me, timed, false);
-			else if (__atomic_load_n(&rs->owner, __ATOMIC_RELAXED) == me)
+			else if (pf_rt_owns(rs, me, false))
 				moved += run_stage(rt, rs, me, timed, true);
 		}
 		t1 = rte_rdtsc();
@@ -159,7 +153,7 @@ pf_rt_worker_main(void *arg)
 			for (i = 0; i < map->n; i++) {
 				struct pf_stage *st = map->stages[i]->st;
 
-				if (__atomic_load_n(&map->stages[i]->owner, __ATOMIC_ACQUIRE) != me)
+				if (!pf_rt_owns(map->stages[i], me, true))
 					continue;
 				if (st->ops->dp.housekeep != NULL)
 					st->ops->dp.housekeep(st, pf_now_ns());

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Direct or ring, the control thread's half (the protocol: direct.h): which
+ * stages must poll their rings, at start and after a hand-over.
+ */
+#include "direct.h"
+
+bool
+pf_rt_rings_maybe(const struct pf_runtime *rt, const struct pf_rt_stage *rs, const int *want)
+{
+	uint16_t s = (uint16_t)(rs - rt->rts), k;
+
+	if (rs->n_in == 0)   /* a source: nothing to poll but its ports */
+		return false;
+	if (rs->owner != want[s])
+		return true;
+	for (k = 0; k < rs->n_in; k++) {
+		uint16_t from = (uint16_t)(rs->in[k]->from - rt->rts);
+
+		if (rs->in[k]->from->owner != want[from] || want[from] != want[s])
+			return true;
+	}
+	return false;
+}
+
+void
+pf_rt_rings_maybe_start(struct pf_runtime *rt)
+{
+	int owner[PF_MAX_STAGES];
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		owner[i] = rt->rts[i].owner;
+	for (i = 0; i < rt->n_stages; i++)
+		rt->rts[i].rings_maybe = pf_rt_rings_maybe(rt, &rt->rts[i], owner);
+}
+
+void
+pf_rt_rings_maybe_mark(struct pf_runtime *rt, const int *want)
+{
+	uint16_t i;
+
+	/* Any other stage and its producers stayed on one lcore: its rings stayed empty. */
+	for (i = 0; i < rt->n_stages; i++)
+		if (pf_rt_rings_maybe(rt, &rt->rts[i], want))
+			__atomic_store_n(&rt->rts[i].rings_maybe, 1, __ATOMIC_RELEASE);
+}
