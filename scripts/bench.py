@@ -836,7 +836,7 @@ class Bench:
                 r = self.pf_runner("%s-%s" % (c["name"], layout), topo)
                 meta[layout] = dict(topology=self.show(topo), lcores=lmap)
                 runners.append(r)
-            for peer in c["peers"]:
+            for peer in [] if self.args.no_peers else c["peers"]:
                 try:
                     cmd, prefix = self.peer_cmd(peer, pcap, t, c["tables"])
                 except (RuntimeError, subprocess.CalledProcessError) as e:
@@ -1099,6 +1099,7 @@ def main():
     ap.add_argument("--rounds", type=int, help="alternations per case (default 5, quick 3)")
     ap.add_argument("--compare", metavar="REF", help="compare the quick set against git REF")
     ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/")
+    ap.add_argument("--no-peers", action="store_true", help="pipefwd's layouts only")
     ap.add_argument("--note", help="one line on what was measured, shown in the report")
     ap.add_argument("--file-prefix", default="bench",
                     help="DPDK --file-prefix base for every run (default bench)")
