@@ -70,6 +70,9 @@
 	  "longer than the egress MTU (routers never fragment IPv6; icmp edge not wired)")	\
 	_(LPM6_CTR_LOCAL_UNSUPPORTED, ip6_local_unsupported, DROP,				\
 	  "addressed to the router but not an ICMPv6 echo request or NS it answers")		\
+	_(LPM6_CTR_ROUTING_HDR, ip6_routing_header, DROP,					\
+	  "to the router with a Routing header whose Segments Left is not 0 (RFC 5095, "	\
+	  "RFC 8200 4.4: no type is processed; icmp edge not wired)")				\
 	_(LPM6_CTR_ICMP_BAD_CKSUM, icmp6_bad_checksum, DROP, "ICMPv6 to the router with a wrong checksum") \
 	_(LPM6_CTR_ND_INVALID, nd_invalid, DROP,						\
 	  "NS or NA failing RFC 4861 7.1.1/7.1.2 (hop limit, code, length, target, options)")	\
@@ -93,6 +96,9 @@
 	  "longer than the egress MTU: sent to the icmp edge (Packet Too Big)")			\
 	_(LPM6_CTR_LL_SRC_ICMP, ip6_linklocal_src_to_icmp, INFO,				\
 	  "link-local source to forward: sent to the icmp edge (Unreachable, beyond scope)")	\
+	_(LPM6_CTR_ROUTING_HDR_ICMP, ip6_routing_header_to_icmp, INFO,				\
+	  "Routing header with Segments Left > 0 to the router: sent to the icmp edge "	\
+	  "(Parameter Problem 0, pointer at its Routing Type)")					\
 	_(LPM6_CTR_TO_NEIGH, ip6_to_neigh, INFO,						\
 	  "next hop or connected host without a MAC yet: sent to the neigh edge (NS)")		\
 	_(LPM6_CTR_ND_TO_NEIGH, nd_to_neigh, INFO,						\
@@ -110,10 +116,14 @@ static const char *const lpm6_keys[] = { "nexthops", "routes", "routes_file", NU
 #define ICMP6_DST_UNREACH 1
 #define ICMP6_PACKET_TOO_BIG 2
 #define ICMP6_TIME_EXCEEDED 3
+#define ICMP6_PARAM_PROBLEM 4
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_ECHO_REPLY 129
 #define ND_RS 133
 #define ND_REDIRECT 137
+/* Next Header values of the extension headers rx walked into md->l3_len. */
+#define IP6_NH_ROUTING 43
+#define IP6_NH_FRAGMENT 44
 
 enum lpm6_nh_kind {
 	LPM6_NH_FWD = 0,    /* route: rewrite and send */
@@ -465,6 +475,21 @@ lpm6_untag(struct rte_mbuf *m, struct pf_meta *md)
 	return rte_pktmbuf_mtod(m, uint8_t *);
 }
 
+/* As lpm: errors go to the icmp edge when it is wired, else they are drops. */
+static uint16_t
+lpm6_icmp(const struct lpm6_priv *lp, uint64_t *ctrs, struct pf_meta *md, uint32_t drop,
+	  uint32_t to_icmp, uint32_t err)
+{
+	if (!lp->icmp) {
+		ctrs[drop]++;
+		return LPM6_EDGE_DROP;
+	}
+	ctrs[to_icmp]++;
+	md->nexthop = err;
+	md->out_port = md->in_port;
+	return LPM6_EDGE_ICMP;
+}
+
 /* Is @p a one of port @p p's addresses (link-local or `ipv6:`)? */
 static bool
 lpm6_port_addr(const struct lpm6_priv *lp, uint16_t p, const uint8_t *a)
@@ -514,6 +539,38 @@ lpm6_nd(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struct p
 	return LPM6_EDGE_OUT;
 }
 
+/* lpm6_routing's answers: a pointer to report, or only skipped Routing headers. */
+#define LPM6_RH_PTR 0x10000u
+#define LPM6_RH_ONLY 0x20000u
+
+/*
+ * The extension headers rx walked (@p l3_len bytes from @p ip) of a packet
+ * to the router, where a Routing header is processed (RFC 8200 4.4). None
+ * is implemented (Type 0 is deprecated, RFC 5095), so one with Segments
+ * Left 0 is skipped and one with Segments Left > 0 is answered with a
+ * Parameter Problem (code 0) at its Routing Type: LPM6_RH_PTR | that
+ * offset. Else LPM6_RH_ONLY when every header was a skipped Routing
+ * header, 0 when there were others.
+ */
+static uint32_t
+lpm6_routing(const struct rte_ipv6_hdr *ip, uint32_t l3_len)
+{
+	const uint8_t *h = (const uint8_t *)ip;
+	uint32_t off = 40, only = LPM6_RH_ONLY, hl;
+	uint8_t nh = ip->proto;
+
+	while (off + 8 <= l3_len) {
+		if (nh == IP6_NH_ROUTING && h[off + 3] != 0)
+			return LPM6_RH_PTR | (off + 2);
+		if (nh != IP6_NH_ROUTING)
+			only = 0;
+		hl = nh == IP6_NH_FRAGMENT ? 8u : (h[off + 1] + 1u) * 8u;
+		nh = h[off];
+		off += hl;
+	}
+	return only;
+}
+
 /*
  * To the router itself: ICMPv6 echo requests are answered in place (from
  * the address they were sent to), Neighbour Solicitations by lpm6_ns; other
@@ -526,8 +583,19 @@ lpm6_local(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struc
 	uint8_t *l4 = (uint8_t *)ip + md->l3_len, *eth, a[16], to[6];
 	uint32_t l4len = rte_be_to_cpu_16(ip->payload_len) + 40u - md->l3_len;
 	uint16_t p = md->in_port, ck;
+	uint32_t ext;
 
 	ctrs[LPM6_CTR_LOCAL]++;
+	/* Our packet: its Routing headers are ours to process (RFC 8200 4.4). */
+	if (md->l3_len != 40) {
+		ext = lpm6_routing(ip, md->l3_len);
+		if (ext & LPM6_RH_PTR)
+			return lpm6_icmp(lp, ctrs, md, LPM6_CTR_ROUTING_HDR,
+					 LPM6_CTR_ROUTING_HDR_ICMP,
+					 PF_META_ICMP(ICMP6_PARAM_PROBLEM, 0, ext & ~LPM6_RH_PTR));
+	} else {
+		ext = 0;
+	}
 	/* With host interfaces the kernel takes what pipefwd does not answer:
 	 * all but echo requests and Neighbour Discovery (fragments: it reassembles). */
 	if (lp->host && (md->l4_proto != IPPROTO_ICMPV6 || (md->flags & PF_META_IP_FRAG) ||
@@ -550,15 +618,28 @@ lpm6_local(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struc
 		ctrs[LPM6_CTR_ND_IGNORED]++;
 		return LPM6_EDGE_DROP;
 	}
-	/* Multicast echo (ff02::1) is not answered; only unicast to our addresses. */
-	if (l4[0] != ICMP6_ECHO_REQUEST || l4[1] != 0 || l4len < 8 || md->l3_len != 40 ||
-	    pf_ip6_is_mcast(ip->dst_addr)) {
+	/*
+	 * Multicast echo (ff02::1) is not answered; only unicast to our
+	 * addresses, with no extension header but skipped Routing headers.
+	 */
+	if (l4[0] != ICMP6_ECHO_REQUEST || l4[1] != 0 || l4len < 8 ||
+	    (md->l3_len != 40 && ext != LPM6_RH_ONLY) || pf_ip6_is_mcast(ip->dst_addr)) {
 		ctrs[LPM6_CTR_LOCAL_UNSUPPORTED]++;
 		return LPM6_EDGE_DROP;
 	}
 	/* The sender's MAC first: untagging moves the frame's start. */
 	memcpy(to, rte_pktmbuf_mtod(m, uint8_t *) + 6, 6);
 	eth = lpm6_untag(m, md);
+	if (md->l3_len != 40) {
+		/* The reply is a new packet: the Routing headers stay behind. */
+		ext = md->l3_len - 40u;
+		memmove(eth + ext, eth, RTE_ETHER_HDR_LEN + 40);
+		eth = (uint8_t *)rte_pktmbuf_adj(m, (uint16_t)ext);
+		ip = (struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
+		ip->proto = IPPROTO_ICMPV6;
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)l4len);
+		md->l3_len = 40;
+	}
 	ip = (struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
 	l4 = (uint8_t *)(ip + 1);
 	memcpy(eth, to, 6);
@@ -580,21 +661,6 @@ lpm6_local(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struc
 }
 
 /* ---- data path: forwarding ---------------------------------------------- */
-
-/* As lpm: errors go to the icmp edge when it is wired, else they are drops. */
-static uint16_t
-lpm6_icmp(const struct lpm6_priv *lp, uint64_t *ctrs, struct pf_meta *md, uint32_t drop,
-	  uint32_t to_icmp, uint32_t err)
-{
-	if (!lp->icmp) {
-		ctrs[drop]++;
-		return LPM6_EDGE_DROP;
-	}
-	ctrs[to_icmp]++;
-	md->nexthop = err;
-	md->out_port = md->in_port;
-	return LPM6_EDGE_ICMP;
-}
 
 /*
  * A next hop by address, or a host on a connected prefix: the MAC comes

@@ -286,12 +286,51 @@ test_x4_groups_default(void **state)
 	run_kinds(TOPO(DFLT_ROUTES), true);
 }
 
+/*
+ * A UDP packet to the router behind a Routing header (8 bytes, Segments
+ * Left @p sl), as rx leaves it, with no icmp edge wired: Segments Left > 0
+ * is dropped as ip6_routing_header (RFC 8200 4.4), 0 is skipped and the
+ * UDP behind it is ip6_local_unsupported. The replay case
+ * ipv6_routing_header checks the answers with the edge wired.
+ */
+static void
+test_routing_header_no_icmp(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = pf_test_stage(TOPO(""), "lpm6", &topo);
+	uint8_t sl;
+
+	(void)state;
+	for (sl = 0; sl < 3; sl++) {
+		struct rte_mbuf *m = udp6(mac_p0, H, "2001:db8:1::1", 64, 16, false);
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
+		uint64_t rh = pf_test_ctr(st, "ip6_routing_header");
+		uint64_t un = pf_test_ctr(st, "ip6_local_unsupported");
+		uint16_t e;
+
+		ip[6] = 43;
+		ip[40] = IPPROTO_UDP;
+		ip[41] = 0;
+		ip[42] = 0;
+		ip[43] = sl;
+		pf_meta(m)->l3_len = 48;
+		pf_test_process(st, &m, 1, &e);
+		assert_int_equal(e, L_DROP);
+		assert_int_equal(pf_test_ctr(st, "ip6_routing_header"), rh + (sl != 0));
+		assert_int_equal(pf_test_ctr(st, "ip6_local_unsupported"), un + (sl == 0));
+		pf_test_free(&m, 1);
+	}
+	pf_stage_destroy(st);
+	pf_topo_free(topo);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_x4_groups),
 		cmocka_unit_test(test_x4_groups_default),
+		cmocka_unit_test(test_routing_header_no_icmp),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
