@@ -272,7 +272,8 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 {
 	static uint32_t seq;
 	const struct pf_stage_env *env = st->env;
-	struct lpm_learnt *ln = ((const struct lpm_priv *)st->priv)->ln;
+	const struct pf_lrn *ln = ((const struct lpm_priv *)st->priv)->ln;
+	const struct pf_lrn_conf *lrn = pf_lrn_conf_of(ln);
 	struct rte_lpm_config lc = { 0 };
 	struct lpm_fib *fib;
 	char name[RTE_LPM_NAMESIZE];
@@ -288,7 +289,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		return rc;
 	n_nh = cfg->n_nh + 3 * nports;
 	/* The learnt ids after "no route" (nh[n_nh]). */
-	fib = rte_zmalloc_socket("pf_lpm_fib", sizeof(*fib) + (n_nh + 1 + lpm_learnt_ids(ln)) *
+	fib = rte_zmalloc_socket("pf_lpm_fib", sizeof(*fib) + (n_nh + 1 + lrn->nexthops) *
 				 sizeof(fib->nh[0]), RTE_CACHE_LINE_SIZE, st->socket);
 	if (fib == NULL)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
@@ -349,7 +350,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 						(uint16_t)(env->ports[i].max_frame - RTE_ETHER_HDR_LEN));
 	/* The tables are filled directly (see fib_fill): no rules table needed. */
 	lc.max_rules = 1;
-	lc.number_tbl8s = need + 1 + lpm_learnt_tbl8(ln);
+	lc.number_tbl8s = need + 1 + lrn->tbl8;
 	snprintf(name, sizeof(name), "pf_lpm%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	fib->lpm = rte_lpm_create(name, st->socket, &lc);
 	order = routes_by_len(cfg);
@@ -366,7 +367,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		/* Routes are noted as they are written (fib_fill); groups are handed
 		 * out from 0 by the build, the rest by the trie afterwards. */
 		fib->dir = pf_dir24_create(fib->lpm, 0, lc.number_tbl8s,
-					   cfg->n_routes + 3 * nports + ln_routes(ln), st->socket);
+					   cfg->n_routes + 3 * nports + lrn->routes, st->socket);
 		if (fib->dir == NULL) {
 			free(order);
 			fib_free(fib);
@@ -420,7 +421,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	}
 	fib->mem_bytes = sizeof(struct rte_lpm) + (uint64_t)lc.number_tbl8s *
 			 RTE_LPM_TBL8_GROUP_NUM_ENTRIES * sizeof(struct rte_lpm_tbl_entry) +
-			 sizeof(*fib) + (n_nh + 1 + lpm_learnt_ids(ln)) * sizeof(fib->nh[0]);
+			 sizeof(*fib) + (n_nh + 1 + lrn->nexthops) * sizeof(fib->nh[0]);
 	PF_LOG(INFO, "lpm %s: %u routes, %u next hops, %u tbl8 groups, %.1f MiB, built in %.2f s",
 	       stage, cfg->n_routes, cfg->n_nh, groups,
 	       (double)fib->mem_bytes / (1 << 20),
@@ -472,8 +473,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 	if (st->edge_connected & (1u << LPM_EDGE_NEIGH))
 		lp->nt = st->edge_table[LPM_EDGE_NEIGH];
 	if (((const struct lpm_cfg *)st->conf->cfg)->learnt.routes != 0) {
-		lp->ln = lpm_learnt_create(st, &((const struct lpm_cfg *)st->conf->cfg)->learnt,
-					   errs);
+		lp->ln = pf_lrn_open(st, &((const struct lpm_cfg *)st->conf->cfg)->learnt, errs);
 		if (lp->ln == NULL)
 			return -ENOMEM;
 	}
@@ -537,7 +537,7 @@ lpm_free(struct pf_stage *st)
 	/* No reader runs any more. */
 	fib_free(lp->fib);
 	lp->fib = NULL;
-	lpm_learnt_free(lp->ln);
+	pf_lrn_free(lp->ln);
 	lp->ln = NULL;
 }
 
@@ -556,7 +556,7 @@ lpm_gauges(const struct pf_stage *st, struct pf_sink *out)
 
 	for (i = 0; i < RTE_DIM(g); i++)
 		pf_sink_u64(out, g[i].name, g[i].v);
-	lpm_learnt_gauges(lp->ln, out);
+	pf_lrn_gauges(lp->ln, out);
 }
 
 static int
@@ -884,7 +884,8 @@ lpm_ip4(const struct lpm_priv *lp, const struct lpm_fib *fib, uint64_t *ctrs,
 	if (unlikely(nh->kind >= LPM_NH_GROUP)) {
 		if (nh->kind != LPM_NH_GROUP)
 			return lpm_route_drop(lp, ctrs, md, nh);
-		hop = lpm_group_member(fib, nh, m);
+		memcpy(&hop, nh->macs, 4);
+		hop = fib->learnt_base + pf_lrn_member(&fib->groups[hop], m);
 		nh = &fib->nh[hop];
 	}
 	/* RFC 1812 5.3.4: a link-layer broadcast is not forwarded as unicast. */
@@ -1429,11 +1430,6 @@ lpm_edit_neigh_wired(const struct pf_stage_conf *sc)
  * holds the stats lock a reload takes: the configuration and the fib it
  * built cannot change or be freed meanwhile, and the fib is only read.
  */
-static const struct pf_show_col lpm_route_cols[] = {
-	{ "prefix", PF_SHOW_STR }, { "nexthop", PF_SHOW_STR }, { "port", PF_SHOW_STR },
-	{ "mac", PF_SHOW_STR }, { "source", PF_SHOW_STR }, { "state", PF_SHOW_STR },
-};
-
 static void
 lpm_fmt_prefix(char *buf, size_t len, uint32_t ip, uint8_t plen)
 {
@@ -1446,12 +1442,12 @@ static int
 lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct pf_sink *d)
 {
 	const struct lpm_cfg *cfg = st->conf->cfg;
-	union pf_show_val v[RTE_DIM(lpm_route_cols)];
+	union pf_show_val v[PF_LRN_SHOW_COLS];
 	char pfx[24], mac[18];
 	struct pf_show *sh;
 	uint32_t i;
 
-	sh = pf_show_start(d, req, lpm_route_cols, RTE_DIM(lpm_route_cols));
+	sh = pf_show_start(d, req, pf_lrn_show_cols, PF_LRN_SHOW_COLS);
 	if (sh == NULL)
 		return -ENOMEM;
 	for (i = 0; i < cfg->n_routes; i++) {
@@ -1495,7 +1491,7 @@ lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct
 		v[4].s = "local";
 		pf_show_row(sh, v);
 	}
-	lpm_learnt_show(st, req, sh);
+	pf_lrn_show(((const struct lpm_priv *)st->priv)->ln, st->env, req, sh);
 	pf_show_end(sh);
 	return 0;
 }

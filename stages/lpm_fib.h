@@ -91,26 +91,10 @@ struct lpm_priv {
 	/* control path */
 	uint64_t updates;
 	uint64_t g_routes, g_nh, g_tbl8, g_mem;   /* gauges: never read through fib */
-	struct lpm_learnt *ln;                    /* learnt routes, kept across reloads, or NULL */
+	struct pf_lrn *ln;                        /* learnt routes, kept across reloads, or NULL */
 };
 
-/* ---- learnt routes (stages/lpm_learnt.c) ---------------------------------- */
-
-struct lpm_learnt;
-
-struct pf_sink;
-
-/** The learnt state for a stage (its init), or NULL with errors. */
-struct lpm_learnt *lpm_learnt_create(struct pf_stage *st, const struct pf_lrn_conf *lc,
-				     struct pf_errs *errs);
-void lpm_learnt_free(struct lpm_learnt *ln);
-
-/** nh[] entries beyond the configured ones a table needs for the learnt ids. */
-uint32_t lpm_learnt_ids(const struct lpm_learnt *ln);
-/** Learnt prefixes the trie of a table needs room for. */
-uint32_t ln_routes(const struct lpm_learnt *ln);
-/** tbl8 groups beyond the configured routes' a table needs. */
-uint32_t lpm_learnt_tbl8(const struct lpm_learnt *ln);
+/* ---- learnt routes (stages/lpm_learnt.c; the store is stages/lib/pf_lrn.h) ---- */
 
 /**
  * A table was just built from the configuration (every route noted in
@@ -118,10 +102,10 @@ uint32_t lpm_learnt_tbl8(const struct lpm_learnt *ln);
  * route where no configured one has the prefix. Changes nothing of @p ln
  * (a refused reload leaves it as it was). 0, or -ENOSPC with errors.
  */
-int lpm_learnt_fill(const struct lpm_learnt *ln, struct pf_stage *st, struct lpm_fib *fib,
+int lpm_learnt_fill(const struct pf_lrn *ln, struct pf_stage *st, struct lpm_fib *fib,
 		    struct pf_errs *errs);
 /** @p fib, filled, runs now: count what it holds. */
-void lpm_learnt_published(struct pf_stage *st, struct lpm_learnt *ln, struct lpm_fib *fib);
+void lpm_learnt_published(struct pf_stage *st, struct pf_lrn *ln, struct lpm_fib *fib);
 
 /** Apply a batch to the running table (the stage's ctl.learn op). */
 int lpm_learnt_apply(struct pf_stage *st, const struct pf_route_op *ops, unsigned int n,
@@ -135,23 +119,5 @@ int lpm_learnt_apply(struct pf_stage *st, const struct pf_route_op *ops, unsigne
  * tbl8 groups come back after their grace period.
  */
 void lpm_learnt_upkeep(struct pf_stage *st, uint64_t now_ns);
-
-/**
- * Data path, slow: the member of group entry @p nh for packet @p m (flow
- * hash; addresses only for a fragment). Returns its hop value.
- */
-uint32_t lpm_group_member(const struct lpm_fib *fib, const struct lpm_nh *nh,
-			  struct rte_mbuf *m);
-
-/**
- * The learnt routes into table page @p sh (columns prefix, nexthop, port,
- * mac, source, state: lpm's "routes"), those on port req->port only when set.
- */
-struct pf_show;
-void lpm_learnt_show(const struct pf_stage *st, const struct pf_show_req *req,
-		     struct pf_show *sh);
-
-/** Gauges of the learnt routes (per source and in all). */
-void lpm_learnt_gauges(const struct lpm_learnt *ln, struct pf_sink *out);
 
 #endif /* PF_LPM_FIB_H */

@@ -25,17 +25,7 @@
 #include <rte_vect.h>
 
 #include "lpm_fib.h"
-#include "pf_flowhash.h"
 #include "pf_log.h"
-
-#define LRN_LINK_CHECK_NS 100000000ull
-
-struct lpm_learnt {
-	struct pf_lrn *store;
-	struct pf_lrn_conf conf;
-	uint32_t port_down;               /* bit p: port p's link was down at the last check */
-	uint64_t link_check_ns;
-};
 
 /* What the store's callbacks write: one table of one stage. */
 struct lpm_tbl {
@@ -245,7 +235,7 @@ tbl_of(const struct pf_stage *st, struct lpm_fib *fib)
 {
 	const struct lpm_priv *lp = st->priv;
 
-	return (struct lpm_tbl){ .st = st, .store = lp->ln->store, .fib = fib, .nt = lp->nt };
+	return (struct lpm_tbl){ .st = st, .store = lp->ln, .fib = fib, .nt = lp->nt };
 }
 
 /* ---- the stage's side ------------------------------------------------------------- */
@@ -259,20 +249,20 @@ lpm_learnt_apply(struct pf_stage *st, const struct pf_route_op *ops, unsigned in
 
 	if (lp->ln == NULL)
 		return -ENOTSUP;
-	pf_lrn_apply(lp->ln->store, &lpm_lrn_ops, &t, st->env, ops, n, res);
+	pf_lrn_apply(lp->ln, &lpm_lrn_ops, &t, st->env, ops, n, res);
 	return 0;
 }
 
 int
-lpm_learnt_fill(const struct lpm_learnt *ln, struct pf_stage *st, struct lpm_fib *fib,
+lpm_learnt_fill(const struct pf_lrn *ln, struct pf_stage *st, struct lpm_fib *fib,
 		struct pf_errs *errs)
 {
 	struct lpm_tbl t = tbl_of(st, fib);
 	uint32_t refused;
 
-	fib->groups = pf_lrn_groups(ln->store);
+	fib->groups = pf_lrn_groups(ln);
 	/* Not running yet: nothing of the store changes (a refused reload leaves it). */
-	refused = pf_lrn_fill(ln->store, &lpm_lrn_ops, &t);
+	refused = pf_lrn_fill(ln, &lpm_lrn_ops, &t);
 	if (refused != 0)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: %u learnt routes do not fit the "
 				  "table (raise learnt.tbl8)", st->conf->name, refused);
@@ -280,115 +270,23 @@ lpm_learnt_fill(const struct lpm_learnt *ln, struct pf_stage *st, struct lpm_fib
 }
 
 void
-lpm_learnt_published(struct pf_stage *st, struct lpm_learnt *ln, struct lpm_fib *fib)
+lpm_learnt_published(struct pf_stage *st, struct pf_lrn *ln, struct lpm_fib *fib)
 {
 	struct lpm_tbl t = tbl_of(st, fib);
 
-	pf_lrn_recount(ln->store, &lpm_lrn_ops, &t);
-}
-
-uint32_t
-ln_routes(const struct lpm_learnt *ln)
-{
-	return ln != NULL ? ln->conf.routes : 0;
+	pf_lrn_recount(ln, &lpm_lrn_ops, &t);
 }
 
 void
 lpm_learnt_upkeep(struct pf_stage *st, uint64_t now)
 {
 	struct lpm_priv *lp = st->priv;
-	struct lpm_learnt *ln = lp->ln;
 	struct lpm_tbl t;
-	uint32_t down, n;
 
-	if (ln == NULL || now < ln->link_check_ns)
+	if (!pf_lrn_due(lp->ln, now))
 		return;
-	ln->link_check_ns = now + LRN_LINK_CHECK_NS;
 	t = tbl_of(st, lp->fib);
 	pf_dir24_reclaim(t.fib->dir);
-	/* Links: a member on a port gone down leaves its groups' buckets now. */
-	down = pf_lrn_links_down(st);
-	if (down != ln->port_down)
-		PF_LOG(INFO, "lpm %s: ports down 0x%x (were 0x%x): ECMP groups rebalanced",
-		       st->conf->name, down, ln->port_down);
-	ln->port_down = down;
-	n = pf_lrn_upkeep(ln->store, &lpm_lrn_ops, &t, down);
-	if (n != 0)
-		PF_LOG(INFO, "lpm %s: %u next hops changed resolution: %u routes re-flagged",
-		       st->conf->name, n, t.reflagged);
-}
-
-/* ---- data path ------------------------------------------------------------------------ */
-
-uint32_t
-lpm_group_member(const struct lpm_fib *fib, const struct lpm_nh *nh, struct rte_mbuf *m)
-{
-	const struct pf_lrn_group *g;
-	uint32_t gi, h;
-
-	memcpy(&gi, nh->macs, 4);
-	g = &fib->groups[gi];
-	/* The symmetric flow hash (addresses only for a fragment: a fragmented
-	 * datagram never splits); the top bits pick the bucket. */
-	h = pf_flow_hash(m);
-	return fib->learnt_base + __atomic_load_n(&g->bucket[h >> (32 - 6)], __ATOMIC_ACQUIRE);
-}
-
-/* ---- show ------------------------------------------------------------------------------ */
-
-void
-lpm_learnt_show(const struct pf_stage *st, const struct pf_show_req *req, struct pf_show *sh)
-{
-	const struct lpm_priv *lp = st->priv;
-
-	if (lp->ln != NULL)
-		pf_lrn_show(lp->ln->store, st->env, req, sh);
-}
-
-/* ---- life ------------------------------------------------------------------------------ */
-
-struct lpm_learnt *
-lpm_learnt_create(struct pf_stage *st, const struct pf_lrn_conf *lc, struct pf_errs *errs)
-{
-	struct lpm_learnt *ln = calloc(1, sizeof(*ln));
-
-	if (ln != NULL) {
-		ln->conf = *lc;
-		ln->store = pf_lrn_create(lc, "pf_lpm_groups", st->socket);
-	}
-	if (ln == NULL || ln->store == NULL) {
-		free(ln);
-		pf_err_add(errs, NULL, 0, 0, "stage %s: no memory for %u learnt routes (raise EAL -m)",
-			   st->conf->name, lc->routes);
-		return NULL;
-	}
-	return ln;
-}
-
-void
-lpm_learnt_free(struct lpm_learnt *ln)
-{
-	if (ln == NULL)
-		return;
-	pf_lrn_free(ln->store);
-	free(ln);
-}
-
-uint32_t
-lpm_learnt_ids(const struct lpm_learnt *ln)
-{
-	return ln != NULL ? ln->conf.nexthops : 0;
-}
-
-uint32_t
-lpm_learnt_tbl8(const struct lpm_learnt *ln)
-{
-	return ln != NULL ? ln->conf.tbl8 : 0;
-}
-
-void
-lpm_learnt_gauges(const struct lpm_learnt *ln, struct pf_sink *out)
-{
-	if (ln != NULL)
-		pf_lrn_gauges(ln->store, out);
+	if (pf_lrn_stage_upkeep(lp->ln, st, &lpm_lrn_ops, &t) != 0)
+		PF_LOG(DEBUG, "lpm %s: %u routes re-flagged", st->conf->name, t.reflagged);
 }

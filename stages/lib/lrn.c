@@ -19,6 +19,8 @@
 
 #include "pf_conf.h"
 #include "pf_err.h"
+#include "pf_ip6.h"
+#include "pf_log.h"
 #include "pf_lrn.h"
 #include "pf_services.h"
 #include "pf_stage.h"
@@ -62,6 +64,7 @@ struct pf_lrn {
 	uint32_t *free_grp, n_free_grp, *dead_grp, n_dead_grp;
 	uint64_t *dead_grp_tok;
 	uint32_t port_down;
+	uint64_t upkeep_ns;               /* the stage's next upkeep (pf_lrn_due) */
 	/* gauges, read relaxed */
 	uint64_t n_routes, n_installed, n_groups, n_nhs, batches, ops;
 	uint64_t src_routes[PF_ROUTE_SRC_MAX];
@@ -98,7 +101,8 @@ pf_lrn_parse(const struct pf_stage_conf *sc, uint8_t af, struct pf_lrn_conf *c,
 	LRN_KEY(routes, 1, 16u << 20);
 	LRN_KEY(nexthops, 16, 1u << 20);
 	LRN_KEY(groups, 1, 1u << 16);
-	LRN_KEY(tbl8, 1, af == 4 ? 1u << 16 : 1u << 22);
+	/* rte_lpm6 takes at most 2^21 groups, configured ones included. */
+	LRN_KEY(tbl8, 1, af == 4 ? 1u << 16 : 1u << 20);
 #undef LRN_KEY
 	if (c->groups >= c->nexthops)
 		rc = pf_node_err(errs, n, "%s: groups (%u) must be fewer than nexthops (%u): a group "
@@ -335,9 +339,15 @@ target_get(struct pf_lrn *l, const struct pf_lrn_ops *fo, void *tbl,
 	}
 	if (op->n_nh == 0 || op->n_nh > PF_ROUTE_NH_MAX)
 		return -EINVAL;
-	for (i = 0; i < op->n_nh; i++)
+	for (i = 0; i < op->n_nh; i++) {
 		if (op->nh[i].port >= env->n_ports || !env->ports[op->nh[i].port].has_mac)
 			return -EINVAL;
+		/* An IPv6 gateway is a unicast address (:: is "on the link"). */
+		if (l->conf.af == 6 && memcmp(op->nh[i].gw, zero, 16) != 0 &&
+		    (pf_ip6_is_mcast(op->nh[i].gw) || pf_ip6_zero_or_loopback(op->nh[i].gw) >= 0 ||
+		     pf_ip6_is_v4mapped(op->nh[i].gw)))
+			return -EINVAL;
+	}
 	if (op->n_nh > 1)
 		return group_get(l, fo, tbl, op);
 	if (memcmp(op->nh[0].gw, zero, alen) == 0)
@@ -649,13 +659,19 @@ show_route(void *arg, const uint8_t *prefix, uint8_t len, uint8_t src, uint32_t 
 	return pf_show_row(a->sh, v);
 }
 
+const struct pf_show_col pf_lrn_show_cols[PF_LRN_SHOW_COLS] = {
+	{ "prefix", PF_SHOW_STR }, { "nexthop", PF_SHOW_STR }, { "port", PF_SHOW_STR },
+	{ "mac", PF_SHOW_STR }, { "source", PF_SHOW_STR }, { "state", PF_SHOW_STR },
+};
+
 void
 pf_lrn_show(const struct pf_lrn *l, const struct pf_stage_env *env, const struct pf_show_req *req,
 	    struct pf_show *sh)
 {
 	struct show_arg a = { l, env, req, sh };
 
-	pf_lrn_each(l, show_route, &a);
+	if (l != NULL)
+		pf_lrn_each(l, show_route, &a);
 }
 
 uint32_t
@@ -670,6 +686,34 @@ pf_lrn_links_down(const struct pf_stage *st)
 		    link.link_status != RTE_ETH_LINK_UP)
 			down |= 1u << p;
 	return down;
+}
+
+#define LRN_UPKEEP_NS 100000000ull
+
+bool
+pf_lrn_due(struct pf_lrn *l, uint64_t now_ns)
+{
+	if (l == NULL || now_ns < l->upkeep_ns)
+		return false;
+	l->upkeep_ns = now_ns + LRN_UPKEEP_NS;
+	return true;
+}
+
+uint32_t
+pf_lrn_stage_upkeep(struct pf_lrn *l, const struct pf_stage *st, const struct pf_lrn_ops *fo,
+		    void *tbl)
+{
+	uint32_t down = pf_lrn_links_down(st), n;
+
+	/* Links first: a member on a port gone down leaves its groups' buckets now. */
+	if (down != l->port_down)
+		PF_LOG(INFO, "%s %s: ports down 0x%x (were 0x%x): ECMP groups rebalanced",
+		       st->ops->type, st->conf->name, down, l->port_down);
+	n = pf_lrn_upkeep(l, fo, tbl, down);
+	if (n != 0)
+		PF_LOG(INFO, "%s %s: %u next hops changed resolution", st->ops->type,
+		       st->conf->name, n);
+	return n;
 }
 
 /* ---- life ------------------------------------------------------------------------------ */
@@ -732,6 +776,25 @@ pf_lrn_create(const struct pf_lrn_conf *c, const char *name, int socket)
 	return l;
 }
 
+struct pf_lrn *
+pf_lrn_open(const struct pf_stage *st, const struct pf_lrn_conf *c, struct pf_errs *errs)
+{
+	struct pf_lrn *l = pf_lrn_create(c, "pf_lrn_groups", st->socket);
+
+	if (l == NULL)
+		pf_err_add(errs, NULL, 0, 0, "stage %s: no memory for %u learnt routes (raise EAL -m)",
+			   st->conf->name, c->routes);
+	return l;
+}
+
+const struct pf_lrn_conf *
+pf_lrn_conf_of(const struct pf_lrn *l)
+{
+	static const struct pf_lrn_conf none;
+
+	return l != NULL ? &l->conf : &none;
+}
+
 void
 pf_lrn_free(struct pf_lrn *l)
 {
@@ -785,11 +848,14 @@ pf_lrn_ids(const struct pf_lrn *l)
 void
 pf_lrn_gauges(const struct pf_lrn *l, struct pf_sink *out)
 {
-	uint64_t routes = __atomic_load_n(&l->n_routes, __ATOMIC_RELAXED);
-	uint64_t in = __atomic_load_n(&l->n_installed, __ATOMIC_RELAXED);
+	uint64_t routes, in;
 	char name[32];
 	uint32_t s;
 
+	if (l == NULL)
+		return;
+	routes = __atomic_load_n(&l->n_routes, __ATOMIC_RELAXED);
+	in = __atomic_load_n(&l->n_installed, __ATOMIC_RELAXED);
 	pf_sink_u64(out, "learnt_routes", routes);
 	pf_sink_u64(out, "learnt_installed", in);
 	pf_sink_u64(out, "learnt_shadowed", routes > in ? routes - in : 0);

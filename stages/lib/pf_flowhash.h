@@ -116,6 +116,31 @@ pf_flow_hash(struct rte_mbuf *m)
 	return (uint32_t)(pf_flow_pair((uint64_t)a << 16 | c, (uint64_t)b << 16 | e, 0) >> 32);
 }
 
+/**
+ * The addresses alone (IPv4, IPv6: as pf_flow_hash folds them; 0 for
+ * anything else): what every fragment of a datagram has, the first one too.
+ */
+static inline uint32_t
+pf_flow_hash_addr(struct rte_mbuf *m)
+{
+	const struct pf_meta *md = pf_meta(m);
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *) + md->l2_len;
+	uint32_t len = rte_pktmbuf_data_len(m);
+	uint64_t w[4];
+	uint32_t a, b;
+
+	if (md->cls == PF_CLASS_IPV4 && len >= md->l2_len + 20u) {
+		memcpy(&a, ip + 12, 4);
+		memcpy(&b, ip + 16, 4);
+		return (uint32_t)(pf_flow_pair(a, b, 0) >> 32);
+	}
+	if (md->cls == PF_CLASS_IPV6 && len >= md->l2_len + 40u) {
+		memcpy(w, ip + 8, 32);
+		return (uint32_t)(pf_flow_pair(w[0] ^ w[1], w[2] ^ w[3], 0) >> 32);
+	}
+	return 0;
+}
+
 /** Instance (0 .. @p n-1) of a hash: multiply-shift, uniform for any n. */
 static inline uint32_t
 pf_flow_pick(uint32_t hash, uint32_t n)

@@ -21,8 +21,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_mbuf.h>
+
+#include "pf_flowhash.h"
 #include "pf_route.h"
 #include "pf_stage_ctl.h"
+#include "pf_stage_obs.h"
 
 #define PF_LRN_NONE UINT32_MAX
 #define PF_LRN_CONN 0x80000000u     /* | port: the port's connected subnet */
@@ -38,6 +42,22 @@ enum pf_lrn_kind { PF_LRN_FREE = 0, PF_LRN_FIXED, PF_LRN_NH, PF_LRN_GROUP };
 struct pf_lrn_group {
 	uint32_t bucket[PF_LRN_BUCKETS];
 };
+
+/**
+ * Data path: the member id of group @p g for packet @p m. The flow hash
+ * picks the bucket (its top 6 bits), so every packet of a flow takes one
+ * member; a fragment (the first one too) hashes its addresses only, so a
+ * fragmented datagram never splits (as Linux's multipath hash).
+ */
+static inline uint32_t
+pf_lrn_member(const struct pf_lrn_group *g, struct rte_mbuf *m)
+{
+	uint32_t h = (pf_meta(m)->flags & PF_META_IP_FRAG) ? pf_flow_hash_addr(m) :
+		     pf_flow_hash(m);
+
+	RTE_BUILD_BUG_ON(PF_LRN_BUCKETS != 64);
+	return __atomic_load_n(&g->bucket[h >> (32 - 6)], __ATOMIC_ACQUIRE);
+}
 
 /** A learnt id, as the family's entry writer sees it. */
 struct pf_lrn_obj {
@@ -100,7 +120,14 @@ struct pf_lrn;
 
 /** A store, or NULL (ENOMEM). The groups are on @p socket (the data path reads them). */
 struct pf_lrn *pf_lrn_create(const struct pf_lrn_conf *c, const char *name, int socket);
+/** The store of routing stage @p st (its init), groups on its socket; NULL with an error. */
+struct pf_lrn *pf_lrn_open(const struct pf_stage *st, const struct pf_lrn_conf *c,
+			   struct pf_errs *errs);
+/** NULL-safe. */
 void pf_lrn_free(struct pf_lrn *l);
+
+/** What @p l holds room for (its `learnt:` key); all zero for NULL (a stage that takes none). */
+const struct pf_lrn_conf *pf_lrn_conf_of(const struct pf_lrn *l);
 
 /** The groups the data path reads (their buckets hold ids). */
 const struct pf_lrn_group *pf_lrn_groups(const struct pf_lrn *l);
@@ -138,9 +165,14 @@ struct pf_stage;
 struct pf_show;
 struct pf_show_req;
 
+/** The columns of a routing stage's routes page (pf_lrn_show's rows fill them). */
+#define PF_LRN_SHOW_COLS 6
+extern const struct pf_show_col pf_lrn_show_cols[PF_LRN_SHOW_COLS];
+
 /**
  * The store's routes as rows of a routes page (columns prefix, nexthop,
  * port, mac, source, state), those on port req->port only when it is set.
+ * NULL-safe (no rows).
  */
 void pf_lrn_show(const struct pf_lrn *l, const struct pf_stage_env *env,
 		 const struct pf_show_req *req, struct pf_show *sh);
@@ -148,13 +180,24 @@ void pf_lrn_show(const struct pf_lrn *l, const struct pf_stage_env *env,
 /** Ports of @p st whose link is down now (bit per port; none unless a runtime runs it). */
 uint32_t pf_lrn_links_down(const struct pf_stage *st);
 
+/** Whether a routing stage's upkeep is due at @p now_ns (every 100 ms); NULL: never. */
+bool pf_lrn_due(struct pf_lrn *l, uint64_t now_ns);
+
+/**
+ * A routing stage's upkeep (its ctl.upkeep, when pf_lrn_due): the links of
+ * @p st (a change is logged), then pf_lrn_upkeep. Returns how many next hops
+ * changed resolution (logged too).
+ */
+uint32_t pf_lrn_stage_upkeep(struct pf_lrn *l, const struct pf_stage *st,
+			     const struct pf_lrn_ops *fo, void *tbl);
+
 /** A route of the store for show: @p fn gets prefix, length, source, target, winner? */
 void pf_lrn_each(const struct pf_lrn *l,
 		 bool (*fn)(void *arg, const uint8_t *prefix, uint8_t len, uint8_t src,
 			    uint32_t code, bool winner, bool installed), void *arg);
 
 /** Gauges: learnt_routes, _installed, _shadowed, _nexthops, _groups, _batches, _updates,
- *  routes per source. */
+ *  routes per source. NULL-safe (none). */
 void pf_lrn_gauges(const struct pf_lrn *l, struct pf_sink *out);
 
 #endif /* PF_LRN_H */

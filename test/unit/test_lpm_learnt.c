@@ -6,7 +6,7 @@
  * path with the gateway's MAC; a configured route of the same prefix wins;
  * deletes fall back to the covering route or to no route; replaces, two
  * sources (the lower id wins), ECMP groups (every flow on one member, both
- * members used), blackhole, a learnt default route, a connected route, and
+ * members used, a fragmented datagram on one), blackhole, a learnt default route, a connected route, and
  * a reload that keeps the learnt routes.
  */
 #include <stdio.h>
@@ -344,6 +344,52 @@ test_ecmp(void **state)
 	assert_int_equal(r.unchanged, 1);
 }
 
+/* Fragment @p first (offset 0, MF: ports inside) or the next one of datagram @p sport. */
+static struct rte_mbuf *
+frag(uint32_t dst, uint16_t sport, bool first)
+{
+	struct rte_mbuf *m = udp(dst, sport);
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+							  RTE_ETHER_HDR_LEN);
+
+	ip->packet_id = rte_cpu_to_be_16(sport);
+	ip->fragment_offset = rte_cpu_to_be_16(first ? RTE_IPV4_HDR_MF_FLAG : 2);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	pf_meta(m)->flags |= PF_META_IP_FRAG | (first ? 0 : PF_META_IP_NONFIRST);
+	return m;
+}
+
+/* Every fragment of a datagram on one member: the first one's ports are not hashed. */
+static void
+test_ecmp_fragments(void **state)
+{
+	struct pf_route_op op;
+	unsigned int i, k;
+
+	learn(0x0a020002, mac_b);
+	learn(0x0a020003, mac_c);
+	op4(&op, PF_ROUTE_ADD, 0, 0x0a500000, 16);
+	via(&op, 0x0a020002, 1);
+	via(&op, 0x0a020003, 1);
+	assert_int_equal(apply(&op, 1).added, 1);
+	upkeep();
+	for (i = 0; i < 64; i++) {
+		uint8_t got[2];
+
+		for (k = 0; k < 2; k++) {
+			struct rte_mbuf *m = frag(0x0a500101, (uint16_t)(3000 + i), k == 0);
+			uint16_t e;
+
+			pf_test_process(lpm, &m, 1, &e);
+			assert_int_equal(e, E_OUT);
+			got[k] = rte_pktmbuf_mtod(m, uint8_t *)[5];
+			rte_pktmbuf_free(m);
+		}
+		assert_int_equal(got[0], got[1]);
+	}
+}
+
 static void
 test_kinds(void **state)
 {
@@ -440,6 +486,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_configured_wins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sources, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ecmp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ecmp_fragments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kinds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_neighbour_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_keeps, setup, teardown),
