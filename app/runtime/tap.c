@@ -27,7 +27,9 @@ cap_selects(const struct pf_cap_tap *tap, struct rte_mbuf *m)
 
 	switch (tap->mode) {
 	case PF_TAP_RX:
-		return md->in_port == tap->port;
+		/* Before parsing: rx has not written in_port, the PMD (or rx's
+		 * own rx op) left the DPDK port in mbuf->port. */
+		return m->port == tap->sink->port_id[tap->port];
 	case PF_TAP_TX:
 		return md->out_port == PF_PORT_FLOOD ? (md->flood_mask >> tap->port) & 1 :
 						       md->out_port == tap->port;

@@ -373,13 +373,68 @@ def test_instances(tmp, frames):
           "instances: rc %d, totals %s, mbufs %s" % (rc, t, rep["mbufs_in_use_after_stop"]))
 
 
+# Two ports into one rx stage (issue 32 item 7): p0 replays the input frames,
+# p1 a second set; each goes out of a net_null port of its own.
+TOPO_TWO = """\
+eal: [--no-huge, -m, "512", --no-pci]
+ports:
+  p0: {{ device: "net_pcap0,rx_pcap={pcap},infinite_rx=1" }}
+  p1: {{ device: "net_pcap1,rx_pcap={pcap1},infinite_rx=1" }}
+  p2: {{ device: "net_null0" }}
+  p3: {{ device: "net_null1" }}
+stages:
+  rx: {{ type: rx, ports: [p0, p1], next: {{ ipv4: xc }} }}
+  xc: {{ type: xconnect, pairs: {{ p0: p2, p1: p3 }}, next: tx }}
+  tx: {{ type: tx, ports: [p2, p3] }}
+lcores:
+  1: [rx, xc, tx]
+"""
+
+
+def test_two_ports(tmp, frames, frames1):
+    """capture PORT:rx takes that port's frames only, though one rx stage reads both
+    (the selector once read in_port, which rx had not written yet)."""
+    run = Run(tmp, "two", TOPO_TWO.replace("{pcap1}", os.path.join(tmp, "in1.pcap")))
+    if not check(run.wait_ready(), "pipefwd with two rx ports did not start forwarding"):
+        run.finish()
+        print(open(run.logpath).read())
+        return
+    cap = os.path.join(tmp, "caps_two")
+    os.mkdir(cap, 0o700)
+    for port, iface, mine, other in (("p0", 0, frames, frames1), ("p1", 1, frames1, frames)):
+        path = os.path.join(cap, port + ".pcapng")
+        capture(run, port + ":rx", 200, path)
+        try:
+            pk = pcapng.read(path)["packets"]
+        except (OSError, ValueError) as e:
+            check(False, "two ports %s:rx: unreadable: %s" % (port, e))
+            continue
+        ours = sum(p["data"] in mine for p in pk)
+        theirs = sum(p["data"] in other for p in pk)
+        check(len(pk) == 200 and ours == 200,
+              "two ports %s:rx: %d packets, %d received on %s, %d on the other port" % (
+                  port, len(pk), ours, port, theirs))
+        check(all(p["if"] == iface and p["flags"] == 1 for p in pk),
+              "two ports %s:rx: interfaces %s, directions %s" % (
+                  port, sorted({p["if"] for p in pk}), sorted({p["flags"] for p in pk})))
+    rc = run.finish()
+    rep = json.load(open(run.json))
+    t = rep["totals"]
+    check(rc == 0 and t["unaccounted"] == 0 and t["dropped"] == 0 and
+          rep["mbufs_in_use_after_stop"] == 0,
+          "two ports: rc %d, totals %s, mbufs %s" % (rc, t, rep["mbufs_in_use_after_stop"]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="pipefwd_capture_")
     os.chmod(tmp, 0o700)
     frames = [frame(i) for i in range(N_FRAMES)]
     write_pcap(os.path.join(tmp, "in.pcap"), frames)
     index = {f: i for i, f in enumerate(frames)}
+    frames1 = [frame(N_FRAMES + i) for i in range(N_FRAMES)]
+    write_pcap(os.path.join(tmp, "in1.pcap"), frames1)
     try:
+        test_two_ports(tmp, index, {f: i for i, f in enumerate(frames1)})
         test_captures(tmp, index)
         test_instances(tmp, index)
     finally:
