@@ -5,6 +5,7 @@
  *
  *   /pipefwd/change,add|del,STAGE,TABLE,ENTRY   TABLE: routes, rules, macs
  *   /pipefwd/changes[,OFFSET]                   the list, one page
+ *   /pipefwd/changes_check                      the files are as loaded (before a save)
  *   /pipefwd/changes_saved,VERSION              the list is in the files now
  *   /pipefwd/flush,STAGE[,port=P|domain=D]      learned MACs (the stage's act op)
  *
@@ -64,6 +65,15 @@ add_cell(struct rte_tel_data *a, const char *v)
 	size_t len = strlen(v);
 
 	rte_tel_data_add_array_string(a, len < TEL_STR ? v : v + len - (TEL_STR - 1));
+}
+
+/* A dict string keeping the end of what does not fit (paths). */
+static void
+add_string(struct rte_tel_data *d, const char *name, const char *v)
+{
+	size_t len = strlen(v);
+
+	rte_tel_data_add_dict_string(d, name, len < TEL_STR ? v : v + len - (TEL_STR - 1));
 }
 
 static int
@@ -153,6 +163,29 @@ cmd_saved(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* Before a save: the files are still those loaded (else the positions moved). */
+static int
+cmd_check(struct pf_console *con, const char *params, struct rte_tel_data *d)
+{
+	struct pf_errs errs = { 0 };
+	char msg[TEL_STR];
+
+	RTE_SET_USED(params);
+	if (pf_changes_files_check(con->rt, &errs) < 0) {
+		/* The message and the file apart: a long path must not cut the message. */
+		snprintf(msg, sizeof(msg), "%.*s", TEL_STR - 1,
+			 errs.n != 0 ? errs.e[0].msg : "refused");
+		pf_console_error(d, msg);
+		add_string(d, "file", errs.n != 0 ? errs.e[0].file : "");
+		return 0;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "files", "as loaded");
+	rte_tel_data_add_dict_u64(d, "version", pf_changes_version(con->changes));
+	rte_tel_data_add_dict_u64(d, "unsaved", pf_changes_count(con->changes));
+	return 0;
+}
+
 /* "STAGE[,ARGS]": the stage's act op, on every instance (each acts on what it owns). */
 static int
 cmd_flush(struct pf_console *con, const char *params, struct rte_tel_data *d)
@@ -195,6 +228,8 @@ const struct pf_cmd pf_change_cmds[] = {
 	{ "/pipefwd/changes", "pipefwd: unsaved live changes. Param: offset", cmd_changes, false },
 	{ "/pipefwd/changes_saved", "pipefwd: changes are in the files. Param: version",
 	  cmd_saved, false },
+	{ "/pipefwd/changes_check", "pipefwd: are the files as loaded (before a save)",
+	  cmd_check, true },
 	{ "/pipefwd/flush", "pipefwd: flush learned MACs. Params: STAGE[,port=P|domain=D]",
 	  cmd_flush, false },
 	{ NULL, NULL, NULL, false },

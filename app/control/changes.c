@@ -16,6 +16,7 @@
 #include "pf_changes.h"
 #include "pf_log.h"
 #include "pf_reload.h"
+#include "pf_topo.h"
 
 struct pf_changes {
 	unsigned int n;
@@ -198,6 +199,23 @@ pf_changes_saved(struct pf_changes *cl, uint64_t version)
 	cl->n = 0;
 	cl->version++;
 	return 0;
+}
+
+int
+pf_changes_files_check(const struct pf_runtime *rt, struct pf_errs *errs)
+{
+	struct pf_topo *t = NULL;
+	const char *file;
+
+	if (pf_topo_load(rt->topo->file, &t, errs) < 0) {
+		pf_topo_free(t);
+		return -EINVAL;
+	}
+	file = pf_reload_file_changed(rt, t);
+	if (file != NULL)
+		pf_err_add(errs, file, 0, 0, "changed on disk since pipefwd loaded it");
+	pf_topo_free(t);
+	return file != NULL ? -ESTALE : 0;
 }
 
 unsigned int

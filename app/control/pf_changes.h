@@ -75,6 +75,14 @@ const struct pf_changes_stats *pf_changes_stats(const struct pf_changes *cl);
 int pf_changes_saved(struct pf_changes *cl, uint64_t version);
 
 /**
+ * Before a save writes the files: are they still what @p rt loaded (the
+ * topology and every table file)? The list's positions hold only then.
+ * Returns 0, or -ESTALE (a file changed on disk) / -EINVAL (it no longer
+ * loads) with what is wrong in @p errs.
+ */
+int pf_changes_files_check(const struct pf_runtime *rt, struct pf_errs *errs);
+
+/**
  * A reload of the file applied: forget the unsaved changes, log each, and
  * describe them in @p msg. Returns how many were discarded.
  */

@@ -35,6 +35,13 @@ int pf_reload(struct pf_runtime *rt, const char *path);
 void pf_reload_note(const char *more);
 
 /**
+ * The first file @p new read (the topology or a table file) that differs
+ * from what @p rt loaded, or NULL when both read the same files unchanged.
+ * The pointer is into @p new.
+ */
+const char *pf_reload_file_changed(const struct pf_runtime *rt, const struct pf_topo *new);
+
+/**
  * Apply @p new, the running topology file with live table changes applied
  * (pf_topo_load_edited), when only the stages of YAML stage @p group differ
  * from what runs. Returns 0 (new published, taken over) or -EINVAL with

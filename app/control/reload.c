@@ -392,6 +392,21 @@ pf_reload_note(const char *more)
  * differ from what runs: a topology or table file edited on disk since it
  * was loaded refuses the change (a reload applies the file first).
  */
+const char *
+pf_reload_file_changed(const struct pf_runtime *rt, const struct pf_topo *new)
+{
+	const struct pf_topo *old = rt->topo;
+	const char *file = NULL;
+	uint16_t i;
+
+	for (i = 0; i < old->n_stages && i < new->n_stages && file == NULL; i++)
+		file = pf_stage_conf_files_changed(&old->stages[i], &new->stages[i]);
+	if (file == NULL && (old->n_stages != new->n_stages ||
+			     !node_equal(old->doc->root, new->doc->root, NULL)))
+		file = new->file;
+	return file;
+}
+
 int
 pf_reload_live(struct pf_runtime *rt, struct pf_topo *new, const char *group,
 	       struct pf_errs *errs)
@@ -399,14 +414,11 @@ pf_reload_live(struct pf_runtime *rt, struct pf_topo *new, const char *group,
 	const struct pf_topo *old = rt->topo;
 	bool changed[PF_MAX_STAGES] = { false };
 	char msg[256], what[PF_NAME_MAX + 32];
-	const char *file = NULL;
+	const char *file = pf_reload_file_changed(rt, new);
 	uint16_t i;
 
-	for (i = 0; i < old->n_stages && i < new->n_stages && file == NULL; i++)
-		file = pf_stage_conf_files_changed(&old->stages[i], &new->stages[i]);
-	if (file != NULL || old->n_stages != new->n_stages ||
-	    !node_equal(old->doc->root, new->doc->root, NULL)) {
-		pf_err_add(errs, file != NULL ? file : new->file, 0, 0,
+	if (file != NULL) {
+		pf_err_add(errs, file, 0, 0,
 			   "changed on disk since it was loaded: reload it first (pipefwd-ctl "
 			   "reload), then make the change");
 		pf_topo_free(new);

@@ -177,7 +177,8 @@ def run(tmp, model):
     topo = os.path.join(tmp, "topo.yaml")
     saved = open(topo).read()
     check("{ prefix: 10.91.0.0/16, via: 172.19.0.2 }" in saved and
-          '    routes:\n      - { prefix: "2001:db8:77::/48", via: "m6" }\n    type: lpm6\n' in saved,
+          '      m6: { port: b3, mac: "%s" }\n    routes:\n      - { prefix: "2001:db8:77::/48", '
+          'via: "m6" }\n    next: tx\n' % H in saved,
           "saved topology:\n%s" % saved)
     check(open(os.path.join(tmp, "routes.txt")).read() == "# routes\n10.60.0.0/16 n1\n10.92.0.0/16 n1\n",
           "routes file: %r" % open(os.path.join(tmp, "routes.txt")).read())
