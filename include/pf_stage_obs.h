@@ -39,6 +39,22 @@ struct pf_gauge {
 };
 
 /**
+ * A flow as a classifier sees it (/pipefwd/acl_match: the "match" table):
+ * addresses in network order (IPv4 in the first 4 bytes), ports in host
+ * order (0 for a protocol without ports).
+ */
+struct pf_tuple {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint8_t family;           /**< 4 or 6 */
+	uint8_t proto;            /**< IPPROTO_* (IPv6: the upper layer, after extension headers) */
+	bool nonfirst;            /**< a non-first fragment: no ports to match */
+	uint16_t sport;
+	uint16_t dport;
+	uint16_t in_port;         /**< port index, PF_PORT_NONE when not given */
+};
+
+/**
  * A request for one page of a stage's table (/pipefwd/table): the filters a
  * stage honours where they apply, and the page wanted.
  */
@@ -48,6 +64,12 @@ struct pf_show_req {
 	int32_t port;             /**< port index, -1: any */
 	int32_t vlan;             /**< VLAN ID (0: untagged), -1: any */
 	const char *addr;         /**< "lookup": the address asked about, else "" */
+	/**
+	 * "match": the flow asked about, else NULL. The stage runs it through
+	 * its running tables as the data path would (reading only) and reports
+	 * what decided it.
+	 */
+	const struct pf_tuple *tuple;
 };
 
 /** Column types of a page. */

@@ -407,6 +407,7 @@ pf_acl_rules_load_file(const char *path, struct acl_cfg *cfg, struct pf_errs *er
 			continue;
 		}
 		got = pf_acl_rule_parse(line, &r, msg, sizeof(msg), &col);
+		r.line = (uint32_t)lineno;
 		if (got < 0)
 			rc = pf_err_add(errs, path, lineno, col, "%s", msg);
 		else if (got > 0 && pf_acl_cfg_add_rule(cfg, &r) < 0) {
@@ -454,6 +455,7 @@ parse_inline_rule(const struct pf_node *item, const char *path, struct acl_cfg *
 		if (got < 0)
 			/* Columns inside a quoted scalar are not exact; point at the item. */
 			return pf_node_err(errs, item, "%s: %s", path, msg);
+		r.line = (uint32_t)item->line;
 		return pf_acl_cfg_add_rule(cfg, &r) < 0 ?
 			       pf_node_err(errs, item, "%s: too many rules", path) : 0;
 	}
@@ -480,6 +482,7 @@ parse_inline_rule(const struct pf_node *item, const char *path, struct acl_cfg *
 	got = pf_acl_rule_parse(line, &r, msg, sizeof(msg), &col);
 	if (got <= 0)
 		return pf_node_err(errs, item, "%s: %s", path, got == 0 ? "empty rule" : msg);
+	r.line = (uint32_t)item->line;
 	return pf_acl_cfg_add_rule(cfg, &r) < 0 ?
 		       pf_node_err(errs, item, "%s: too many rules", path) : 0;
 }

@@ -64,6 +64,9 @@ struct acl_rule {
 	uint16_t dport_lo, dport_hi;
 	uint8_t action;                 /* enum acl_action */
 	uint32_t priority;              /* higher wins; equal: earlier wins */
+	/* Where it was written (acl-match names it): the line of the rules file,
+	 * or of the topology for an inline rule; 0: added live. */
+	uint32_t line;
 };
 
 struct acl_cfg {

@@ -47,6 +47,7 @@ extern const struct pf_cmd pf_capture_cmds[];    /* console/capture.c */
 extern const struct pf_cmd pf_trace_cmds[];      /* console/trace.c */
 extern const struct pf_cmd pf_change_cmds[];     /* console/change_cmds.c */
 extern const struct pf_cmd pf_learn_cmds[];      /* console/learn_cmds.c */
+extern const struct pf_cmd pf_lookup_cmds[];     /* console/lookup_cmds.c */
 
 /* What commands.c asks of the modules at start and stop (console-internal). */
 /** capture.c: the capture directory (NULL: the default) and dpdk-dumpcap's pdump. */

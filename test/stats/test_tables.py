@@ -314,7 +314,7 @@ def run_checks(sock, hits, sessions, n_l3):
               for r in j.get("rows", [])), "session fields: %s" % j.get("rows"))
 
     for name, want_t in (("l2", ["macs"]), ("lpm", ["routes", "lookup"]),
-                         ("acl", ["rules", "sessions"]), ("txa", None)):
+                         ("acl", ["rules", "sessions", "match"]), ("txa", None)):
         got_t = ctl_json("stages", name).get(name, {}).get("tables")
         check(got_t == want_t, "stages %s: tables %s, want %s" % (name, got_t, want_t))
 
