@@ -226,3 +226,43 @@ class Ctl:
         self.check(r.returncode == 1 and words in r.stderr,
                    "%s: rc %d, want a refusal with %r: %r" % (args, r.returncode, words,
                                                              r.stderr))
+
+
+class Tmux:
+    """A private tmux server (socket name @sock) running @cmd in one pane of
+    @cols x @rows; the pane stays after the command, showing CMD-EXIT=status."""
+
+    def __init__(self, sock, name, cmd, cols, rows):
+        self.sock, self.name = sock, name
+        self.t(["new-session", "-d", "-s", name, "-x", str(cols), "-y", str(rows),
+                "%s; echo CMD-EXIT=$?; sleep 120" % cmd])
+
+    def t(self, args):
+        return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null"] + args,
+                              capture_output=True, text=True, timeout=10).stdout
+
+    def keys(self, *keys):
+        self.t(["send-keys", "-t", self.name] + list(keys))
+
+    def resize(self, cols, rows):
+        self.t(["resize-window", "-t", self.name, "-x", str(cols), "-y", str(rows)])
+
+    def screen(self):
+        return self.t(["capture-pane", "-p", "-t", self.name])
+
+    def alternate(self):
+        return self.t(["display-message", "-p", "-t", self.name, "#{alternate_on}"]).strip()
+
+    def wait_for(self, test, timeout):
+        """The screen once @test (a string it holds, or a function of it) is true, else None."""
+        end = time.monotonic() + timeout
+        while True:
+            scr = self.screen()
+            if (test in scr) if isinstance(test, str) else test(scr):
+                return scr
+            if time.monotonic() > end:
+                return None
+            time.sleep(0.05)
+
+    def close(self):
+        self.t(["kill-server"])

@@ -361,80 +361,13 @@ def test_live(tmp):
     check(final["totals"]["unaccounted"] == 0, "live: unaccounted %r" % final["totals"])
 
 
-# ---- operator's console: interval views, rebalance, top in a terminal ---------
+# ---- operator's console: interval views, rebalance, top's printed frames --------
 
 # rx, xc and tx on three lcores all pinned to CPU 0: they share a CPU, which
 # pipefwd-ctl must warn about (and it keeps the test off the other CPU).
 CONSOLE_TOPOLOGY = (XC_TOPOLOGY.replace('--no-pci]', '--no-pci, "--lcores=(0-3)@(0)"]')
                     .replace("  1: [rx, xc, tx]\n", "  1: [rx]\n  2: [xc]\n  3: [tx]\n") +
                     "rings:\n  default: {{ size: 4096, burst: 32 }}\n")
-
-
-class Tmux:
-    """A private tmux server (own socket name) running one command in a pane."""
-
-    def __init__(self, name, cmd, cols, rows):
-        self.sock = "%s_%s" % (TAG, name)
-        # the pane keeps the exit status visible after the command ends
-        self.t(["new-session", "-d", "-s", name, "-x", str(cols), "-y", str(rows),
-                "%s; echo TOP-EXIT=$?; sleep 60" % cmd])
-        self.name = name
-
-    def t(self, args):
-        return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null"] + args,
-                              capture_output=True, text=True, timeout=10).stdout
-
-    def screen(self):
-        return self.t(["capture-pane", "-p", "-t", self.name])
-
-    def alternate(self):
-        return self.t(["display-message", "-p", "-t", self.name, "#{alternate_on}"]).strip()
-
-    def wait_for(self, text, timeout):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if text in self.screen():
-                return True
-            time.sleep(0.05)
-        return False
-
-    def close(self):
-        self.t(["kill-server"])
-
-
-def test_top_terminal(run):
-    ctl = "%s --file-prefix %s top --interval 5" % (CTL, run.prefix)
-    tm = Tmux("top", ctl, 60, 15)
-    try:
-        # first frame well before the first 5 s interval, on the alternate screen
-        check(tm.wait_for("STAGE", 2.5), "top: no frame within 2.5 s:\n" + tm.screen())
-        check(tm.alternate() == "1", "top: not on the alternate screen")
-        lines = tm.screen().rstrip("\n").split("\n")
-        check(len([l for l in lines if l.strip()]) <= 14, "top: frame taller than the pane")
-        # a bigger terminal gets a full redraw at once, not at the next frame
-        tm.t(["resize-window", "-t", "top", "-x", "150", "-y", "50"])
-        end, full = time.monotonic() + 2, False
-        while time.monotonic() < end and not full:
-            scr = tm.screen()
-            full = "TOP DROPS" in scr and max(len(l) for l in scr.split("\n")) > 60
-            time.sleep(0.05)
-        check(full, "top: no redraw after resize:\n" + tm.screen())
-        tm.t(["send-keys", "-t", "top", "q"])
-        check(tm.wait_for("TOP-EXIT=0", 2), "top: q did not quit:\n" + tm.screen())
-        check(tm.alternate() == "0", "top: alternate screen left on")
-    finally:
-        tm.close()
-    # pipefwd going away under top: a message and status 1, no traceback
-    tm = Tmux("gone", "%s --file-prefix %s top --interval 0.2" % (CTL, run.prefix), 100, 40)
-    try:
-        check(tm.wait_for("STAGE", 3), "top: no frame:\n" + tm.screen())
-        rc = run.finish(interrupt=True)
-        check(rc == 0, "console: pipefwd exit %d" % rc)
-        check(tm.wait_for("TOP-EXIT=1", 5), "top: did not end with pipefwd:\n" + tm.screen())
-        scr = tm.screen()
-        check("pipefwd-ctl:" in scr and "Traceback" not in scr, "top at exit:\n" + scr)
-    finally:
-        tm.close()
 
 
 def test_console(tmp):
@@ -479,11 +412,9 @@ def test_console(tmp):
     check(r.returncode == 0 and "Traceback" not in r.stderr and
           ("already has this map" in r.stdout or run.topo in r.stdout),
           "rebalance from /: %d %r %r" % (r.returncode, r.stdout, r.stderr))
-    if shutil.which("tmux"):
-        test_top_terminal(run)
-    else:
-        print("SKIP: tmux not installed (top in a terminal)", flush=True)
-        run.finish(interrupt=True)
+    # top on a terminal (keys, sizes, pipefwd stopping): test/console/test_top.py
+    rc = run.finish(interrupt=True)
+    check(rc == 0, "console: pipefwd exit %d" % rc)
 
 
 # ---- end of traffic ------------------------------------------------------------
