@@ -35,6 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_routes  # noqa: E402
+import pcaplib  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
@@ -88,12 +89,8 @@ def udp_frame(size, src, dst, sport, dport, dst_mac=P0_MAC, src_mac=HOST_MAC):
 
 
 def write_pcap(path, frames):
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", i // 1000000, i % 1000000, len(fr), len(fr)) + fr)
-    os.replace(tmp, path)
+    """@frames into @path, whole or not at all (a killed run leaves no half file)."""
+    pcaplib.write_pcap(path, frames, stamp=lambda i: (i // 1000000, i % 1000000), atomic=True)
 
 
 def mac_of(i):

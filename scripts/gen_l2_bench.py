@@ -14,6 +14,8 @@ import os
 import struct
 import sys
 
+import pcaplib
+
 
 def ip_header():
     h = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, 0, 0, 64, 17, 0,
@@ -34,17 +36,10 @@ def main():
     tail = b"\x08\x00" + ip_header() + struct.pack("!HHHH", 1000, 2000, 26, 0) + b"\x00" * 18
     half = max(n // 2, 1)
     for port, (me, peer) in (("p0", (0x02, 0x06)), ("p1", (0x06, 0x02))):
-        with open(os.path.join(out, port + ".pcap"), "wb") as f:
-            f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-            rec = struct.pack("<IIII", 1700000000, 0, 60, 60)
-            buf = []
-            for i in range(half):
-                low = struct.pack(">I", i)
-                buf.append(rec + bytes([peer, 0]) + low + bytes([me, 0]) + low + tail)
-                if len(buf) == 65536:
-                    f.write(b"".join(buf))
-                    buf = []
-            f.write(b"".join(buf))
+        frames = (bytes([peer, 0]) + struct.pack(">I", i) + bytes([me, 0]) +
+                  struct.pack(">I", i) + tail for i in range(half))
+        pcaplib.write_pcap(os.path.join(out, port + ".pcap"), frames,
+                           stamp=lambda i: (1700000000, 0))
     print(f"{out}: 2 x {half} frames, {2 * half} stations")
 
 

@@ -27,6 +27,8 @@ import socket
 import struct
 import sys
 
+import pcaplib
+
 # (prefix length, share in percent): roughly a 2023 IPv4 BGP table, with
 # 2 % longer than /24 (customer and loopback routes of a provider table).
 MIX = [(8, 0.01), (10, 0.02), (11, 0.05), (12, 0.1), (13, 0.2), (14, 0.4), (15, 0.6),
@@ -74,8 +76,8 @@ def write_pcap(path, routes, count, router_mac, seed):
     rnd = random.Random(seed + 1)
     dmac = bytes(int(x, 16) for x in router_mac.split(":"))
     smac = bytes([2, 0, 0, 0, 0, 0xaa])
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+
+    def frames():
         for i in range(count):
             a, l = routes[rnd.randrange(len(routes))]
             dst = a | (rnd.getrandbits(32) & ((1 << (32 - l)) - 1))
@@ -83,9 +85,8 @@ def write_pcap(path, routes, count, router_mac, seed):
                              bytes([192, 168, 0, 9]), struct.pack("!I", dst))
             ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
             udp = struct.pack("!HHHH", 1024 + (i & 0x3fff), 9, 26, 0) + bytes(18)
-            frame = dmac + smac + b"\x08\x00" + ip + udp
-            f.write(struct.pack("<IIII", 1700000000, i % 1000000, len(frame), len(frame)))
-            f.write(frame)
+            yield dmac + smac + b"\x08\x00" + ip + udp
+    pcaplib.write_pcap(path, frames(), stamp=lambda i: (1700000000, i % 1000000))
 
 
 # (prefix length, share in percent) of an IPv6 BGP table (2024, rounded).
@@ -136,8 +137,8 @@ def write_pcap6(path, routes, count, router_mac, seed):
     dmac = bytes(int(x, 16) for x in router_mac.split(":"))
     smac = bytes([2, 0, 0, 0, 0, 0xaa])
     src = socket.inet_pton(socket.AF_INET6, "2001:db8::9")
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+
+    def frames():
         for i in range(count):
             a, l = routes[rnd.randrange(len(routes))]
             dst = a | (rnd.getrandbits(128) & ((1 << (128 - l)) - 1))
@@ -148,9 +149,8 @@ def write_pcap6(path, routes, count, router_mac, seed):
             ph = src + dst_b + struct.pack("!IxxxB", len(udp), 17) + udp
             ck = csum(ph) or 0xffff
             udp = udp[:6] + struct.pack("!H", ck) + udp[8:]
-            frame = dmac + smac + b"\x86\xdd" + ip + udp
-            f.write(struct.pack("<IIII", 1700000000, i % 1000000, len(frame), len(frame)))
-            f.write(frame)
+            yield dmac + smac + b"\x86\xdd" + ip + udp
+    pcaplib.write_pcap(path, frames(), stamp=lambda i: (1700000000, i % 1000000))
 
 
 def main():

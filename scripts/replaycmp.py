@@ -24,35 +24,14 @@ import subprocess
 import tempfile
 import time
 
+from pcaplib import read_pcap, write_pcap  # noqa: F401 (read_pcap: for callers)
+
 
 # ---- pcap ------------------------------------------------------------------
 
-def read_pcap(path):
-    """Packets of a classic pcap as a list of bytes (any endianness, us or ns)."""
-    out = []
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            return out
-        magic = struct.unpack("<I", hdr[:4])[0]
-        endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                break
-            _, _, incl, _ = struct.unpack(endian + "IIII", rec)
-            out.append(f.read(incl))
-    return out
-
-
 def copy_pcap(src, dst):
     """Copy a pcap's frames into a microsecond pcap (net_pcap writes nanoseconds)."""
-    frames = read_pcap(src) if os.path.exists(src) else []
-    with open(dst, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, d in enumerate(frames):
-            f.write(struct.pack("<IIII", 1700000000, i, len(d), len(d)) + d)
-    return len(frames)
+    return write_pcap(dst, read_pcap(src) if os.path.exists(src) else [])
 
 
 def flow_key(data):

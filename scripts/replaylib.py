@@ -15,6 +15,7 @@ from scapy.all import Ether, Dot1Q, IP, IPv6, ARP, UDP, TCP, ICMP, Raw  # noqa: 
 
 # Reading pcaps and flows is shared with pipefwd-ctl replay (no scapy there).
 from replaycmp import read_pcap, flow_key  # noqa: F401,E402
+import pcaplib  # noqa: E402
 
 BASE_TIME = 1700000000.0
 
@@ -89,22 +90,20 @@ def tcp6(src_mac=MAC_A, dst_mac=MAC_B, src="2001:db8::1", dst="2001:db8:1::1", s
 
 
 def write_pcap(path, pkts, linktype=1):
-    """Write a classic pcap with microsecond timestamps.
+    """Write a classic pcap with microsecond timestamps (pcaplib).
 
     Packets without an explicit time (see timed()) get BASE_TIME + i us so
     files are byte-identical from run to run.
     """
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, linktype))
-        for i, p in enumerate(pkts):
-            data = raw_bytes(p)
-            t = float(p.time) if getattr(p, "_pf_timed", False) else BASE_TIME + i * 1e-6
-            sec = int(t)
-            usec = int(round((t - sec) * 1e6))
-            if usec >= 1000000:
-                sec, usec = sec + 1, usec - 1000000
-            f.write(struct.pack("<IIII", sec, usec, len(data), len(data)))
-            f.write(data)
+    pkts = list(pkts)
+    stamps = []
+    for i, p in enumerate(pkts):
+        t = float(p.time) if getattr(p, "_pf_timed", False) else BASE_TIME + i * 1e-6
+        sec = int(t)
+        usec = int(round((t - sec) * 1e6))
+        stamps.append((sec + 1, usec - 1000000) if usec >= 1000000 else (sec, usec))
+    pcaplib.write_pcap(path, (raw_bytes(p) for p in pkts), stamp=stamps.__getitem__,
+                       linktype=linktype)
 
 
 def ip4_header(data):

@@ -21,6 +21,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_PIPEFWD = os.path.join(ROOT, "build", "app", "pipefwd")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import pcaplib  # noqa: E402
+from pcaplib import write_pcap  # noqa: E402,F401
 EAL = '[--no-huge, -m, "512", --no-pci, --no-telemetry, --log-level=lib.eal:warning]'
 
 HDR = struct.Struct("!II")      # flow, seq at UDP payload offset 0 (frame offset 42)
@@ -44,14 +47,6 @@ def flow_seq(data):
     return HDR.unpack(data[42:50])
 
 
-def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, data in enumerate(frames):
-            f.write(struct.pack("<IIII", 1700000000 + i // 1000000, i % 1000000, len(data),
-                                len(data)) + data)
-
-
 def flows_input(path, total, flows=8, size=64):
     """Write @total frames round-robin over @flows; returns the list of (flow, seq)."""
     keys = [(i % flows, i // flows) for i in range(total)]
@@ -61,22 +56,7 @@ def flows_input(path, total, flows=8, size=64):
 
 def read_pcap(path):
     """Frames of a pcap; raises ValueError if any record is cut short (incomplete file)."""
-    out = []
-    with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 24:
-        raise ValueError(f"{path}: {len(data)} bytes, no pcap header")
-    off = 24
-    while off < len(data):
-        if off + 16 > len(data):
-            raise ValueError(f"{path}: record header cut at byte {off}")
-        incl, orig = struct.unpack("<II", data[off + 8:off + 16])
-        off += 16
-        if off + incl > len(data) or incl > orig:
-            raise ValueError(f"{path}: record data cut at byte {off}")
-        out.append(data[off:off + incl])
-        off += incl
-    return out
+    return pcaplib.read_pcap(path, strict=True)
 
 
 def check_flow_order(frames, errors, label="output"):

@@ -13,24 +13,11 @@ fuzz_l2fib: test/fuzz/seeds/fuzz_l2fib/* (hand-written operation sequences).
 import glob
 import hashlib
 import os
-import struct
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def pcap_frames(path):
-    data = open(path, "rb").read()
-    if len(data) < 24:
-        return
-    magic = struct.unpack("<I", data[:4])[0]
-    endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-    off = 24
-    while off + 16 <= len(data):
-        incl = struct.unpack(endian + "I", data[off + 8:off + 12])[0]
-        off += 16
-        yield data[off:off + incl]
-        off += incl
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from pcaplib import read_pcap  # noqa: E402
 
 
 def put(out, blob):
@@ -46,7 +33,7 @@ def main():
     os.makedirs(topo, exist_ok=True)
     n_rx = n_topo = 0
     for p in sorted(glob.glob(os.path.join(ROOT, "test/replay/*/*/*.pcap"))):
-        for frame in pcap_frames(p):
+        for frame in read_pcap(p):
             put(rx, frame)
             n_rx += 1
     for p in sorted(glob.glob(os.path.join(ROOT, "test/fuzz/seeds/fuzz_rx/*"))):

@@ -99,7 +99,7 @@ def main():
         where[os.path.basename(target)] = target
         check(os.path.exists(dest + target), "not installed: %s" % target)
     for name in ("pipefwd", "pipefwd-ctl", "pipefwd.8", "pipefwd-ctl.8", "pipefwd.yaml",
-                 "pipefwd.service", "replaycmp.py", "pftop.py"):
+                 "pipefwd.service", "replaycmp.py", "pcaplib.py", "pftop.py"):
         check(name in where, "meson installs no %s" % name)
     if errors:
         finish(errors, tmp)

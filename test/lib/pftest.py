@@ -16,7 +16,9 @@ import sys
 import threading
 import time
 
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts"))
+from pcaplib import read_pcap, records as pcap_records, write_pcap  # noqa: E402,F401
 
 # rx -> xconnect -> tx from a pcap into net_null, fused on lcore 1: the
 # pipeline the stats and capture tests drive. Format with pcap= and
@@ -117,15 +119,6 @@ def ipv4_udp(eth, src, dst, ip_id, sport, dport, payload):
     return eth + bytes(ip) + udp
 
 
-def write_pcap(path, frames, stamp=lambda i: (1700000000, 0)):
-    """A microsecond pcap of @frames; stamp(i) gives record i's (seconds, microseconds)."""
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, p in enumerate(frames):
-            sec, usec = stamp(i)
-            f.write(struct.pack("<IIII", sec, usec, len(p), len(p)) + p)
-
-
 def dpdk_rundir(prefix):
     """Where the EAL of --file-prefix @prefix keeps its runtime files (the telemetry socket)."""
     return "/var/run/dpdk/" + prefix if os.geteuid() == 0 else \
@@ -176,20 +169,6 @@ def finish(errors, scratch_dir):
     else:
         print(f"kept {scratch_dir}")
     sys.exit(1 if errors else 0)
-
-
-def pcap_records(path):
-    """(time, frame) of each record of a classic pcap (micro- or nanosecond:
-    net_pcap writes nanosecond files)."""
-    with open(path, "rb") as f:
-        magic = struct.unpack("<I", f.read(24)[:4])[0]
-        scale = 1e-9 if magic == 0xA1B23C4D else 1e-6
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            sec, frac, incl, _ = struct.unpack("<IIII", rec)
-            yield sec + frac * scale, f.read(incl)
 
 
 def numbered_udp(i, payload=bytes(18)):
