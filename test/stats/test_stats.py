@@ -4,7 +4,7 @@
 net_null) queried through DPDK telemetry with scripts/pipefwd-ctl.
 
   live:  infinite_rx replay; every command, relations that hold while packets
-         flow, top, prom (+ promtool), access modes, abusive clients.
+         flow, top, access modes, abusive clients (prom: test_prom.py).
   end:   a finite replay with bad checksums; once the pipeline is idle the
          counters read through the socket must add up exactly.
 
@@ -22,7 +22,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from pftest import XC_TOPOLOGY, numbered_udp, write_pcap as pftest_write_pcap  # noqa: E402
@@ -251,29 +250,7 @@ def test_live(tmp):
     m = re.findall(r"^rx\s+rx\s+1\s+([\d.]+)\s+([\d.]+)", out, re.M)
     check(len(m) == 2 and float(m[0][0]) > 0 and float(m[0][1]) > 0, "top stage rows %r" % m)
 
-    # prom: promtool, or a syntax check when promtool is not installed
-    text = run.ctl("prom").stdout
-    check("pipefwd_stage_packets_total{stage=\"rx\"" in text, "prom content")
-    promtool = shutil.which("promtool")
-    if promtool:
-        r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
-                           text=True)
-        check(r.returncode == 0, "promtool: " + r.stdout + r.stderr)
-    else:
-        print("SKIP: promtool not installed (apt-get install prometheus)", flush=True)
-        for line in text.splitlines():
-            check(line.startswith("#") or re.match(r'^[a-z_]+(\{[^}]*\})? \d+$', line),
-                  "prom line %r" % line)
-    srv = subprocess.Popen([CTL, "--file-prefix", run.prefix, "prom", "--listen",
-                            "127.0.0.1:0", "--max-requests", "1"], stderr=subprocess.PIPE,
-                           text=True)
-    line = srv.stderr.readline()
-    port = re.search(r":(\d+)/metrics", line)
-    if check(port is not None, "prom --listen said %r" % line):
-        body = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port.group(1),
-                                      timeout=10).read().decode()
-        check("pipefwd_ring_hwm_entries" in body, "/metrics body")
-    srv.wait(10)
+    # prom (stdout and --listen) under promtool: test/stats/test_prom.py
 
     # abusive clients: the data path must not notice
     mon = telemetry_conn(run.sock)   # DPDK serves 10 clients: keep a seat for measuring
