@@ -30,7 +30,7 @@ test: build $(BUILD)-asan/build.ninja
 	ninja -C $(BUILD)-asan && ASAN_BUILD=$(BUILD)-asan scripts/run-tests.sh $(BUILD)
 
 bench: build
-	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick)
+	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick) $(if $(WRITE_REPORT),--write-report)
 
 bench-compare: build
 	@scripts/bench.sh $(BUILD) --compare $(or $(BASE),main)
@@ -38,7 +38,7 @@ bench-compare: build
 # Instructions per packet under callgrind, pipefwd and peers (docs/benchmarks.md).
 bench-instr: build
 	@scripts/deps.sh dpdk-doc
-	@$(PY) scripts/bench_instr.py $(BUILD)
+	@$(PY) scripts/bench_instr.py $(BUILD) $(if $(WRITE_REPORT),--write-report)
 
 # Re-record the gate's baseline (make test's instr_gate) after an intended change.
 bench-instr-baseline: build

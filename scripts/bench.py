@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """pipefwd benchmark harness: pipefwd against DPDK's own peers, same vdevs, same run.
 
-    scripts/bench.py BUILD [--quick] [--only NAME,...] [--rounds N]
+    scripts/bench.py BUILD [--quick] [--only NAME,...] [--rounds N] [--write-report]
     scripts/bench.py BUILD --compare REF [--quick] [--only CASE,...]   (--only: those cases, else the quick set)
 
 Every case feeds `net_pcap0,rx_pcap=F,infinite_rx=1` into a `net_null0` sink.
@@ -15,7 +15,9 @@ totals.tx / seconds (kept as a cross-check).
 
 A case is one declarative entry in CASES (stages template, traffic, tables,
 peers); a sweep is one entry in SWEEPS (a case and one parameter to vary).
-Outputs: BUILD/bench/results.json, docs/benchmarks.md, docs/img/bench_*.png.
+Outputs: BUILD/bench/results.json and the report, BUILD/bench/report/benchmarks.md
+with img/bench_*.png; only --write-report (make bench WRITE_REPORT=1) rewrites
+the tracked docs/benchmarks.md and docs/img/.
 """
 import argparse
 import datetime
@@ -39,7 +41,6 @@ import pcaplib  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
-IMG = os.path.join(ROOT, "docs", "img")
 EXAMPLES = "/usr/share/dpdk/examples"
 L3FWD_SRC = os.path.join(EXAMPLES, "l3fwd")
 L3FWD_COMMON = os.path.join(EXAMPLES, "common")
@@ -950,7 +951,7 @@ class Bench:
         log("bench: wrote %s (%.0f s)" % (rel(path), results["elapsed_s"]))
         print_table(results)
         if not self.args.no_report:
-            report(results, self.out)
+            report(results, self.out, report_doc(self.out, self.args.write_report))
 
 
 def TRAFFIC_FRAMES(pcap):
@@ -1020,7 +1021,7 @@ def print_table(res):
             "%s=%s" % (p["value"], fmt(p.get("mpps"))) for p in sw["points"])))
 
 
-from bench_report import report  # noqa: E402  (the Markdown and gnuplot half)
+from bench_report import report, report_doc  # noqa: E402  (the Markdown and gnuplot half)
 
 
 def compare(args):
@@ -1095,7 +1096,9 @@ def main():
     ap.add_argument("--only", help="comma-separated case or sweep names")
     ap.add_argument("--rounds", type=int, help="alternations per case (default 5, quick 3)")
     ap.add_argument("--compare", metavar="REF", help="compare the quick set against git REF")
-    ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/")
+    ap.add_argument("--no-report", action="store_true", help="write no report")
+    ap.add_argument("--write-report", action="store_true", help="rewrite the tracked "
+                    "docs/benchmarks.md and docs/img/ (default: BUILD/bench/report/)")
     ap.add_argument("--no-peers", action="store_true", help="pipefwd's layouts only")
     ap.add_argument("--note", help="one line on what was measured, shown in the report")
     ap.add_argument("--file-prefix", default="bench",

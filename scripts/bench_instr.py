@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Instructions per packet under callgrind: pipefwd and its peers, same vdevs and traffic.
 
-    scripts/bench_instr.py BUILD [--only CASE,...] [--no-peers] [--no-report]
+    scripts/bench_instr.py BUILD [--only CASE,...] [--no-peers] [--no-report | --write-report]
     scripts/bench_instr.py BUILD --gate test/perf/instr_baseline.json   (make test)
     scripts/bench_instr.py BUILD --write-baseline test/perf/instr_baseline.json
-    scripts/bench_instr.py BUILD --report-only      (docs/benchmarks.md from instr.json)
+    scripts/bench_instr.py BUILD --report-only [--write-report]   (the section from instr.json)
 
 Each program runs under `valgrind --tool=callgrind --separate-threads=yes
 --instr-atstart=no` with the topology, tables and traffic of scripts/bench.py's
@@ -36,6 +36,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (topologies, tables, traffic, peers: one definition)
+from bench_report import report_doc  # noqa: E402
 
 ROOT = bench.ROOT
 DOC = bench.DOC
@@ -164,7 +165,8 @@ class Runner:
         report, a temp dir of its own for the gate (tests write nowhere else)."""
         self.args = args
         ba = argparse.Namespace(build=root, quick=True, rounds=1, only=None, note=None,
-                                no_report=True, compare=None, file_prefix=args.prefix)
+                                no_report=True, write_report=False, compare=None,
+                                file_prefix=args.prefix)
         self.b = bench.Bench(ba)
         self.b.pipefwd = os.path.join(args.build, "app", "pipefwd")
         self.out = self.b.out
@@ -422,7 +424,7 @@ def cell(res):
     return "%.1f (%.1f)" % (res["total"], res["own"])
 
 
-def report(res):
+def report(res, doc):
     """The "Instructions per packet" section of docs/benchmarks.md, in place."""
     L = ["## Instructions per packet", "",
          "Measured by `make bench-instr` (scripts/bench_instr.py) on %s at commit `%s`, "
@@ -510,7 +512,8 @@ def report(res):
                 L.append("")
                 L.append("`%s`, %s: `%s`" % (r["case"], label, shorten(rr["command"])))
     block = BEGIN + "\n" + "\n".join(L) + "\n" + END
-    text = open(DOC).read() if os.path.exists(DOC) else "# Benchmarks\n"
+    src = doc if os.path.exists(doc) else DOC
+    text = open(src).read() if os.path.exists(src) else "# Benchmarks\n"
     # The end marker that closes *this* block: the first one after the begin
     # marker (an end marker earlier in the file must not cut the section short).
     b = text.find(BEGIN)
@@ -519,9 +522,11 @@ def report(res):
         text = text[:b] + block + text[e + len(END):]
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
-    with open(DOC, "w") as f:
+    os.makedirs(os.path.dirname(doc), exist_ok=True)
+    with open(doc, "w") as f:
         f.write(text)
-    log("instr: wrote %s" % show(DOC))
+    log("instr: wrote %s%s" % (show(doc), "" if doc == DOC else " (docs/ unchanged: "
+                               "--write-report, make bench-instr WRITE_REPORT=1, rewrites it)"))
 
 
 def targets(res):
@@ -672,7 +677,9 @@ def main():
     ap.add_argument("--only", help="comma-separated case names (%s)" % ",".join(
         n for n, _ in CASES))
     ap.add_argument("--no-peers", action="store_true", help="pipefwd only")
-    ap.add_argument("--no-report", action="store_true", help="do not rewrite docs/benchmarks.md")
+    ap.add_argument("--no-report", action="store_true", help="write no report section at all")
+    ap.add_argument("--write-report", action="store_true", help="rewrite the section in the "
+                    "tracked docs/benchmarks.md (default: BUILD/bench/report/benchmarks.md)")
     ap.add_argument("--gate", metavar="BASELINE", help="pipefwd, the gate cases, against a "
                     "baseline file; exit 1 if any grows more than %.0f%%%%" % TOLERANCE_PCT)
     ap.add_argument("--write-baseline", metavar="FILE", help="measure the gate cases and "
@@ -692,8 +699,9 @@ def main():
                     "BUILD/bench/instr.json without running anything")
     args = ap.parse_args()
     if args.report_only:
-        with open(os.path.join(os.path.abspath(args.build), "bench", "instr.json")) as f:
-            report(json.load(f))
+        out = os.path.join(os.path.abspath(args.build), "bench")
+        with open(os.path.join(out, "instr.json")) as f:
+            report(json.load(f), report_doc(out, args.write_report))
         return 0
     args.build = os.path.abspath(args.build)
     missing = tools_missing()
@@ -758,9 +766,9 @@ def main():
                 log("instr: %s %.1f against baseline %.1f: re-record with make "
                     "bench-instr-baseline if intended" % (r["case"], pf["total"], b))
     if args.only or args.no_peers:
-        log("instr: a partial run (--only, --no-peers) leaves docs/benchmarks.md as it is")
+        log("instr: a partial run (--only, --no-peers) writes no report section")
     elif not args.no_report:
-        report(res)
+        report(res, report_doc(os.path.join(root, "bench"), args.write_report))
     failed = [r["case"] for r in rows if "total" not in (r.get("pipefwd") or {})]
     return 1 if failed else 0
 

@@ -1,9 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The report half of scripts/bench.py: docs/benchmarks.md and gnuplot PNGs.
+"""The report half of scripts/bench.py: benchmarks.md and gnuplot PNGs.
 
-    /usr/bin/python3 scripts/bench_report.py [BUILD/bench/results.json]
+    /usr/bin/python3 scripts/bench_report.py [BUILD/bench/results.json] [--write-report]
 
-regenerates the report from a results file without running anything.
+regenerates the report from a results file without running anything. The
+report goes to BUILD/bench/report/ (benchmarks.md, img/); only
+--write-report (make bench WRITE_REPORT=1) rewrites the tracked
+docs/benchmarks.md and docs/img/. Its hand-written sections and the
+instructions section (make bench-instr) are carried over from
+docs/benchmarks.md either way.
 """
 import json
 import os
@@ -14,7 +19,6 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
-IMG = os.path.join(ROOT, "docs", "img")
 STAGE_ORDER = ["rx", "acl", "lpm", "l2fib", "xc", "tx"]
 
 
@@ -44,10 +48,21 @@ def human(n):
     return str(n)
 
 
-def gnuplot(script, name):
+def shown(path):
+    """@path relative to the source tree when inside it."""
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith("..") else rel
+
+
+def report_doc(out, write_report):
+    """Where a report goes: docs/benchmarks.md when asked, else OUT/report/."""
+    return DOC if write_report else os.path.join(out, "report", "benchmarks.md")
+
+
+def gnuplot(script, name, img):
     if shutil.which("gnuplot") is None:
         return False
-    os.makedirs(IMG, exist_ok=True)
+    os.makedirs(img, exist_ok=True)
     r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
     if r.returncode != 0:
         print("bench: gnuplot %s failed: %s" % (name, r.stderr.strip()), file=sys.stderr)
@@ -55,7 +70,7 @@ def gnuplot(script, name):
     return True
 
 
-def plots(res, out):
+def plots(res, out, img):
     d = os.path.join(out, "plots")
     os.makedirs(d, exist_ok=True)
     made = {}
@@ -72,7 +87,7 @@ def plots(res, out):
             f.write('"%s" %s %s %s\n' % (r["case"], f2(p.get("fused", {}).get("mpps")),
                                          f2(p.get("pipelined", {}).get("mpps")),
                                          f2(r.get("peer_mpps"))))
-    png = os.path.join(IMG, "bench_mpps.png")
+    png = os.path.join(img, "bench_mpps.png")
     if cases and gnuplot(term + """
 set output '%s'
 set title 'Mpps per case (median; peer = the first peer of the case, same vdevs and traffic)'
@@ -87,7 +102,7 @@ set xtics rotate by -30
 set key top right
 plot '%s' using 2:xtic(1) title 'pipefwd fused', '' using 3 title 'pipefwd pipelined', \
      '' using 4 title 'peer'
-""" % (png, dat), "mpps"):
+""" % (png, dat), "mpps", img):
         made["mpps"] = png
 
     # 2. Cycles per packet per stage (fused), plus the runtime's own share.
@@ -107,7 +122,7 @@ plot '%s' using 2:xtic(1) title 'pipefwd fused', '' using 3 title 'pipefwd pipel
             f.write('"%s" %s %.1f\n' % (r["case"], " ".join("%.1f" % cpp.get(s, 0) for s in names),
                                         other))
             rows += 1
-    png = os.path.join(IMG, "bench_cycles.png")
+    png = os.path.join(img, "bench_cycles.png")
     if rows and gnuplot(term + """
 set output '%s'
 set title 'Cycles per packet per stage, fused layout (runtime = core cycles/packet minus stages)'
@@ -121,7 +136,7 @@ set grid ytics
 set xtics rotate by -30
 set key outside right
 plot for [i=2:%d] '%s' using i:xtic(1) title columnheader(i)
-""" % (png, len(names) + 2, dat), "cycles"):
+""" % (png, len(names) + 2, dat), "cycles", img):
         made["cycles"] = png
 
     sweeps = {s["name"]: s for s in res.get("sweeps", [])}
@@ -136,7 +151,7 @@ plot for [i=2:%d] '%s' using i:xtic(1) title columnheader(i)
                 f.write("%d %.3f %s %s\n" % (p["value"], p["mpps"],
                                              f2(p.get("cycles_per_packet", {}).get(sw["stage"]), "%.1f"),
                                              f2(core_cycles(p, tsc), "%.1f")))
-        png = os.path.join(IMG, "bench_burst.png")
+        png = os.path.join(img, "bench_burst.png")
         if gnuplot(term + """
 set output '%s'
 set title '%s (fused)'
@@ -154,7 +169,7 @@ set key bottom right
 plot '%s' using 1:2 with linespoints lw 2 title 'Mpps', \
      '' using 1:3 axes x1y2 with linespoints title 'lpm stage cycles/packet', \
      '' using 1:4 axes x1y2 with linespoints title 'core cycles/packet'
-""" % (png, sw["title"], dat), "burst"):
+""" % (png, sw["title"], dat), "burst", img):
             made["burst"] = png
 
     # 4. Cost against table size.
@@ -171,7 +186,7 @@ plot '%s' using 1:2 with linespoints lw 2 title 'Mpps', \
         series.append("'%s' using 1:2 with linespoints lw 2 title '%s stage vs %s'" % (
             dat, sw["stage"], sw["title"]))
     if series:
-        png = os.path.join(IMG, "bench_tables.png")
+        png = os.path.join(img, "bench_tables.png")
         if gnuplot(term + """
 set output '%s'
 set title 'Stage cycles per packet against table size (fused, 64-byte frames)'
@@ -182,7 +197,7 @@ set yrange [0:*]
 set grid
 set key top left
 plot %s
-""" % (png, ", \\\n     ".join(series)), "tables"):
+""" % (png, ", \\\n     ".join(series)), "tables", img):
             made["tables"] = png
     return made
 
@@ -270,8 +285,11 @@ def foreign_sections(path):
     return ["\n".join(sec).rstrip() + "\n" for sec in out]
 
 
-def report(res, out):
-    made = plots(res, out)
+def report(res, out, doc=None):
+    """The report of @res into @doc (default OUT/report/benchmarks.md), its
+    PNGs in img/ beside it."""
+    doc = doc or report_doc(out, False)
+    made = plots(res, out, os.path.join(os.path.dirname(doc), "img"))
     m = res["machine"]
     tsc = res.get("tsc_hz")
     L = []
@@ -279,8 +297,9 @@ def report(res, out):
     w("# Benchmarks\n")
     w("Generated by `make bench%s` (scripts/bench.py) on %s at commit `%s`; %d alternating rounds "
       "per case (3 for sweeps and the largest tables, which take a minute to load), %.1f s warm-up and %.1f s measurement window per run; the whole run took %.0f s. "
-      "Regenerate with `make bench` (full) or `make bench QUICK=1` (the CI subset); "
-      "raw numbers: `build/bench/results.json`.\n" % (
+      "Regenerate with `make bench WRITE_REPORT=1` (full) or `make bench QUICK=1 "
+      "WRITE_REPORT=1` (the CI subset; without WRITE_REPORT the report goes to "
+      "build/bench/report/ and docs/ stays as it is); raw numbers: `build/bench/results.json`.\n" % (
           " QUICK=1" if res["quick"] else "", res["date"], res["commit"], res["rounds"],
           res["warmup_s"], res["window_s"], res.get("elapsed_s", 0)))
     if res.get("note"):
@@ -518,21 +537,25 @@ def report(res, out):
     w("Compare two builds: `make bench-compare BASE=<ref>` builds `<ref>` into build/bench/base/, "
       "runs the quick cases on both binaries alternately and flags any case more than 5% slower "
       "(exit status 1; details in build/bench/compare.json).")
-    os.makedirs(os.path.dirname(DOC), exist_ok=True)
+    os.makedirs(os.path.dirname(doc), exist_ok=True)
     # The "Instructions per packet" section belongs to `make bench-instr`
     # (scripts/bench_instr.py): carried over between its markers, unchanged.
-    old = open(DOC).read() if os.path.exists(DOC) else ""
+    src = doc if os.path.exists(doc) else DOC
+    old = open(src).read() if os.path.exists(src) else ""
     b, e = old.find("<!-- instr:begin -->"), old.find("<!-- instr:end -->")
     if 0 <= b < e:
         L += ["", old[b:e + len("<!-- instr:end -->")]]
-    with open(DOC, "w") as f:
+    with open(doc, "w") as f:
         f.write("\n".join(L) + "\n")
-    print("bench: wrote %s%s" % (os.path.relpath(DOC, ROOT), "".join(
-        " " + os.path.relpath(p, ROOT) for p in made.values())))
+    print("bench: wrote %s%s%s" % (shown(doc), "".join(" " + shown(p) for p in made.values()),
+        "" if doc == DOC else " (docs/ unchanged: --write-report, make bench WRITE_REPORT=1, "
+        "rewrites docs/benchmarks.md)"))
 
 
 if __name__ == "__main__":
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bench", "results.json")
+    args = [a for a in sys.argv[1:] if a != "--write-report"]
+    path = args[0] if args else os.path.join(ROOT, "build", "bench", "results.json")
     with open(path) as f:
         r = json.load(f)
-    report(r, os.path.dirname(os.path.abspath(path)))
+    out = os.path.dirname(os.path.abspath(path))
+    report(r, out, report_doc(out, "--write-report" in sys.argv[1:]))
