@@ -112,6 +112,8 @@ void pf_acl_cfg_free(void *cfg);
 struct pf_stage_conf;
 struct pf_stage_env;
 struct pf_change;
+/* The stage's parse op: every parameter checked, errors as file:line:col. */
+int pf_acl_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
 /* Live change to the parsed rules (the stage's edit op, app/control/pf_changes.h). */
 int pf_acl_cfg_edit(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_change *ch,
 		    struct pf_errs *errs);
