@@ -78,9 +78,12 @@ pf_file_stamp_read(const char *path, struct pf_file_stamp *out)
 	out->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
 	out->ino = sb.st_ino;
 	out->dev = sb.st_dev;
-	/* Bounded: a file growing while read ends at the cap (and differs later). */
-	while (out->size <= PF_TABLE_MAX_BYTES) {
-		got = read(fd, buf, STAMP_CHUNK);
+	/* Only what was there at the open: a file growing while it is read ends
+	 * there (and its size, mtime or hash differ at the check after the parse). */
+	while (out->size < (uint64_t)sb.st_size) {
+		uint64_t want = (uint64_t)sb.st_size - out->size;
+
+		got = read(fd, buf, want < STAMP_CHUNK ? (size_t)want : STAMP_CHUNK);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
@@ -159,7 +162,7 @@ pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path, struct pf_err
 	return 0;
 }
 
-/* A stdio stream over a table file's fd that ends after PF_TABLE_MAX_BYTES. */
+/* A stdio stream over a table file's fd that ends where the file ended when opened. */
 struct capped {
 	int fd;
 	uint64_t left;
@@ -215,7 +218,9 @@ pf_table_fopen(const char *path)
 		return NULL;
 	}
 	c->fd = fd;
-	c->left = PF_TABLE_MAX_BYTES;
+	/* What the file held when opened (at most the limit, table_open saw to it):
+	 * a file that grows while it is parsed is not read forever. */
+	c->left = (uint64_t)sb.st_size;
 	f = fopencookie(c, "r", io);
 	if (f == NULL) {
 		close(fd);
