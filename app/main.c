@@ -34,6 +34,7 @@
 #include "pf_notify.h"
 #include "pf_numa.h"
 #include "pf_reload.h"
+#include "pf_routing.h"
 #include "pf_runtime.h"
 #include "pf_stage.h"
 #include "pf_topo.h"
@@ -358,7 +359,7 @@ learnt_upkeep(struct pf_runtime *rt, void *arg)
 }
 
 static void
-run_until_done(struct pf_runtime *rt, const struct options *o)
+run_until_done(struct pf_runtime *rt, struct pf_routing *routing, const struct options *o)
 {
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), last_rx = 0, last_change = start;
 	uint64_t now, rx, next_watch = start;
@@ -382,7 +383,8 @@ run_until_done(struct pf_runtime *rt, const struct options *o)
 		if (reload_requests != 0) {
 			reload_requests = 0;
 			pf_notify_reloading();
-			pf_console_reload(o->topology);   /* replies wait meanwhile */
+			if (pf_console_reload(o->topology) == 0)  /* replies wait meanwhile */
+				pf_routing_configure(routing, rt);
 			pf_notify_ready();
 			clock_gettime(CLOCK_MONOTONIC, &next);   /* no catching up after a reload */
 		}
@@ -415,6 +417,7 @@ main(int argc, char **argv)
 	struct options o = { 0 };
 	struct pf_errs errs = { 0 };
 	struct pf_runtime *rt = NULL;
+	struct pf_routing *routing = NULL;
 	struct pf_topo *topo = NULL;
 	char *eal_argv[PF_MAX_EAL_ARGS + 64], lcores[1024], dir[PATH_MAX];
 	char runtime_dir[PATH_MAX] = "";
@@ -492,10 +495,18 @@ main(int argc, char **argv)
 	}
 	PF_LOG(INFO, "running %s: %u stages on %u lcores", topo->file, topo->n_stages,
 	       topo->n_lcores);
-	run_until_done(rt, &o);
+	/* Routes from routing daemons (route_sources:), applied under the console's lock. */
+	rc = pf_routing_start(&routing, rt, pf_console_locked);
+	if (rc < 0)
+		PF_LOG(ERR, "route sources cannot start: %s", strerror(-rc));
+	pf_console_set_routing(routing);
+	run_until_done(rt, routing, &o);
 	/* Tests time a signal's effect by this line, not by how fast a busy
 	 * machine then drains and writes the reports. */
 	PF_LOG(INFO, "stopping: rx stops, rings drain");
+	pf_console_set_routing(NULL);
+	pf_routing_stop(routing);    /* the stages keep what the daemons said */
+	routing = NULL;
 	pf_console_stop();           /* completes a running capture's file */
 	pf_runtime_stop(rt);
 

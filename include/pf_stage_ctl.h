@@ -342,6 +342,14 @@ struct pf_stage_ctl {
 	 * writes from the control side). Optional.
 	 */
 	void (*upkeep)(struct pf_stage *st, uint64_t now_ns);
+	/**
+	 * Host interfaces (the host stage): the kernel interface this stage made
+	 * for port @p port, its name into @p name (16 bytes) and its network
+	 * namespace into @p ns (64 bytes, "" for pipefwd's own), so route
+	 * sources map a daemon's interface to a port. false: the port has none.
+	 * Optional.
+	 */
+	bool (*host_iface)(const struct pf_stage *st, uint16_t port, char *name, char *ns);
 
 	/** Release everything init made. NULL-safe on a half-initialised stage. */
 	void (*free)(struct pf_stage *st);

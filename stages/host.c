@@ -605,6 +605,18 @@ host_delivered(const struct pf_stage *st)
 	return __atomic_load_n(&hp->delivered, __ATOMIC_RELAXED);
 }
 
+static bool
+host_iface(const struct pf_stage *st, uint16_t port, char *name, char *ns)
+{
+	const struct host_cfg *cfg = st->conf->cfg;
+
+	if (port >= PF_MAX_PORTS || !(cfg->ports & (1u << port)))
+		return false;
+	memcpy(name, cfg->name[port], IFNAMSIZ);
+	memcpy(ns, cfg->ns, sizeof(cfg->ns));
+	return true;
+}
+
 const struct pf_stage_ops pf_host_ops = {
 	.type = "host",
 	.summary = "host interfaces (kernel TAPs) for routing daemons: punt to them, send what they send",
@@ -625,6 +637,7 @@ const struct pf_stage_ops pf_host_ops = {
 		.cfg_free = host_cfg_free,
 		.init = host_init,
 		.free = host_free,
+		.host_iface = host_iface,
 	},
 	.obs = {
 		.gauges = host_gauges,

@@ -39,6 +39,27 @@ struct pf_lcore_conf {
 	uint16_t stages[PF_MAX_STAGES];
 };
 
+/** Route sources (route_sources:): where learnt routes come from (app/control/routing.c). */
+#define PF_MAX_SOURCES 8                 /**< == PF_ROUTE_SRC_MAX: a source is a learnt source id */
+
+enum pf_source_type {
+	PF_SOURCE_FPM = 1,   /**< FRR zebra's dplane_fpm_nl connects to us over TCP */
+	PF_SOURCE_NETLINK,   /**< the kernel routing table of a namespace (BIRD, ip route) */
+};
+
+struct pf_source_conf {
+	char name[PF_NAME_MAX];
+	const struct pf_node *node;      /**< its mapping, for messages */
+	enum pf_source_type type;
+	uint8_t id;                      /**< learnt source id: the lowest wins a prefix */
+	char ns[64];                     /**< network namespace ("": pipefwd's own) */
+	char listen[64];                 /**< fpm: the address to listen on (numeric) */
+	uint16_t port;                   /**< fpm: TCP port */
+	uint32_t table;                  /**< netlink: the kernel table followed */
+	uint32_t grace_ms;               /**< routes kept this long after the source went away */
+	uint32_t resync_ms;              /**< fpm: after a reconnect, stale routes swept this late */
+};
+
 /** runtime.hugepages: EAL memory from hugepages or not. */
 enum pf_hugepages {
 	PF_HUGE_AUTO = 0,    /**< hugepages when /proc/meminfo shows free ones, else --no-huge */
@@ -64,6 +85,8 @@ struct pf_topo {
 	struct pf_ring_conf rings[PF_MAX_RINGS];
 	uint16_t n_lcores;
 	struct pf_lcore_conf lcores[PF_MAX_LCORES];
+	uint16_t n_sources;
+	struct pf_source_conf sources[PF_MAX_SOURCES];
 
 	uint32_t ring_size_default;
 	uint32_t burst_default;
@@ -107,6 +130,15 @@ int pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n,
 uint64_t pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group);
 
 int pf_topo_port_index(const struct pf_topo *topo, const char *name);
+
+/**
+ * Read route_sources: (@p n, NULL when absent) into @p t (app/config/sources.c),
+ * after the stages: a source needs a stage that takes learnt routes.
+ */
+void pf_topo_load_sources(struct pf_topo *t, const struct pf_node *n, struct pf_errs *errs);
+
+/** Whether two sources are the same (a reload keeps its routes and connection). */
+bool pf_source_conf_same(const struct pf_source_conf *a, const struct pf_source_conf *b);
 int pf_topo_stage_index(const struct pf_topo *topo, const char *name);
 /** Index of instance 0 of the YAML stage @p group ("acl" for acl.0 .. acl.N-1), or -1. */
 int pf_topo_group_index(const struct pf_topo *topo, const char *group);

@@ -21,7 +21,7 @@
 #include "pf_topo.h"
 
 static const char *const top_keys[] = { "eal", "ports", "stages", "rings", "lcores", "runtime",
-					NULL };
+					"route_sources", NULL };
 static const char *const port_keys[] = { "device", "mac", "ipv4", "rxd", "txd", "max_frame", "mtu",
 					 "rss", "offloads", "ipv6", NULL };
 static const char *const rss_words[] = { "symmetric", "device", "off", "external", NULL };
@@ -1464,6 +1464,7 @@ topo_load(const char *path, const char *text, size_t len, const struct topo_edit
 	check_graph(t, wire_errs == 0, errs);
 	load_lcores(t, pf_map_get(root, "lcores"), errs);
 	check_port_use(t, errs);
+	pf_topo_load_sources(t, pf_map_get(root, "route_sources"), errs);
 	size_mempool(t, pf_map_get(root, "runtime"), errs);
 	if (errs->n != before)
 		goto fail;

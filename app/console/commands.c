@@ -30,6 +30,7 @@
 static const struct pf_cmd *const cmd_tables[] = {
 	pf_stats_cmds, pf_capture_cmds, pf_trace_cmds, pf_change_cmds, pf_learn_cmds,
 	pf_lookup_cmds,
+	pf_source_cmds,
 };
 
 static pthread_mutex_t con_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -161,6 +162,14 @@ pf_console_start(struct pf_runtime *rt, const struct pf_console_opts *o)
 		return -ENOMEM;
 	}
 	return con_secure();
+}
+
+void
+pf_console_set_routing(struct pf_routing *r)
+{
+	pthread_mutex_lock(&con_lock);
+	con.routing = r;
+	pthread_mutex_unlock(&con_lock);
 }
 
 void

@@ -23,6 +23,7 @@
 struct rte_tel_data;
 struct pf_runtime;
 struct pf_changes;
+struct pf_routing;
 
 /** What the commands share; they get it locked, with rt non-NULL. */
 struct pf_console {
@@ -30,6 +31,7 @@ struct pf_console {
 	struct pf_changes *changes;       /**< live changes not yet in the files */
 	void (*request_reload)(void);     /**< /pipefwd/reload: sets the main thread's flag */
 	time_t loaded_at;                 /**< when the running configuration was applied */
+	struct pf_routing *routing;       /**< route sources (app/control/pf_routing.h), or NULL */
 };
 
 /** One command: /pipefwd/NAME. */
@@ -48,6 +50,7 @@ extern const struct pf_cmd pf_trace_cmds[];      /* console/trace.c */
 extern const struct pf_cmd pf_change_cmds[];     /* console/change_cmds.c */
 extern const struct pf_cmd pf_learn_cmds[];      /* console/learn_cmds.c */
 extern const struct pf_cmd pf_lookup_cmds[];     /* console/lookup_cmds.c */
+extern const struct pf_cmd pf_source_cmds[];     /* console/source_cmds.c */
 
 /* What commands.c asks of the modules at start and stop (console-internal). */
 /** capture.c: the capture directory (NULL: the default) and dpdk-dumpcap's pdump. */
@@ -77,6 +80,9 @@ int pf_console_start(struct pf_runtime *rt, const struct pf_console_opts *o);
  * file, stop a trace and free what the console holds. Safe to call twice.
  */
 void pf_console_stop(void);
+
+/** The route sources the commands show (after pf_routing_start; NULL before stopping them). */
+void pf_console_set_routing(struct pf_routing *r);
 
 /**
  * The main thread's reload (SIGHUP, /pipefwd/reload): replies wait while the

@@ -35,15 +35,16 @@ pf_nl_netns_fd(const char *ns)
 	return fd < 0 ? -errno : fd;
 }
 
+/* A socket of this namespace; a netlink one is bound (the kernel picks its port id). */
 static int
-nl_socket(void)
+ns_socket(int domain, int type, int proto)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	int fd = socket(domain, type | SOCK_CLOEXEC, proto);
 
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	if (domain == AF_NETLINK && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int e = -errno;
 
 		close(fd);
@@ -54,36 +55,43 @@ nl_socket(void)
 
 struct nl_in_ns {
 	int ns_fd;
+	int domain, type, proto;
 	int rc;
 };
 
 static void *
-nl_open_in(void *arg)
+socket_in(void *arg)
 {
 	struct nl_in_ns *a = arg;
 
-	a->rc = setns(a->ns_fd, CLONE_NEWNET) < 0 ? -errno : nl_socket();
+	a->rc = setns(a->ns_fd, CLONE_NEWNET) < 0 ? -errno : ns_socket(a->domain, a->type, a->proto);
 	return NULL;
+}
+
+int
+pf_nl_socket_in(const char *ns, int domain, int type, int proto)
+{
+	struct nl_in_ns a = { .domain = domain, .type = type, .proto = proto };
+	pthread_t t;
+	int rc;
+
+	if (ns == NULL || ns[0] == '\0')
+		return ns_socket(domain, type, proto);
+	a.ns_fd = pf_nl_netns_fd(ns);
+	if (a.ns_fd < 0)
+		return a.ns_fd;
+	a.rc = -EAGAIN;
+	rc = pthread_create(&t, NULL, socket_in, &a);
+	if (rc == 0)
+		pthread_join(t, NULL);
+	close(a.ns_fd);
+	return rc != 0 ? -rc : a.rc;
 }
 
 int
 pf_nl_open(const char *ns)
 {
-	struct nl_in_ns a;
-	pthread_t t;
-	int rc;
-
-	if (ns == NULL || ns[0] == '\0')
-		return nl_socket();
-	a.ns_fd = pf_nl_netns_fd(ns);
-	if (a.ns_fd < 0)
-		return a.ns_fd;
-	a.rc = -EAGAIN;
-	rc = pthread_create(&t, NULL, nl_open_in, &a);
-	if (rc == 0)
-		pthread_join(t, NULL);
-	close(a.ns_fd);
-	return rc != 0 ? -rc : a.rc;
+	return pf_nl_socket_in(ns, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
 }
 
 void

@@ -20,6 +20,15 @@
 int pf_nl_open(const char *ns);
 void pf_nl_close(int nl);
 
+/**
+ * A socket (socket(2)'s @p domain, @p type, @p proto; close-on-exec) inside
+ * network namespace @p ns (NULL or "": this process's own); a netlink
+ * socket is bound. For route sources: an FPM server in the daemons'
+ * namespace, a netlink listener on its routing table. Returns the socket,
+ * or -errno (-ENOENT: no such namespace).
+ */
+int pf_nl_socket_in(const char *ns, int domain, int type, int proto);
+
 /** An fd of namespace @p ns (/run/netns/NS), or -errno. */
 int pf_nl_netns_fd(const char *ns);
 
