@@ -349,7 +349,7 @@ CONSOLE_TOPOLOGY = (XC_TOPOLOGY.replace('--no-pci]', '--no-pci, "--lcores=(0-3)@
 
 def test_console(tmp):
     write_pcap(os.path.join(tmp, "console.pcap"), [ipv4_udp(i) for i in range(256)])
-    run = Run(tmp, "console", True, ["-d", "60"], topo=CONSOLE_TOPOLOGY, relative=True)
+    run = Run(tmp, "console", True, ["-d", "600"], topo=CONSOLE_TOPOLOGY, relative=True)
     if not check(run.wait_ready(), "console: pipefwd did not serve stats"):
         run.proc.kill()
         run.finish()
