@@ -3,7 +3,7 @@
 #   scripts/deps.sh [EXTRA-PACKAGE...]   (a target's own extras, e.g. dpdk-doc)
 set -euo pipefail
 pkgs=(gcc make pkg-config meson ninja-build dpdk dpdk-dev libdpdk-dev libyaml-dev
-      libcmocka-dev libpcap-dev libsystemd-dev python3-scapy python3-ruamel.yaml tcpdump tmux
+      libcmocka-dev libpcap-dev libsystemd-dev python3-scapy python3-ruamel.yaml python3-seccomp tcpdump tmux
       prometheus valgrind iproute2 iputils-ping traceroute iputils-tracepath ethtool "$@")
 missing=()
 for p in "${pkgs[@]}"; do

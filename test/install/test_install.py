@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
@@ -140,6 +141,55 @@ def units(dest, where, etc_yaml):
             print("systemd-analyze security %s: %s" % (name, m.group(1)))
 
 
+def hardened_start(dest, where, etc_yaml, prefix):
+    """pipefwd@INSTANCE started on the installed example topology (net_tap
+    ports) inside the sandbox its unit asks for (sandbox.py: what systemd would
+    do, PID 1 here not being systemd), in a network namespace of its own: it
+    serves stats, holds exactly the unit's capabilities, no_new_privs and a
+    seccomp filter, and stops cleanly on SIGTERM."""
+    inst = "svct%d" % os.getpid()
+    shutil.copy(dest + etc_yaml, os.path.join(os.path.dirname(dest + etc_yaml), inst + ".yaml"))
+    ctl = [dest + where["pipefwd-ctl"], "--file-prefix", "pipefwd-" + inst, "--timeout", "10"]
+    rundir = "/run/dpdk/pipefwd-" + inst
+    log = open(os.path.join(dest, "..", "hardened.log"), "w+")
+    proc = subprocess.Popen(["unshare", "-m", "-n", "--propagation", "private", "/usr/bin/python3",
+                             os.path.join(ROOT, "test", "install", "sandbox.py"),
+                             where["pipefwd@.service"], inst, dest, prefix],
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        cfg = None
+        end = time.monotonic() + 60
+        while cfg is None and time.monotonic() < end and proc.poll() is None:
+            r = run(ctl + ["--json", "config"])
+            cfg = json.loads(r.stdout) if r.returncode == 0 else None
+            time.sleep(0.3)
+        if check(cfg is not None and cfg.get("pid") == proc.pid,
+                 "hardened unit: pipefwd did not start (exit %s)" % proc.poll()):
+            status = open("/proc/%d/status" % proc.pid).read()
+            want = sum(1 << n for n in (12, 13, 14))    # NET_ADMIN, NET_RAW, IPC_LOCK
+            check(re.search(r"^CapEff:\s*%016x$" % want, status, re.M) and
+                  re.search(r"^NoNewPrivs:\s*1$", status, re.M) and
+                  re.search(r"^Seccomp:\s*2$", status, re.M),
+                  "hardened unit: not sandboxed: %s" % re.findall(
+                      r"^(?:Cap\w+|NoNewPrivs|Seccomp):.*$", status, re.M))
+            check(os.stat(rundir).st_mode & 0o777 == 0o700, "runtime directory not 0700")
+            proc.send_signal(signal.SIGTERM)
+            rc = proc.wait(30)
+            log.seek(0)
+            text = log.read()
+            check(rc == 0 and "unaccounted 0 (ok)" in text,
+                  "hardened unit: exit %d: %s" % (rc, text[-1500:]))
+        else:
+            log.seek(0)
+            print(log.read()[-3000:])
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+        shutil.rmtree(rundir, ignore_errors=True)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="pf_install_")
     dest = os.path.join(tmp, "dest")
@@ -192,6 +242,7 @@ def main():
     check("ExecStart=%s %s\n" % (where["pipefwd"], etc_yaml) in unit,
           "unit: ExecStart does not run the installed binary on the installed topology")
     units(dest, where, etc_yaml)
+    hardened_start(dest, where, etc_yaml, opts["prefix"])
     check(("Type=notify" if notify else "Type=simple") in unit,
           "unit type does not match the build (notify %s)" % notify)
     if notify:
