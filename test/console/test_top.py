@@ -72,6 +72,12 @@ def stage_rows(scr):
     return rows
 
 
+def costs(scr):
+    """The cyc/pkt column of the STAGE table, top to bottom."""
+    return [float(r[4]) if len(r) > 4 and re.match(r"^[\d.]+$", r[4]) else 0.0
+            for r in stage_rows(scr).values()]
+
+
 def ctl_json(prefix, *args):
     r = subprocess.run([CTL, "--file-prefix", prefix, "--json"] + list(args),
                        capture_output=True, text=True, timeout=60)
@@ -126,12 +132,11 @@ def keys_and_sizes(prefix):
         check(tm.wait_for("STAGE", 10) is not None, "a key did not close the help")
 
         tm.keys("s", "s")
-        scr = tm.wait_for("sort: cost", 10)
-        scr = tm.wait_for(lambda s: "sort: cost" in s and len(stage_rows(s)) == 3, 10)
-        if check(scr is not None, "s s: not sorted by cost:\n%s" % tm.screen()):
-            rows = list(stage_rows(scr).values())
-            cost = [float(r[4]) if r[4] != "-" else 0.0 for r in rows]
-            check(cost == sorted(cost, reverse=True), "sort: cost, stages %s" % rows)
+        # a capture may catch a redraw half done: wait for a whole frame in falling order
+        scr = tm.wait_for(lambda s: "sort: cost" in s and len(stage_rows(s)) == 3 and
+                          costs(s) == sorted(costs(s), reverse=True), 10)
+        check(scr is not None, "s s: not sorted by cost (cycles/packet falling):\n%s" %
+              tm.screen())
         tm.keys("s", "s")
         check(tm.wait_for("sort: order", 10) is not None, "sort did not cycle back to order")
 
