@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(gcc make pkg-config meson ninja-build dpdk dpdk-dev libdpdk-dev libyaml-dev
       libcmocka-dev libpcap-dev libsystemd-dev python3-scapy python3-ruamel.yaml python3-seccomp tcpdump tmux
-      prometheus valgrind iproute2 iputils-ping traceroute iputils-tracepath ethtool "$@")
+      prometheus valgrind frr bird2 iproute2 iputils-ping traceroute iputils-tracepath ethtool "$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
