@@ -750,6 +750,7 @@ class Bench:
                 res["json_mpps"] = st["totals"]["tx"] / st["seconds"] / 1e6
                 res["tsc_hz"] = st["tsc_hz"]
                 res["stages"] = {k: v["cycles_per_packet"] for k, v in st["stages"].items()}
+                res["time_skipped"] = {k: v.get("time_skipped", 0) for k, v in st["stages"].items()}
                 res["avg_burst"] = {k: round(v["packets"] / v["bursts"], 1)
                                     for k, v in st["stages"].items() if v["bursts"]}
                 res["unaccounted"] = st["totals"]["unaccounted"]
@@ -1059,7 +1060,9 @@ def compare(args):
             sb, sc = b.summarize(runs[rb["label"]]), b.summarize(runs[rc["label"]])
             row = dict(case=c["name"], layout=layout, base_mpps=sb.get("mpps"),
                        head_mpps=sc.get("mpps"), base_runs=sb["mpps_runs"],
-                       head_runs=sc["mpps_runs"])
+                       head_runs=sc["mpps_runs"],
+                       base_cycles=sb.get("cycles_per_packet"),
+                       head_cycles=sc.get("cycles_per_packet"))
             # Paired: each head run against the base run just before it, so a
             # load change between rounds cancels out; the median of the pairs decides.
             pairs = [h["mpps"] / a["mpps"] for a, h in zip(runs[rb["label"]], runs[rc["label"]])
@@ -1072,16 +1075,32 @@ def compare(args):
                 if row["slower"]:
                     slower.append(row)
             rows.append(row)
-    out = dict(base=args.compare, base_rev=rev, head=git_commit(), rows=rows,
-               date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
-    with open(os.path.join(b.out, "compare.json"), "w") as f:
-        json.dump(out, f, indent=1)
     log("\n%-10s %-9s %10s %10s %8s" % ("case", "layout", args.compare[:10], "HEAD",
                                         "change (median of paired runs)"))
     for r in rows:
         log("%-10s %-9s %10s %10s %7s%% %s" % (r["case"], r["layout"], fmt(r["base_mpps"]),
                                                fmt(r["head_mpps"]), fmt(r.get("change_pct"), "%+.1f"),
                                                "SLOWER" if r.get("slower") else ""))
+    # Stage cycles per packet (medians): load-robust where Mpps is not (preempted
+    # intervals are not charged), and the hand-off per edge from them.
+    log("\nstage cycles per packet, %s -> HEAD:" % args.compare[:10])
+    by = {(r["case"], r["layout"]): r for r in rows}
+    for r in rows:
+        bc, hc = r.get("base_cycles") or {}, r.get("head_cycles") or {}
+        log("%-10s %-9s %s" % (r["case"], r["layout"], ", ".join(
+            "%s %s -> %s" % (k, fmt(bc.get(k), "%.1f"), fmt(hc.get(k), "%.1f")) for k in hc)))
+        f = by.get((r["case"], "fused"))
+        if r["layout"] == "pipelined" and f and f.get("base_cycles") and f.get("head_cycles"):
+            for side in ("base", "head"):
+                cp, cf = r.get(side + "_cycles"), f.get(side + "_cycles")
+                if cp and cf:
+                    r[side + "_handoff"] = round(sum(cp.values()) - sum(cf.values()), 1)
+            log("%-10s hand-off cycles per edge %s -> %s" % (
+                r["case"], fmt(r.get("base_handoff"), "%.1f"), fmt(r.get("head_handoff"), "%.1f")))
+    out = dict(base=args.compare, base_rev=rev, head=git_commit(), rows=rows,
+               date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
+    with open(os.path.join(b.out, "compare.json"), "w") as f:
+        json.dump(out, f, indent=1)
     if slower:
         log("bench-compare: %d case(s) more than 5%% slower than %s" % (len(slower), args.compare))
         return 1

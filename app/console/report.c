@@ -148,9 +148,10 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 
 		fprintf(f, "%s\n    ", i ? "," : "");
 		json_str(f, st->conf->name);
-		fprintf(f, ": {\"type\": \"%s\", \"lcore\": %d, \"packets\": %" PRIu64 ", \"bursts\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"cycles_per_packet\": %.2f,\n      \"drops\": {\"ring_full\": %" PRIu64 ", \"no_edge\": %" PRIu64,
+		fprintf(f, ": {\"type\": \"%s\", \"lcore\": %d, \"packets\": %" PRIu64 ", \"bursts\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"cycles_per_packet\": %.2f, \"time_skipped\": %" PRIu64 ",\n      \"drops\": {\"ring_full\": %" PRIu64 ", \"no_edge\": %" PRIu64,
 			st->ops->type, st->conf->lcore, rs->packets, rs->bursts, rs->cycles,
-			per_packet(rs->cycles, rs->packets), rs->ring_full, rs->no_edge);
+			per_packet(rs->cycles, rs->packets), rs->time_skipped, rs->ring_full,
+			rs->no_edge);
 		for (k = 0; k < st->ops->n_ctrs; k++)
 			if (st->ops->ctrs[k].kind == PF_CTR_DROP)
 				fprintf(f, ", \"%s\": %" PRIu64, st->ops->ctrs[k].name, st->ctrs[k]);

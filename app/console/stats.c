@@ -179,7 +179,7 @@ item_match(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, const char 
 struct base_stage {
 	char name[PF_NAME_MAX];
 	bool set;
-	uint64_t packets, bursts, cycles, ring_full, no_edge;
+	uint64_t packets, bursts, cycles, ring_full, no_edge, time_skipped;
 	uint64_t edge[PF_MAX_EDGES];
 	uint64_t ctr[BASE_CTRS];
 };
@@ -262,6 +262,7 @@ clear_stage(const struct pf_runtime *rt, uint16_t i)
 
 	snprintf(b->name, sizeof(b->name), "%s", st->conf->name);
 	b->cycles = RD(rs->cycles);
+	b->time_skipped = RD(rs->time_skipped);
 	b->bursts = RD(rs->bursts);
 	b->packets = RD(rs->packets);
 	b->ring_full = RD(rs->ring_full);
@@ -472,6 +473,8 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "cycles", cycles);
 	rte_tel_data_add_dict_u64(d, "avg_burst", ratio(packets, bursts));
 	rte_tel_data_add_dict_u64(d, "cycles_per_packet", ratio(cycles, packets));
+	rte_tel_data_add_dict_u64(d, "time_skipped",
+				  since(RD(rs->time_skipped), b ? b->time_skipped : 0));
 
 	drop_sum = 0;
 	if (drops != NULL) {

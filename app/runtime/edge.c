@@ -36,22 +36,35 @@
 #include "pf_watch.h"
 #include "rt_internal.h"
 
+/* No limit until pf_runtime_start sets it (the unit tests drive bursts without it). */
+uint64_t pf_rt_time_max = UINT64_MAX;
+
 /*
  * Charge @p rs the cycles since @p t0 and return the time now: the boundary
  * that ends its interval starts the next one. Stage time is sampled (one
  * pass in PF_RT_TIME_EVERY, rt_internal.h): an untimed pass carries t0 0,
  * takes no timestamp and stays 0; a timed interval counts PF_RT_TIME_EVERY
- * times, so rs->cycles estimates the cycles of all passes.
+ * times, so rs->cycles estimates the cycles of all passes. An interval
+ * longer than pf_rt_time_max was preempted (another thread ran on the CPU):
+ * the stage's last interval counts instead, so a shared CPU does not
+ * inflate a stage's cycles (time_skipped counts these).
  */
 static __rte_always_inline uint64_t
 charge(struct pf_rt_stage *rs, uint64_t t0)
 {
-	uint64_t t1;
+	uint64_t t1, d;
 
 	if (likely(t0 == 0))
 		return 0;
 	t1 = rte_rdtsc();
-	rs->cycles += (t1 - t0) << PF_RT_TIME_SHIFT;
+	d = t1 - t0;
+	if (likely(d < pf_rt_time_max))
+		rs->time_last = d;
+	else {
+		d = rs->time_last;
+		rs->time_skipped++;
+	}
+	rs->cycles += d << PF_RT_TIME_SHIFT;
 	return t1;
 }
 

@@ -129,6 +129,10 @@ struct pf_rt_stage {
 	uint64_t cycles;                            /**< in process + dispatch, consumers excluded */
 	uint64_t bursts;
 	bool ran;                                   /**< had a burst since its last idle check */
+	/** Last timed interval under the preemption limit (edge.c charge()). */
+	uint64_t time_last;
+	/** Timed intervals that were preempted (charged time_last instead). */
+	uint64_t time_skipped;
 	uint64_t ring_full;                         /**< dropped: next ring full */
 	uint64_t no_edge;                           /**< dropped: edge not wired */
 	uint64_t edge_pkts[PF_MAX_EDGES];

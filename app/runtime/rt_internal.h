@@ -38,6 +38,12 @@ struct rte_mempool *pf_rt_pool_for(struct pf_runtime *rt, int socket);
  */
 #define PF_RT_TIME_SHIFT 4
 #define PF_RT_TIME_EVERY (1u << PF_RT_TIME_SHIFT)
+/*
+ * A timed interval at least this long (100 us of TSC, set at start) was
+ * preempted: no burst takes that long, a scheduler time slice is longer.
+ */
+#define PF_RT_TIME_MAX_US 100
+extern uint64_t pf_rt_time_max;
 
 /*
  * edge.c: run one burst through @p rs on lcore @p me, the clock having

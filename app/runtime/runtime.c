@@ -260,6 +260,7 @@ pf_runtime_start(struct pf_runtime *rt)
 	int rc;
 
 	rt->start_tsc = rte_rdtsc();
+	pf_rt_time_max = rte_get_tsc_hz() / 1000000 * PF_RT_TIME_MAX_US;
 	pf_services_set_qsbr(rt->qsbr);
 	for (i = 0; i < rt->n_lcores; i++) {
 		rc = rte_eal_remote_launch(pf_rt_worker_main, rt, rt->lcores[i].id);

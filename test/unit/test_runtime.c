@@ -548,6 +548,40 @@ test_direct(void **state)
 	rt_free(rt);
 }
 
+/*
+ * Stage time is charged per interval; one longer than pf_rt_time_max was
+ * preempted (another thread had the CPU): the stage's last interval counts
+ * instead and time_skipped says so, so a shared CPU does not inflate cycles.
+ */
+static void
+test_time_preempted(void **state)
+{
+	struct pf_runtime *rt = rt_build("", fused3);
+	struct pf_rt_stage *src = rs_of(rt, "src"), *mid = rs_of(rt, "mid");
+	struct rte_mbuf *pkts[PF_BURST_MAX];
+	uint64_t before, last;
+
+	/* What pf_runtime_start sets (this runtime is not started). */
+	pf_rt_time_max = rte_get_tsc_hz() / 1000000 * PF_RT_TIME_MAX_US;
+	mk_burst(pkts, 0, 32);
+	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc());
+	last = src->time_last;
+	before = src->cycles;
+	assert_int_equal(before, last << PF_RT_TIME_SHIFT);
+	assert_int_equal(src->time_skipped, 0);
+	/* Began "an hour ago": preempted for the clock's purposes. */
+	mk_burst(pkts, 32, 32);
+	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc() - rte_get_tsc_hz() * 3600);
+	assert_int_equal(src->time_skipped, 1);
+	assert_int_equal(src->time_last, last);
+	assert_int_equal(src->cycles, before + (last << PF_RT_TIME_SHIFT));
+	/* Its consumers' intervals were not. */
+	assert_int_equal(mid->time_skipped, 0);
+	assert_int_equal(fake_of(rt, "sink")->n, 64);
+	pf_rt_time_max = UINT64_MAX;
+	rt_free(rt);
+}
+
 static const char split3[] =
 	"stages:\n"
 	"  tick1: { type: t_tick }\n"
@@ -1287,6 +1321,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_direct, teardown),
 		cmocka_unit_test_teardown(test_ring, teardown),
+		cmocka_unit_test_teardown(test_time_preempted, teardown),
 		cmocka_unit_test_teardown(test_mixed, teardown),
 		cmocka_unit_test_teardown(test_expand, teardown),
 		cmocka_unit_test_teardown(test_held, teardown),
