@@ -131,6 +131,8 @@ def measure(args, b, case, layout):
         st = json.load(f)
     rx = st["stages"]["rx"]
     mean_burst = rx["packets"] / rx["bursts"]
+    tx = st["stages"]["tx"]
+    mean_tx_burst = tx["packets"] / tx["bursts"]
     threads = []
     for path in sorted(glob.glob(os.path.join(d, "cg.%d.1-*" % p.pid))):
         cg = bench_instr.parse_callgrind(path)
@@ -146,15 +148,22 @@ def measure(args, b, case, layout):
         rest = [t for t in threads if t is not src and "librte_net_null" in t["drivers"]]
         if rest:
             workers.append(max(rest, key=lambda t: t["ir"]))
-    res = dict(case=case, layout=layout, lcores=lmap, packets=round(pkts),
+    res = dict(case=case, layout=layout, lcores=lmap, packets=round(pkts), per_thread_packets=[],
                mean_rx_burst=round(mean_burst, 2), topology=bench.rel(topo), threads=[])
     for i, t in enumerate(workers):
+        # Per packet of its own: a consumer drains what was queued before the
+        # window too, so it counts the packets it sent (tx driver calls x
+        # pipefwd's mean tx burst), the source those it read.
+        if i > 0 and "librte_net_null" in t["drivers"]:
+            pkts = t["drivers"]["librte_net_null"]["calls"] * mean_tx_burst
         fns, tot = annotate(t["file"])
         per = {e: round(v / pkts, 2) for e, v in (tot or {}).items()}
         top = sorted(fns.items(), key=lambda kv: -kv[1]["Ir"])[:args.top]
         miss = sorted(fns.items(), key=lambda kv: -(kv[1]["D1mr"] + kv[1]["D1mw"]))[:args.top]
+        res["per_thread_packets"].append(round(pkts))
         res["threads"].append(dict(
             role="lcore %s: %s" % (list(lmap)[i], ", ".join(list(lmap.values())[i])),
+            packets=round(pkts),
             file=bench.rel(t["file"]), per_packet=per,
             top_ir=[dict(fn=f, **{e: round(v[e] / pkts, 2) for e in EVENTS}) for f, v in top],
             top_miss=[dict(fn=f, **{e: round(v[e] / pkts, 2) for e in EVENTS})
@@ -167,8 +176,8 @@ def show(res):
                                                          res["packets"], res["mean_rx_burst"]))
     for t in res["threads"]:
         p = t["per_packet"]
-        log("\n%s: %s instr, D1 misses %.2f read + %.2f write, LL misses %.2f + %.2f per packet"
-            % (t["role"], p.get("Ir"), p.get("D1mr", 0), p.get("D1mw", 0), p.get("DLmr", 0),
+        log("\n%s (%d packets): %s instr, D1 misses %.2f read + %.2f write, LL misses %.2f + %.2f per packet"
+            % (t["role"], t["packets"], p.get("Ir"), p.get("D1mr", 0), p.get("D1mw", 0), p.get("DLmr", 0),
                p.get("DLmw", 0)))
         log("\n| function | Ir | D1mr | D1mw | DLmr | DLmw |")
         log("|---|---|---|---|---|---|")

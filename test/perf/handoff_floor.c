@@ -62,7 +62,7 @@ struct ring {
 static struct buf *pool;
 static struct ring fwd, back;
 static int cpu_a = 0, cpu_b = 1, lines = 3;
-static unsigned long bursts = 200000, samples = 200000;
+static unsigned long bursts = 20000, samples = 20000;
 static volatile int stop;
 
 static uint64_t
