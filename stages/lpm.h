@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private to the lpm stage (stages/lpm.c, stages/lpm_routes.c) and its unit
- * tests: the parsed configuration (next hops and routes, read from the
- * topology and a route file without DPDK) and the RFC 1624 checksum update.
+ * Private to the lpm stage (every file; its parser is stages/lpm_routes.c),
+ * lpm6 (which shares the parser's pieces) and their unit tests: the edges,
+ * the parsed configuration (next hops and routes, read from the topology
+ * and a route file without DPDK) and the RFC 1624 checksum update.
  */
 #ifndef PF_LPM_H
 #define PF_LPM_H
@@ -23,6 +24,10 @@
 #define LPM_MAX_ROUTES (16u << 20)
 /** Route file lines longer than this are refused. */
 #define LPM_LINE_MAX 256
+
+/* The stage's edges (stages/lpm.c names them; the parser asks about neigh). */
+enum { LPM_EDGE_DROP, LPM_EDGE_OUT, LPM_EDGE_ICMP, LPM_EDGE_FRAG, LPM_EDGE_NEIGH, LPM_EDGE_HOST,
+	LPM_EDGE_MAX };
 
 enum lpm_lookup_mode {
 	LPM_LOOKUP_X4 = 0,      /* rte_lpm_lookupx4, four at a time (default) */
@@ -64,6 +69,9 @@ struct lpm_cfg {
  */
 int lpm_cfg_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
 void lpm_cfg_free(void *cfg);
+
+/** The stage's parse op: lpm_cfg_parse, `learnt:`, next hops by address need the neigh edge. */
+int lpm_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs);
 
 /** The stage's neigh edge is wired (stages/lpm.c): next hops by address resolve. */
 bool lpm_edit_neigh_wired(const struct pf_stage_conf *sc);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private to the lpm stage (stages/lpm.c, stages/lpm_learnt.c) and its unit
- * tests: the table the data path reads (next hops, DIR-24-8), the stage's
- * state, and the learnt routes' interface.
+ * Private to the lpm stage and its unit tests: the table the data path
+ * reads (next hops, DIR-24-8), the stage's state, and what its files call
+ * of each other: stages/lpm.c (data path, the ops), lpm_table.c (the table:
+ * build, swap, free), lpm_show.c (gauges, pages, trace), lpm_learnt.c (the
+ * learnt routes' table side); the configuration is lpm.h's (lpm_routes.c).
  */
 #ifndef PF_LPM_FIB_H
 #define PF_LPM_FIB_H
@@ -119,5 +121,22 @@ int lpm_learnt_apply(struct pf_stage *st, const struct pf_route_op *ops, unsigne
  * tbl8 groups come back after their grace period.
  */
 void lpm_learnt_upkeep(struct pf_stage *st, uint64_t now_ns);
+
+/* ---- the stage's files ---------------------------------------------------- */
+
+/* lpm_table.c */
+int lpm_init(struct pf_stage *st, struct pf_errs *errs);
+extern const struct pf_stage_swap lpm_swap;
+void lpm_free(struct pf_stage *st);
+int lpm_learn(struct pf_stage *st, const struct pf_route_op *ops, unsigned int n,
+	      struct pf_route_result *res);
+void lpm_upkeep(struct pf_stage *st, uint64_t now_ns);
+
+/* lpm_show.c */
+void lpm_gauges(const struct pf_stage *st, struct pf_sink *out);
+int lpm_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
+	     struct pf_sink *d);
+void lpm_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t len);
+extern const char *const lpm_show_tables[];
 
 #endif /* PF_LPM_FIB_H */

@@ -532,6 +532,34 @@ lpm_cfg_free(void *p)
 	free(cfg);
 }
 
+int
+lpm_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
+{
+	const struct lpm_cfg *cfg;
+	uint32_t i;
+	int rc;
+
+	rc = lpm_cfg_parse(sc, env, errs);
+	cfg = sc->cfg;
+	if (cfg != NULL && pf_lrn_parse(sc, 4, &((struct lpm_cfg *)sc->cfg)->learnt, errs) < 0)
+		rc = -EINVAL;
+	if (rc < 0 || cfg == NULL || sc->next[LPM_EDGE_NEIGH] != PF_NONE)
+		return rc;
+	/* Only the neigh stage can find a next hop's MAC from its address. */
+	for (i = 0; i < cfg->n_nh; i++)
+		if (cfg->nh[i].gw != 0)
+			return pf_node_err(errs, sc->node,
+					   "stages.%s: next hop %s is an address: wire the neigh edge (next: { out: ..., neigh: ... })",
+					   sc->name, cfg->nh[i].name);
+	return 0;
+}
+
+bool
+lpm_edit_neigh_wired(const struct pf_stage_conf *sc)
+{
+	return sc->next[LPM_EDGE_NEIGH] != PF_NONE;
+}
+
 /* ---- live changes (app/control/changes.c) --------------------------------------- */
 
 /* The route @p addr/@p len in sorted @p cfg, or NULL. */
