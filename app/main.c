@@ -352,10 +352,17 @@ remove_runtime_dir(const char *dir)
 	rmdir(dir);
 }
 
+/*
+ * The control side's upkeep, under the console's lock (a live change may
+ * replace the topology from the stats socket's thread): learnt routes follow
+ * neighbours and links, links and capacity drops get their log lines.
+ */
 static void
-learnt_upkeep(struct pf_runtime *rt, void *arg)
+watch_upkeep(struct pf_runtime *rt, void *arg)
 {
 	pf_learnt_upkeep(rt, pf_now_ns());
+	pf_linkwatch_poll(rt);
+	pf_dropwatch_poll(rt);
 }
 
 static void
@@ -391,9 +398,7 @@ run_until_done(struct pf_runtime *rt, struct pf_routing *routing, const struct o
 		pf_rebalance_sample(rt);       /* the advisor's sliding window */
 		now = rte_rdtsc();
 		if (now >= next_watch) {
-			/* Learnt routes follow neighbours and links (control side). */
-			pf_console_locked(learnt_upkeep, NULL);
-			pf_dropwatch_poll(rt);  /* capacity drops: a log line, not only a counter */
+			pf_console_locked(watch_upkeep, NULL);
 			next_watch = now + hz / 10;
 		}
 		if (o->duration_s > 0 && (double)(now - start) / (double)hz >= o->duration_s)

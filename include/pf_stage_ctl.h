@@ -126,6 +126,14 @@ enum pf_clock_mode {
 struct pf_port_run {
 	uint16_t port_id;                 /**< DPDK port id */
 	bool rx_cksum_off;                /**< no RX IPv4 checksum offload: rx sums itself */
+	/**
+	 * The runtime saw the port's link down (polled about every 100 ms on
+	 * the control thread, app/runtime/linkwatch.c); 0 while up or not yet
+	 * known. A sink reads it (relaxed) only when a send failed: a frame
+	 * that cannot leave a port whose link is down is a link_down drop, not
+	 * a full queue to retry.
+	 */
+	uint8_t link_down;
 };
 
 struct pf_stage_env {
@@ -143,6 +151,13 @@ static inline uint16_t
 pf_env_port_id(const struct pf_stage_env *env, uint16_t p)
 {
 	return env->run != NULL ? env->run[p].port_id : p;
+}
+
+/** Whether the runtime saw port @p p's link down (stand-alone: never). */
+static inline bool
+pf_env_link_down(const struct pf_stage_env *env, uint16_t p)
+{
+	return env->run != NULL && __atomic_load_n(&env->run[p].link_down, __ATOMIC_RELAXED);
 }
 
 /** Whether port @p p runs without RX IPv4 checksum offload (stand-alone: it has it). */

@@ -19,8 +19,8 @@ KEYS = """\
 Keys (any key closes this help)
   h ?         this help
   p space     pause / resume: the frame stays; rates restart on resume
-  s           sort rings, stages, lcores: order, rate, cost, drops (rate:
-              packets or busy %; cost: cycles/packet or fill; drops: per s)
+  s           sort rings, stages, lcores, ports: order, rate, cost, drops (rate:
+              packets or busy %; cost: cycles/packet, fill or bytes; drops: per s)
   c           clear pipefwd's counters (as pipefwd-ctl clear)
   arrow keys  scroll a frame larger than the terminal (PgUp PgDn Home too)
   q           quit (Ctrl-C too)

@@ -31,6 +31,7 @@ static const struct pf_cmd *const cmd_tables[] = {
 	pf_stats_cmds, pf_capture_cmds, pf_trace_cmds, pf_change_cmds, pf_learn_cmds,
 	pf_lookup_cmds,
 	pf_source_cmds,
+	pf_port_cmds,
 };
 
 static pthread_mutex_t con_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 struct rte_tel_data;
@@ -51,6 +52,7 @@ extern const struct pf_cmd pf_change_cmds[];     /* console/change_cmds.c */
 extern const struct pf_cmd pf_learn_cmds[];      /* console/learn_cmds.c */
 extern const struct pf_cmd pf_lookup_cmds[];     /* console/lookup_cmds.c */
 extern const struct pf_cmd pf_source_cmds[];     /* console/source_cmds.c */
+extern const struct pf_cmd pf_port_cmds[];       /* console/ports.c */
 
 /* What commands.c asks of the modules at start and stop (console-internal). */
 /** capture.c: the capture directory (NULL: the default) and dpdk-dumpcap's pdump. */
@@ -59,6 +61,8 @@ void pf_capture_start(const char *dir);
 void pf_capture_stop(void);
 /** trace.c: disarm a trace on @p rt and free its records. */
 void pf_trace_stop(struct pf_runtime *rt);
+/** ports.c: port @p p's link, MTU, driver, queues and tx drops into /pipefwd/ports' item @p d. */
+void pf_port_fill_more(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t p);
 
 struct pf_console_opts {
 	const char *capture_dir;          /**< --capture-dir, NULL: the default */

@@ -7,7 +7,8 @@
  *   /pipefwd/stages  [,NAME]  packets, bursts, cycles, drops by reason, info
  *                             counters, packets per edge, the stage's gauges
  *   /pipefwd/lcores  [,ID]    stages, loops, busy and total cycles, busy %
- *   /pipefwd/ports   [,NAME]  pipefwd rx/tx and the ethdev counters
+ *   /pipefwd/ports   [,NAME]  pipefwd rx/tx, the ethdev counters, link, MTU, queues
+ *                             (ports.c adds what is not a counter)
  *   /pipefwd/config           topology file, load time, lcore map, names
  *   /pipefwd/totals           the accounting invariant's terms, live
  *   /pipefwd/clear   [,NAME]  counters (and hwm) from now on, all or one stage/ring
@@ -623,6 +624,7 @@ fill_port(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "oerrors", es.oerrors);
 	rte_tel_data_add_dict_u64(d, "rx_nombuf", es.rx_nombuf);
 	fill_port_queues(d, rt, i, b);
+	pf_port_fill_more(d, rt, i);
 }
 
 typedef void (*fill_fn)(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i);
@@ -1076,61 +1078,19 @@ cmd_table(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	return get_table(con->rt, params, d);
 }
 
-/*
- * "PORT,up|down": set a port's link administratively (rte_eth_dev_set_link_*),
- * as a cable pull would: what follows link state (host interfaces' carrier,
- * next-hop groups) sees it.
- */
-static int
-cmd_port_link(struct pf_console *con, const char *params, struct rte_tel_data *d)
-{
-	const struct pf_runtime *rt = con->rt;
-	char buf[64], *state;
-	uint16_t p;
-	int rc;
-
-	if (params == NULL || snprintf(buf, sizeof(buf), "%s", params) >= (int)sizeof(buf))
-		return -EINVAL;
-	state = strchr(buf, ',');
-	if (state == NULL)
-		return -EINVAL;
-	*state++ = '\0';
-	for (p = 0; p < rt->topo->n_ports; p++)
-		if (strcmp(rt->topo->ports[p].name, buf) == 0)
-			break;
-	if (p == rt->topo->n_ports || (strcmp(state, "up") != 0 && strcmp(state, "down") != 0)) {
-		pf_console_error(d, p == rt->topo->n_ports ? "unknown port" : "expected up or down");
-		return 0;
-	}
-	rc = state[0] == 'u' ? rte_eth_dev_set_link_up(rt->port_run[p].port_id) :
-			       rte_eth_dev_set_link_down(rt->port_run[p].port_id);
-	if (rc < 0) {
-		pf_console_error(d, rc == -ENOTSUP ? "this port's driver cannot set its link" :
-				 "the driver refused");
-		return 0;
-	}
-	PF_LOG(INFO, "port %s: link set %s by the stats socket", buf, state);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "port", buf);
-	rte_tel_data_add_dict_string(d, "link", state);
-	return 0;
-}
-
 /* Help strings stay under 64 bytes (the telemetry limit). */
 const struct pf_cmd pf_stats_cmds[] = {
 	{ "/pipefwd/rings", "pipefwd rings: fill, hwm, drops. Param: ring", cmd_rings, false },
 	{ "/pipefwd/stages", "pipefwd stages: packets, cycles, drops. Param: stage", cmd_stages,
 	  false },
 	{ "/pipefwd/lcores", "pipefwd lcores: stages, busy %. Param: lcore id", cmd_lcores, false },
-	{ "/pipefwd/ports", "pipefwd ports: rx, tx, missed, errors. Param: port", cmd_ports, false },
+	{ "/pipefwd/ports", "pipefwd ports: link, counters, queues. Param: port", cmd_ports, false },
 	{ "/pipefwd/config", "pipefwd topology, load time, lcore map", cmd_config, true },
 	{ "/pipefwd/totals", "pipefwd accounting: rx, tx, dropped, in flight", cmd_totals, true },
 	{ "/pipefwd/rebalance", "pipefwd lcore map advice. Params: [cross][,window=S]",
 	  cmd_rebalance, false },
 	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", cmd_reload, false },
 	{ "/pipefwd/clear", "pipefwd: clear counters and hwm. Param: stage or ring", cmd_clear,
-	  false },
-	{ "/pipefwd/port_link", "pipefwd: set a port's link. Params: PORT,up|down", cmd_port_link,
 	  false },
 	{ "/pipefwd/table", "pipefwd table contents. Params: stage,table[,offset=N,limit=N,"
 	  "port=P,vlan=V,addr=A]", cmd_table, false },

@@ -10,6 +10,8 @@
  * once (WARNING, with the increase and the total), and then at most one line
  * a second per resource, so a sustained overload never logs per packet.
  * The data path is untouched: this reads the single-writer counters.
+ * A sink's *_full drops in the moments after a port's link fell are the
+ * link's: its lines (linkwatch.c) say what it cost, and are not repeated here.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -57,6 +59,14 @@ dw_delta(struct dw_last *l, const void *obj, uint64_t val)
 	return d;
 }
 
+/* Take @p val as logged: drops another line (a link's) accounts for. */
+static void
+dw_fold(struct dw_last *l, const void *obj, uint64_t val)
+{
+	l->obj = obj;
+	l->val = val;
+}
+
 static bool
 is_capacity_ctr(const struct pf_ctr_desc *c)
 {
@@ -85,9 +95,16 @@ pf_dropwatch_poll(const struct pf_runtime *rt)
 	for (i = 0; i < rt->n_stages && i < PF_MAX_STAGES; i++) {
 		const struct pf_stage *st = rt->stages[i];
 
+		/* A sink's drops just after a link fell are the link's (linkwatch.c). */
+		bool fold = (rt->rts[i].kind & PF_RT_KIND_TX) && dw_now < rt->link_fold_until;
+
 		for (c = 0, k = 0; c < st->ops->n_ctrs && k < RTE_DIM(ctr_last[i]); c++) {
 			if (!is_capacity_ctr(&st->ops->ctrs[c]))
 				continue;
+			if (fold) {
+				dw_fold(&ctr_last[i][k++], st, st->ctrs[c]);
+				continue;
+			}
 			d = dw_delta(&ctr_last[i][k++], st, st->ctrs[c]);
 			if (d != 0)
 				PF_LOG(WARNING, "stage %s: %s: %" PRIu64 " packets dropped "

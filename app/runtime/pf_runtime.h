@@ -158,10 +158,25 @@ struct pf_rt_lcore {
 	uint64_t housekeep_tsc;                     /**< next stage upkeep (ops->dp.housekeep) */
 };
 
+/** What the link watch last saw of a port (app/runtime/linkwatch.c; the control thread writes). */
+struct pf_rt_link {
+	struct rte_eth_link link;   /**< the last status read */
+	bool known;                 /**< read at least once */
+	uint64_t changes;           /**< up/down transitions seen since start */
+	uint64_t since_tsc;         /**< when the last transition (or the first read) was seen */
+	uint64_t full_up, down_up;  /**< its tx_full and link_down drops at the last look while up */
+	uint64_t full_at_down;      /**< the port's tx_full drops when it went down */
+	uint64_t down_at_down;      /**< its link_down drops then */
+};
+
 struct pf_runtime {
 	struct pf_topo *topo;
 	/** Per port, what setting it up found (the env of every topology it runs points here). */
 	struct pf_port_run port_run[PF_MAX_PORTS];
+	/** Per port, its link as the link watch saw it. */
+	struct pf_rt_link port_link[PF_MAX_PORTS];
+	/** Until then the sinks' *_full drops belong to a link that fell (not logged). */
+	uint64_t link_fold_until;
 	struct rte_mempool *pool;
 	/** Per NUMA socket: the pool its ports fill (pool itself on the main socket). */
 	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
@@ -277,6 +292,15 @@ uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);
  * calls it every 100 ms (app/runtime/dropwatch.c).
  */
 void pf_dropwatch_poll(const struct pf_runtime *rt);
+/**
+ * Read every port's link (app/runtime/linkwatch.c): one log line when it
+ * goes down or comes up, the state for the stats socket (port_link) and for
+ * the stages (pf_port_run.link_down). The main thread, about every 100 ms,
+ * before pf_dropwatch_poll().
+ */
+void pf_linkwatch_poll(struct pf_runtime *rt);
+/** "down", "up, 10 Gbps full-duplex", "up, speed unknown, ..." */
+void pf_link_text(char *buf, size_t len, const struct rte_eth_link *l);
 void pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t);
 
 /** Per-port totals summed across stages. */
