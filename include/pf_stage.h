@@ -260,6 +260,20 @@ struct pf_stage {
 	 * one (app/runtime/edge.c).
 	 */
 	uint16_t in_burst_port;           /**< the producer's burst_port, or 0 (runtime) */
+	/**
+	 * A dry run (`pipefwd-ctl trace inject`): set by the runtime, on the
+	 * owning lcore, around one call of process_burst (and expand) on one
+	 * synthetic packet. The stage decides as it always does (the same
+	 * edge, metadata and header rewrite; counters may move: the runtime
+	 * points ctrs at a copy for the call) but changes nothing a later
+	 * packet could find: it learns nothing (MACs, neighbours), opens and
+	 * refreshes no session, takes no token, counts no rule hit outside
+	 * ctrs, keeps no packet (a packet it would hold gets PF_EDGE_HELD and
+	 * stays the caller's), writes no table or timer. A guess about the
+	 * next burst's shape (how edges are stored) may change. Never set on
+	 * a live burst. Tested once per burst.
+	 */
+	bool dry_run;
 	/** Instance 0 of this stage's instances (itself when it is instance 0 or plain). */
 	struct pf_stage *first;
 	/**

@@ -454,10 +454,13 @@ acl_classify_mixed(struct acl_priv *pv, const struct acl_tbl *t, uint16_t n)
 /*
  * Verdicts in packet order, so a session opened by one packet already
  * admits the reply later in the same burst. Returns the packets on "out".
+ * A dry run (@p dry, pf_stage.dry_run) refreshes no session, opens none
+ * (it counts session_created when the table has room: what would fire)
+ * and counts no rule hit.
  */
 static __rte_always_inline uint16_t
 acl_verdicts_general(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs, uint16_t n,
-		     uint16_t *edge, uint64_t now, const bool stateful)
+		     uint16_t *edge, uint64_t now, const bool stateful, const bool dry)
 {
 	const struct acl_verdict *v;
 	struct acl_pk *p;
@@ -479,20 +482,25 @@ acl_verdicts_general(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctr
 		if (stateful && pos < 0 && opened && (p->flags & PK_SESS))
 			pos = acl_sess_find(pv, i, now);
 		if (stateful && pos >= 0) {
-			acl_sess_touch(t, &pv->sess[pos], pv->skeys[i].proto, p, now);
+			if (!dry)
+				acl_sess_touch(t, &pv->sess[pos], pv->skeys[i].proto, p, now);
 			ctrs[ACL_CTR_SESSION_PERMIT]++;
 			nout++;
 			continue;
 		}
 		r = pv->res[i];
 		v = &t->verdict[r];
-		t->hits[r]++;
+		if (!dry)
+			t->hits[r]++;
 		ctrs[v->ctr]++;
 		if (v->edge == ACL_EDGE_DROP) {
 			PF_DROP(edge, i, ctrs, ACL_CTR_DENY);
 			continue;
 		}
-		if (stateful && v->reflect && (p->flags & PK_SESS)) {
+		if (dry && stateful && v->reflect && (p->flags & PK_SESS)) {
+			if (pv->sess_live < pv->sess_max)
+				ctrs[ACL_CTR_SESSION_CREATED]++;
+		} else if (stateful && v->reflect && (p->flags & PK_SESS)) {
 			if (unlikely(acl_sess_open(pv, t, i, now, ctrs) < 0)) {
 				PF_DROP(edge, i, ctrs, ACL_CTR_SESSION_FULL);
 				continue;
@@ -640,13 +648,66 @@ acl_gather(struct acl_priv *pv, const struct acl_tbl *t, struct rte_mbuf **pkts,
 	return plain;
 }
 
+/*
+ * Passes 2 to 4 of a burst whose keys acl_gather took with sessions: the
+ * sessions first, the rules for the rest, the verdicts in packet order, a
+ * bounded expiry sweep (so the data path never stalls). A dry run (@p dry)
+ * changes no session and sweeps none. Returns the packets on "out".
+ */
+static __rte_always_inline uint16_t
+acl_stateful(struct acl_priv *pv, const struct acl_tbl *t, uint64_t *ctrs, uint16_t n,
+	     uint16_t *edge, const bool dry)
+{
+	uint64_t now = pf_now_ns();
+	uint16_t i, nout;
+
+	for (i = 0; i < n; i++)
+		if ((pv->pk[i].flags & (PK_SESS | PK_V6)) == PK_SESS)
+			pv->pk[i].dir = acl_skey_make(&pv->keys[i], &pv->skeys[i]);
+		else if (pv->pk[i].flags & PK_SESS)
+			pv->pk[i].dir = acl6_skey_make(&pv->keys6[i], &pv->skeys[i]);
+	if (pv->sess_live != 0)
+		acl_sess_lookup(pv, n, now, ctrs, dry);
+	acl_classify_mixed(pv, t, n);
+	nout = acl_verdicts_general(pv, t, ctrs, n, edge, now, true, dry);
+	if (pv->sess_live != 0 && !dry)
+		acl_sweep(pv, pv->sweep, now, ctrs);
+	return nout;
+}
+
+/*
+ * A dry run (pf_stage.dry_run: trace inject): the general path, sessions
+ * looked up but not touched, no rule hit counted; the counters move (in the
+ * runtime's copy).
+ */
+static __rte_noinline uint16_t
+acl_dry_burst(struct pf_stage *st, const struct acl_tbl *t, struct rte_mbuf **pkts, uint16_t n,
+	      uint16_t *edge, bool stateful)
+{
+	struct acl_priv *pv = st->priv;
+	uint16_t nout;
+
+	if (stateful) {
+		acl_gather(pv, t, pkts, n, true, false);
+		nout = acl_stateful(pv, t, st->ctrs, n, edge, true);
+	} else {
+		acl_gather(pv, t, pkts, n, false, false);
+		acl_flags_inplace(pv, pkts, n);
+		acl_classify_mixed(pv, t, n);
+		nout = acl_verdicts_general(pv, t, st->ctrs, n, edge, 0, false, true);
+	}
+	if (nout == n && n != 0)
+		return ACL_EDGE_OUT;
+	return nout == 0 && n != 0 ? ACL_EDGE_DROP : PF_EDGE_MIXED;
+}
+
 static uint16_t
 acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	struct acl_priv *pv = st->priv;
-	uint64_t *ctrs = st->ctrs, now;
+	uint64_t *ctrs = st->ctrs;
 	const struct acl_tbl *t;
-	uint16_t i, nout = 0;
+	uint16_t nout = 0;
 	uint32_t plain;
 	bool stateful;
 
@@ -655,6 +716,8 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	 * over a reload): else no packet can hit or open one, and the stateless
 	 * path gives the same verdicts and counters without session keys. */
 	stateful = pv->sess_h != NULL && (t->reflect || pv->sess_live != 0);
+	if (unlikely(st->dry_run))
+		return acl_dry_burst(st, t, pkts, n, edge, stateful);
 
 	/* Pass 1: gather the keys (headers and metadata 4 ahead, unless the
 	 * burst came straight from rx: pf_burst_fresh). */
@@ -666,20 +729,7 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 		plain = acl_gather(pv, t, pkts, n, false, false);
 
 	if (stateful) {
-		/* Pass 2: sessions first, then the rules for the rest. */
-		now = pf_now_ns();
-		for (i = 0; i < n; i++)
-			if ((pv->pk[i].flags & (PK_SESS | PK_V6)) == PK_SESS)
-				pv->pk[i].dir = acl_skey_make(&pv->keys[i], &pv->skeys[i]);
-			else if (pv->pk[i].flags & PK_SESS)
-				pv->pk[i].dir = acl6_skey_make(&pv->keys6[i], &pv->skeys[i]);
-		if (pv->sess_live != 0)
-			acl_sess_lookup(pv, n, now, ctrs);
-		acl_classify_mixed(pv, t, n);
-		nout = acl_verdicts_general(pv, t, ctrs, n, edge, now, true);
-		/* Pass 4: a bounded expiry sweep, so the data path never stalls. */
-		if (pv->sess_live != 0)
-			acl_sweep(pv, pv->sweep, now, ctrs);
+		nout = acl_stateful(pv, t, ctrs, n, edge, false);
 	} else if (likely(plain == 0)) {
 		/* Every packet has ports: one classify call, one table load each. */
 		acl_classify_set(t, &t->main, pv->kdata, pv->res, n, pv->tmp2);
@@ -691,7 +741,7 @@ acl_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint1
 	} else {
 		acl_flags_inplace(pv, pkts, n);
 		acl_classify_mixed(pv, t, n);
-		nout = acl_verdicts_general(pv, t, ctrs, n, edge, 0, false);
+		nout = acl_verdicts_general(pv, t, ctrs, n, edge, 0, false, false);
 	}
 	if (likely(nout == n && n != 0))
 		return ACL_EDGE_OUT;

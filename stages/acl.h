@@ -325,7 +325,7 @@ void acl_free(struct pf_stage *st);
 int acl_sess_create_table(struct acl_priv *pv, const struct pf_stage *st, uint32_t entries,
 			  struct pf_errs *errs);
 void acl_sweep(struct acl_priv *pv, uint32_t count, uint64_t now, uint64_t *ctrs);
-void acl_sess_lookup(struct acl_priv *pv, uint16_t n, uint64_t now, uint64_t *ctrs);
+void acl_sess_lookup(struct acl_priv *pv, uint16_t n, uint64_t now, uint64_t *ctrs, bool dry);
 int acl_sess_open(struct acl_priv *pv, const struct acl_tbl *t, uint16_t i, uint64_t now,
 		  uint64_t *ctrs);
 

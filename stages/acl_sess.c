@@ -72,9 +72,12 @@ acl_sweep(struct acl_priv *pv, uint32_t count, uint64_t now, uint64_t *ctrs)
 	}
 }
 
-/* Bulk session lookup for the burst: sets pk[i].pos for live sessions. */
+/*
+ * Bulk session lookup for the burst: sets pk[i].pos for live sessions. An
+ * expired one found is removed, but not in a dry run (@p dry).
+ */
 void
-acl_sess_lookup(struct acl_priv *pv, uint16_t n, uint64_t now, uint64_t *ctrs)
+acl_sess_lookup(struct acl_priv *pv, uint16_t n, uint64_t now, uint64_t *ctrs, bool dry)
 {
 	const void *kp[RTE_HASH_LOOKUP_BULK_MAX];
 	int32_t pos[RTE_HASH_LOOKUP_BULK_MAX];
@@ -97,7 +100,7 @@ acl_sess_lookup(struct acl_priv *pv, uint16_t n, uint64_t now, uint64_t *ctrs)
 			s = &pv->sess[pos[j]];
 			if (s->expires_ns > now)
 				pv->pk[idx[j]].pos = pos[j];
-			else if (s->expires_ns != 0)
+			else if (s->expires_ns != 0 && !dry)
 				acl_sess_del(pv, s, ctrs);   /* expired, not swept yet */
 		}
 	}

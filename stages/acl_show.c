@@ -114,7 +114,9 @@ acl_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t
 			 pf_acl_action_names[cfg->default_action]);
 	else if (r <= cfg->n_rules) {
 		pf_acl_rule_format(&cfg->rules[r - 1], text, sizeof(text));
-		snprintf(buf, len, "rule %u: %s", r, text);
+		snprintf(buf, len, "rule %u%s: %s", r,
+			 cfg->rules[r - 1].action != ACL_PERMIT_REFLECT || pv->sess_h == NULL ? "" :
+			 st->dry_run ? " (would open a session)" : " (opens a session)", text);
 	}
 }
 

@@ -440,6 +440,20 @@ host_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 			continue;
 		}
 		c = host_class(pkts[i], md);
+		if (unlikely(st->dry_run)) {
+			/* trace inject: the same answer from a copy, nothing kept. */
+			struct host_bucket b = hp->bucket[c];
+			bool ok = host_admit(hp, c, now);
+
+			hp->bucket[c] = b;
+			if (!ok)
+				PF_DROP(edge, i, st->ctrs, HOST_CTR_RL_ARP + c);
+			else if (hp->n_queued == HOST_QUEUE)
+				PF_DROP(edge, i, st->ctrs, HOST_CTR_QUEUE_FULL);
+			else
+				edge[i] = PF_EDGE_HELD;
+			continue;
+		}
 		if (!host_admit(hp, c, now)) {
 			PF_DROP(edge, i, st->ctrs, HOST_CTR_RL_ARP + c);
 			continue;

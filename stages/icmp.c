@@ -213,7 +213,7 @@ icmp_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 {
 	struct icmp_priv *ip = st->priv;
 	uint64_t now = pf_now_ns();
-	uint16_t i;
+	uint16_t i, ip_id = ip->ip_id;
 
 	for (i = 0; i < n; i++) {
 		struct pf_meta *md = pf_meta(pkts[i]);
@@ -225,7 +225,7 @@ icmp_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 			PF_DROP(edge, i, st->ctrs, c);
 			continue;
 		}
-		if (!icmp_rl_take(&ip->rl, pkts[i], now)) {
+		if (!icmp_rl_admit(&ip->rl, pkts[i], now, st->dry_run)) {
 			PF_DROP(edge, i, st->ctrs, ICMP_CTR_RATELIMITED);
 			continue;
 		}
@@ -236,6 +236,9 @@ icmp_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 		st->ctrs[c]++;
 		edge[i] = ICMP_EDGE_OUT;
 	}
+	/* A dry run's error takes the next IP ID, but leaves it for the next one. */
+	if (unlikely(st->dry_run))
+		ip->ip_id = ip_id;
 	return PF_EDGE_MIXED;
 }
 

@@ -206,7 +206,7 @@ icmp6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uin
 			PF_DROP(edge, i, st->ctrs, c);
 			continue;
 		}
-		if (!icmp_rl_take(&ip->rl, pkts[i], now)) {
+		if (!icmp_rl_admit(&ip->rl, pkts[i], now, st->dry_run)) {
 			PF_DROP(edge, i, st->ctrs, ICMP6_CTR_RATELIMITED);
 			continue;
 		}

@@ -56,4 +56,19 @@ icmp_rl_take(struct icmp_rl *rl, const struct rte_mbuf *m, uint64_t now)
 	return true;
 }
 
+/*
+ * icmp_rl_take, or in a dry run (@p dry: pf_stage.dry_run, trace inject)
+ * the same answer from a copy of the bucket: nothing spent.
+ */
+static inline bool
+icmp_rl_admit(struct icmp_rl *rl, const struct rte_mbuf *m, uint64_t now, bool dry)
+{
+	struct icmp_rl copy;
+
+	if (!dry)
+		return icmp_rl_take(rl, m, now);
+	copy = *rl;
+	return icmp_rl_take(&copy, m, now);
+}
+
 #endif /* PF_ICMP_RL_H */

@@ -238,8 +238,10 @@ l2_prefetch_dst(const struct l2_priv *l2, const struct rte_mbuf *m, const int me
 	rte_prefetch0(&l2->keys[(size_t)(l2_hash_key(k, l2->seed) & l2->bmask) * L2_BKT]);
 }
 
+/* @p dry: a dry run (pf_stage.dry_run): forward as always, learn nothing, move no clock. */
 static __rte_always_inline uint16_t
-l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const bool pcap)
+l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge, const bool pcap,
+	 const bool dry)
 {
 	struct l2_priv *l2 = st->priv;
 	uint64_t *ctrs = st->ctrs;
@@ -286,7 +288,7 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 		}
 		if (pcap) {
 			t = l2_pkt_time(l2, m, burst_s);
-			if ((int32_t)(t - l2->pkt_s) > 0)
+			if ((int32_t)(t - l2->pkt_s) > 0 && !dry)
 				l2->pkt_s = t;
 		}
 		skey = l2_mac48(d + 6) | (uint64_t)bd << 48;
@@ -313,15 +315,17 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 			continue;   /* its source is not learned either */
 		}
 		if (new_run) {
-			rep = l2_learn(l2, ctrs, skey, l2_tbl_find(l2, skey, l2_hash_key(skey, l2->seed)),
-				       in_port, bd, t);
+			if (!dry)
+				rep = l2_learn(l2, ctrs, skey,
+					       l2_tbl_find(l2, skey, l2_hash_key(skey, l2->seed)),
+					       in_port, bd, t);
 			prev = skey | (uint64_t)in_port << 56;
 			prev_t = t;
 		} else if (unlikely(rep != L2_REP_NONE)) {
 			/* The run's first packet failed to learn (or met a static entry):
 			 * each packet of the run counts it, as one by one. */
 			ctrs[rep]++;
-			if (rep == L2_CTR_FIB_FULL)
+			if (rep == L2_CTR_FIB_FULL && !dry)
 				l2->dom_full[bd]++;
 		}
 		edge[i] = L2_EDGE_OUT;
@@ -367,7 +371,7 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 	ctrs[L2_CTR_MISS] += miss;
 	ctrs[L2_CTR_FLOODED] += flooded;
 	/* Replay: tell the sweep how far this instance got (l2_upkeep). */
-	if (pcap)
+	if (pcap && !dry)
 		__atomic_store_n(&l2->tb->pkt_s[l2->inst], l2->pkt_s, __ATOMIC_RELAXED);
 	if (likely(drops == 0)) {
 		/* One known port for the whole burst: tx sends it as it is. */
@@ -378,14 +382,25 @@ l2_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge
 	return drops == n ? L2_EDGE_DROP : PF_EDGE_MIXED;
 }
 
+/* trace inject's dry run, out of line: the live loops stay as they were. */
+static __rte_noinline uint16_t
+l2_burst_dry(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
+{
+	if (((const struct l2_priv *)st->priv)->pcap_clock)
+		return l2_burst(st, pkts, n, edge, true, true);
+	return l2_burst(st, pkts, n, edge, false, true);
+}
+
 static uint16_t
 l2_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	const struct l2_priv *l2 = st->priv;
 
+	if (unlikely(st->dry_run))
+		return l2_burst_dry(st, pkts, n, edge);
 	if (unlikely(l2->pcap_clock))
-		return l2_burst(st, pkts, n, edge, true);
-	return l2_burst(st, pkts, n, edge, false);
+		return l2_burst(st, pkts, n, edge, true, false);
+	return l2_burst(st, pkts, n, edge, false, false);
 }
 
 static const char *const l2_edit_tables[] = { "macs", NULL };

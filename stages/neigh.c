@@ -439,6 +439,8 @@ neigh_learn(struct pf_stage *st, const struct pf_neigh_key *k, const uint8_t *sh
 	struct pf_neigh *n;
 	uint8_t state;
 
+	if (unlikely(st->dry_run))
+		return;   /* trace inject: the table stays as it is */
 	n = pf_neigh_find(np->t, k);
 	if (n == NULL) {
 		if (!to_us || reply)
@@ -593,6 +595,29 @@ neigh_resolve_start(struct pf_stage *st, struct pf_neigh *n, uint64_t now)
 	neigh_solicit(st, n, NULL);
 }
 
+/*
+ * neigh_hold in a dry run (trace inject): sent when the neighbour is
+ * resolved, else "held" (the counter that would fire) with nothing added,
+ * kept or asked.
+ */
+static __rte_noinline uint16_t
+neigh_hold_dry(struct pf_stage *st, struct rte_mbuf *m, const struct pf_neigh_key *k)
+{
+	const struct neigh_priv *np = st->priv;
+	const struct pf_neigh *n = pf_neigh_find(np->t, k);
+
+	if (n != NULL && n->rel == 0 && n->state != PF_NEIGH_INCOMPLETE &&
+	    n->state != PF_NEIGH_FAILED) {
+		neigh_rewrite(np, m, n->mac);
+		st->ctrs[NEIGH_CTR_FWD]++;
+		return neigh_ctr_max;
+	}
+	if (n != NULL && n->n_held >= np->queue)
+		return NEIGH_CTR_HOLD_OVERFLOW;
+	st->ctrs[NEIGH_CTR_HELD]++;
+	return neigh_ctr_max + 1;
+}
+
 /* A packet from lpm or lpm6 for neighbour @p k: send it, or hold it and ask. */
 static uint16_t
 neigh_hold(struct pf_stage *st, struct rte_mbuf *m, const struct pf_neigh_key *k, uint64_t now)
@@ -600,6 +625,8 @@ neigh_hold(struct pf_stage *st, struct rte_mbuf *m, const struct pf_neigh_key *k
 	struct neigh_priv *np = st->priv;
 	struct pf_neigh *n;
 
+	if (unlikely(st->dry_run))
+		return neigh_hold_dry(st, m, k);
 	if (np->pool == NULL)
 		np->pool = m->pool;
 	n = pf_neigh_find(np->t, k);
@@ -691,7 +718,7 @@ neigh_na(struct pf_stage *st, const struct nd6_msg *na, uint16_t p, uint64_t now
 	n = pf_neigh_find(np->t, &k);
 	if (n == NULL)
 		return NEIGH_CTR_NA_UNKNOWN;
-	if (n->state == PF_NEIGH_PERMANENT || n->rel != 0)
+	if (n->state == PF_NEIGH_PERMANENT || n->rel != 0 || unlikely(st->dry_run))
 		return NEIGH_CTR_NA_CONSUMED;
 	if (n->state == PF_NEIGH_INCOMPLETE || n->state == PF_NEIGH_FAILED) {
 		if (!na->has_lla)
@@ -778,19 +805,19 @@ neigh_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uin
 	uint16_t i, c;
 
 	/* Replay (clock: pcap): timers follow the packets, not the wall clock. */
-	if (unlikely(np->pcap_clock))
+	if (unlikely(np->pcap_clock) && !st->dry_run)
 		neigh_sweep(st, now, UINT32_MAX);
 	for (i = 0; i < n; i++) {
 		struct pf_meta *md = pf_meta(pkts[i]);
 
 		if (md->cls == PF_CLASS_ARP) {
-			if (np->pool == NULL)
+			if (np->pool == NULL && !st->dry_run)
 				np->pool = pkts[i]->pool;
 			c = neigh_arp(st, pkts[i], md, now);
 		} else if (md->cls == PF_CLASS_IPV4) {
 			c = neigh_ip(st, pkts[i], md, now);
 		} else if (md->cls == PF_CLASS_IPV6 && md->nexthop == PF_NEIGH_ND6_MSG) {
-			if (np->pool == NULL)
+			if (np->pool == NULL && !st->dry_run)
 				np->pool = pkts[i]->pool;
 			c = neigh_nd(st, pkts[i], md, now);
 		} else if (md->cls == PF_CLASS_IPV6) {

@@ -9,6 +9,8 @@
  *                              path of packet K step by step
  *   /pipefwd/trace_clear       stop and forget
  */
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,11 +22,14 @@
 #include <rte_telemetry.h>
 
 #include "pf_console.h"
+#include "pf_flowhash.h"
+#include "pf_inject.h"
 #include "pf_watch.h"
 
 #define TRACE_STR 128                 /* RTE_TEL_MAX_STRING_LEN */
 #define TRACE_REPLY_BUDGET 12000      /* bytes of summary lines in one reply */
 #define TRACE_SHOW_STEPS 16           /* steps of one packet in one reply */
+#define PF_INJECT_CTRS 256            /* counters of a stage trace inject copies */
 
 /* ---- arming ---------------------------------------------------------------- */
 
@@ -100,7 +105,26 @@ fmt_ip4(char *buf, size_t len, const uint8_t *a)
 	snprintf(buf, len, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
 }
 
-/* The headers of a step as the stage saw them: eth, vlan, arp or ip4, l4. */
+/* An IPv6 header (@p n bytes from it on): addresses, hop limit, next header, ports. */
+static void
+add_ip6(struct rte_tel_data *d, const uint8_t *ip, uint8_t n)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], buf[TRACE_STR];
+
+	inet_ntop(AF_INET6, ip + 8, a, sizeof(a));
+	inet_ntop(AF_INET6, ip + 24, b, sizeof(b));
+	snprintf(buf, sizeof(buf), "%s > %s", a, b);
+	rte_tel_data_add_dict_string(d, "ip6", buf);
+	rte_tel_data_add_dict_int(d, "hlim", ip[7]);
+	rte_tel_data_add_dict_int(d, "proto", ip[6]);
+	/* Ports right behind the header only (extension headers are not walked here). */
+	if ((ip[6] == 6 || ip[6] == 17) && n >= 44) {
+		snprintf(buf, sizeof(buf), "%u > %u", ip[40] << 8 | ip[41], ip[42] << 8 | ip[43]);
+		rte_tel_data_add_dict_string(d, ip[6] == 6 ? "tcp" : "udp", buf);
+	}
+}
+
+/* The headers of a step as the stage saw them: eth, vlan, arp, ip4 or ip6, l4. */
 static void
 add_headers(struct rte_tel_data *d, const uint8_t *h, uint8_t n)
 {
@@ -128,6 +152,10 @@ add_headers(struct rte_tel_data *d, const uint8_t *h, uint8_t n)
 		snprintf(buf, sizeof(buf), "%s %s > %s", h[off + 7] == 1 ? "request" : "reply",
 			 a, b);
 		rte_tel_data_add_dict_string(d, "arp", buf);
+		return;
+	}
+	if (type == 0x86dd && n >= off + 40 && (h[off] >> 4) == 6) {
+		add_ip6(d, h + off, (uint8_t)(n - off));
 		return;
 	}
 	if (type != 0x0800 || n < off + 20 || (h[off] >> 4) != 4)
@@ -170,17 +198,24 @@ add_rewrite(struct rte_tel_data *d, const struct pf_trace_rec *r)
 	}
 	if (r->hdr_in[12] == 0x81 && r->hdr_in[13] == 0)
 		off = 18;
-	if (r->n_hdr >= off + 20 && r->hdr_in[off + 8] != r->hdr_out[off + 8] &&
-	    len < sizeof(buf))
+	if (r->hdr_in[off - 2] == 0x86 && r->hdr_in[off - 1] == 0xdd) {
+		if (r->n_hdr >= off + 40 && r->hdr_in[off + 7] != r->hdr_out[off + 7] &&
+		    len < sizeof(buf))
+			len += snprintf(buf + len, sizeof(buf) - len, "%shlim %u", len ? ", " : "",
+					r->hdr_out[off + 7]);
+	} else if (r->n_hdr >= off + 20 && r->hdr_in[off + 8] != r->hdr_out[off + 8] &&
+		   len < sizeof(buf)) {
 		len += snprintf(buf + len, sizeof(buf) - len, "%sttl %u", len ? ", " : "",
 				r->hdr_out[off + 8]);
+	}
 	if (len == 0)
 		snprintf(buf, sizeof(buf), "headers changed");
 	rte_tel_data_add_dict_string(d, "rewrite", buf);
 }
 
 static void
-add_step(struct rte_tel_data *d, const struct pf_runtime *rt, const struct pf_trace_rec *r)
+add_step(struct rte_tel_data *d, const struct pf_runtime *rt, const struct pf_trace_rec *r,
+	 uint64_t base_tsc)
 {
 	const struct pf_stage *st = rt->stages[r->stage];
 	char buf[TRACE_STR], pb[16];
@@ -197,8 +232,7 @@ add_step(struct rte_tel_data *d, const struct pf_runtime *rt, const struct pf_tr
 		rte_tel_data_add_dict_string(d, "drop", buf);
 	}
 	rte_tel_data_add_dict_u64(d, "cycles", r->cycles);
-	rte_tel_data_add_dict_u64(d, "ns", (r->tsc - pf_trace.start_tsc) * 1000000000ull /
-				  rte_get_tsc_hz());
+	rte_tel_data_add_dict_u64(d, "ns", (r->tsc - base_tsc) * 1000000000ull / rte_get_tsc_hz());
 	buf[0] = '\0';
 	for (k = 0; k < r->n_ctr && len < sizeof(buf); k++)
 		len += snprintf(buf + len, sizeof(buf) - len, "%s%s=%u", k ? " " : "",
@@ -342,7 +376,7 @@ trace_packet(const struct pf_runtime *rt, const char *params, struct rte_tel_dat
 		if (s == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_dict(s);
-		add_step(s, rt, &pf_trace.recs[idx[k]]);
+		add_step(s, rt, &pf_trace.recs[idx[k]], pf_trace.start_tsc);
 		snprintf(key, sizeof(key), "%u", k);
 		if (rte_tel_data_add_dict_container(d, key, s, 0) != 0)
 			rte_tel_data_free(s);
@@ -401,6 +435,180 @@ cmd_trace_clear(struct pf_console *con, const char *params, struct rte_tel_data 
 	return 0;
 }
 
+/* ---- trace inject: a packet of our own through the real stages ------------ */
+
+#define INJECT_STEPS 16             /* a topology is a DAG of at most this many hops here */
+#define INJECT_FRAME_MAX 1024       /* hex of a frame this long fits a telemetry request */
+#define INJECT_WAIT_MS 2000
+
+/* Steps may be read by an lcore after they ended (pf_inject.h): not on a stack. */
+static struct pf_inject_step inject_s;
+static struct pf_trace_rec inject_recs[INJECT_STEPS];
+
+static int
+hex_frame(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = strlen(hex), i;
+	unsigned int v;
+
+	if (n == 0 || n % 2 != 0 || n / 2 > max)
+		return -1;
+	for (i = 0; i < n / 2; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1 || !isxdigit((unsigned char)hex[2 * i]) ||
+		    !isxdigit((unsigned char)hex[2 * i + 1]))
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return (int)(n / 2);
+}
+
+/* The rx stage that reads port @p p (the first; RSS would choose among instances). */
+static struct pf_rt_stage *
+inject_source(struct pf_runtime *rt, uint16_t p)
+{
+	uint16_t i, k;
+
+	for (i = 0; i < rt->n_stages; i++) {
+		const struct pf_stage_conf *sc = rt->stages[i]->conf;
+
+		if (rt->stages[i]->ops->dp.rx == NULL)
+			continue;
+		for (k = 0; k < sc->n_rx_ports; k++)
+			if (sc->rx_ports[k] == p)
+				return &rt->rts[i];
+	}
+	return NULL;
+}
+
+/* Where the runtime would move a packet of @p rs on edge @p e: its consumer, or NULL. */
+static struct pf_rt_stage *
+inject_next(const struct pf_rt_stage *rs, uint16_t e, struct rte_mbuf *m)
+{
+	if (e >= PF_MAX_EDGES)
+		return NULL;
+	if (rs->out[e] != NULL)
+		return rs->out[e]->to;
+	if (rs->fan[e] != NULL)
+		return rs->fan[e]->ring[pf_flow_pick(pf_flow_hash(m), rs->fan[e]->n)]->to;
+	return NULL;
+}
+
+/*
+ * Walk the packet from @p rs, stage by stage, each step a dry run on the
+ * stage's lcore, until it is dropped, held, handed to a sink or meets an
+ * unwired edge; the steps into inject_recs. Returns how many, and what
+ * ended the walk in @p end.
+ */
+static uint16_t
+inject_walk(struct pf_runtime *rt, struct pf_rt_stage *rs, struct rte_mbuf **mp,
+	    uint64_t *ctrs, char *end, size_t len)
+{
+	uint16_t n = 0;
+	const struct pf_stage *st;
+
+	end[0] = '\0';
+	while (n < INJECT_STEPS) {
+		st = rs->st;
+		inject_s.rs = rs;
+		inject_s.m = *mp;
+		inject_s.ctrs = ctrs;
+		inject_s.before = ctrs + PF_INJECT_CTRS;
+		if (pf_inject_run(rt, &inject_s, INJECT_WAIT_MS) < 0) {
+			snprintf(end, len, "timeout: no lcore ran stage %s (moving?)", st->conf->name);
+			return n;
+		}
+		*mp = inject_s.m;
+		inject_recs[n++] = inject_s.rec;
+		if (inject_s.made > 1)
+			snprintf(inject_recs[n - 1].note, sizeof(inject_recs[n - 1].note),
+				 "made %u packets: the first is followed", inject_s.made);
+		if (inject_s.edge == PF_EDGE_DROP) {
+			snprintf(end, len, "dropped");
+			return n;
+		}
+		if (inject_s.edge == PF_EDGE_HELD) {
+			snprintf(end, len, "held by %s", st->conf->name);
+			return n;
+		}
+		if (st->ops->dp.tx != NULL) {
+			snprintf(end, len, "sent");
+			return n;
+		}
+		rs = inject_next(rs, inject_s.edge, *mp);
+		if (rs == NULL) {
+			snprintf(end, len, "no_edge: %s's edge %s is not wired", st->conf->name,
+				 edge_name(st, inject_s.edge));
+			return n;
+		}
+	}
+	snprintf(end, len, "stopped after %u steps", INJECT_STEPS);
+	return n;
+}
+
+/* "PORT,HEX": a frame on PORT, walked through the stages; the reply is its path. */
+static int
+cmd_trace_inject(struct pf_console *con, const char *params, struct rte_tel_data *d)
+{
+	struct pf_runtime *rt = con->rt;
+	char port[PF_NAME_MAX], end[TRACE_STR], err[TRACE_STR];
+	static uint64_t ctrs[2 * PF_INJECT_CTRS];
+	uint8_t frame[INJECT_FRAME_MAX];
+	struct pf_rt_stage *rs;
+	struct rte_mbuf *m;
+	const char *hex;
+	uint16_t p, n, k;
+	char key[16];
+	int len;
+
+	hex = params != NULL ? strchr(params, ',') : NULL;
+	if (hex == NULL || (size_t)(hex - params) >= sizeof(port)) {
+		pf_console_error(d, "usage: /pipefwd/trace_inject,PORT,FRAME_HEX");
+		return 0;
+	}
+	snprintf(port, sizeof(port), "%.*s", (int)(hex - params), params);
+	for (p = 0; p < rt->topo->n_ports && strcmp(rt->topo->ports[p].name, port) != 0; p++)
+		;
+	len = hex_frame(hex + 1, frame, sizeof(frame));
+	rs = p < rt->topo->n_ports ? inject_source(rt, p) : NULL;
+	if (p == rt->topo->n_ports)
+		snprintf(err, sizeof(err), "unknown port '%.40s'", port);
+	else if (len < 14)
+		snprintf(err, sizeof(err), "frame: want 14 to %d bytes in hex", INJECT_FRAME_MAX);
+	else if (rs == NULL)
+		snprintf(err, sizeof(err), "no rx stage reads port %s", port);
+	if (p == rt->topo->n_ports || len < 14 || rs == NULL) {
+		pf_console_error(d, err);
+		return 0;
+	}
+	m = rte_pktmbuf_alloc(rt->pool);
+	if (m == NULL || rte_pktmbuf_append(m, (uint16_t)len) == NULL) {
+		rte_pktmbuf_free(m);
+		pf_console_error(d, "no mbuf for the packet (pool empty, or frame too long)");
+		return 0;
+	}
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *), frame, (size_t)len);
+	m->port = rt->port_run[p].port_id;
+	n = inject_walk(rt, rs, &m, ctrs, end, sizeof(end));
+	rte_pktmbuf_free(m);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "in_port", port);
+	rte_tel_data_add_dict_u64(d, "len", (uint64_t)len);
+	rte_tel_data_add_dict_string(d, "result", end);
+	rte_tel_data_add_dict_u64(d, "steps", n);
+	for (k = 0; k < n; k++) {
+		struct rte_tel_data *s = rte_tel_data_alloc();
+
+		if (s == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(s);
+		add_step(s, rt, &inject_recs[k], inject_recs[0].tsc);
+		snprintf(key, sizeof(key), "%u", k);
+		if (rte_tel_data_add_dict_container(d, key, s, 0) != 0)
+			rte_tel_data_free(s);
+	}
+	return 0;
+}
+
 const struct pf_cmd pf_trace_cmds[] = {
 	{ "/pipefwd/trace", "pipefwd: trace the next N packets. Params: N[,STAGE]", cmd_trace,
 	  false },
@@ -408,6 +616,8 @@ const struct pf_cmd pf_trace_cmds[] = {
 	  false },
 	{ "/pipefwd/trace_clear", "pipefwd: stop tracing, forget the records", cmd_trace_clear,
 	  true },
+	{ "/pipefwd/trace_inject", "pipefwd: a frame through the stages, dry. PORT,HEX",
+	  cmd_trace_inject, false },
 	{ NULL, NULL, NULL, false },
 };
 

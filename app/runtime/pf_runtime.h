@@ -201,6 +201,8 @@ struct pf_runtime {
 	volatile int rx_state;
 	uint32_t workers_ready;
 	volatile int stop;         /**< workers leave their loops */
+	/** A dry-run step of a synthetic packet waiting for its lcore (pf_inject.h), else NULL. */
+	struct pf_inject_step *inject;
 };
 
 /** Cycles lcore @p lc has spent in its loop (@p total), and in passes that moved packets (@p busy). */

@@ -38,7 +38,7 @@
 #define PF_TRACE_HDR 64                  /* frame bytes kept per step: L2..L4 headers */
 #define PF_TRACE_CTRS 8                  /* counters a step lists */
 #define PF_TRACE_MAX_CTRS 64             /* counters of a stage snapshotted per packet */
-#define PF_TRACE_NOTE 96
+#define PF_TRACE_NOTE 128               /* a telemetry string's most */
 
 struct pf_trace_rec {
 	uint32_t ready;                   /* published: the rest is complete */
@@ -84,6 +84,30 @@ extern struct pf_trace pf_trace;
  */
 uint16_t pf_watch_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n,
 			uint16_t *edge);
+
+/**
+ * The first PF_TRACE_HDR bytes of @p m's frame into @p to; how many.
+ */
+uint8_t pf_watch_hdr(uint8_t *to, const struct rte_mbuf *m);
+
+/**
+ * What one packet's call of @p st's process_burst moved, from the counters
+ * before it (@p before, the first @p nc): its drop reason (the DROP counter
+ * that moved, when @p edge is the drop edge; else PF_REASON_NONE) and, into
+ * @p r when not NULL, every counter that moved.
+ */
+uint16_t pf_watch_moved(const struct pf_stage *st, const uint64_t *before, uint16_t nc,
+			uint16_t edge, struct pf_trace_rec *r);
+
+/**
+ * Fill step record @p r (all but pkt and ready) for packet @p m, which @p st
+ * sent to @p edge between TSC @p t0 and @p t1; its headers before were
+ * @p hdr_in (@p n_in bytes of a @p len_in byte packet). Calls the stage's
+ * trace op for the note. On the lcore that ran the stage, right after.
+ */
+void pf_watch_rec(struct pf_trace_rec *r, const struct pf_stage *st, struct rte_mbuf *m,
+		  uint16_t edge, uint16_t reason, uint64_t t0, uint64_t t1, const uint8_t *hdr_in,
+		  uint8_t n_in, uint16_t len_in);
 
 /**
  * Data path, on the (already unlikely) paths where the runtime itself

@@ -75,8 +75,8 @@ trace_rec_new(void)
 	return k < PF_TRACE_MAX_RECS ? &pf_trace.recs[k] : NULL;
 }
 
-static uint8_t
-trace_hdr(uint8_t *to, const struct rte_mbuf *m)
+uint8_t
+pf_watch_hdr(uint8_t *to, const struct rte_mbuf *m)
 {
 	uint32_t len = RTE_MIN((uint32_t)rte_pktmbuf_data_len(m), (uint32_t)PF_TRACE_HDR);
 
@@ -91,12 +91,57 @@ is_start(const struct pf_rt_stage *rs)
 }
 
 uint16_t
+pf_watch_moved(const struct pf_stage *st, const uint64_t *before, uint16_t nc, uint16_t edge,
+	       struct pf_trace_rec *r)
+{
+	uint16_t reason = PF_REASON_NONE, k;
+
+	if (r != NULL)
+		r->n_ctr = 0;
+	for (k = 0; k < nc; k++) {
+		uint64_t d = st->ctrs[k] - before[k];
+
+		if (d == 0)
+			continue;
+		if (edge == PF_EDGE_DROP && reason == PF_REASON_NONE &&
+		    st->ops->ctrs[k].kind == PF_CTR_DROP)
+			reason = k;
+		if (r != NULL && r->n_ctr < PF_TRACE_CTRS) {
+			r->ctr_idx[r->n_ctr] = k;
+			r->ctr_delta[r->n_ctr++] = (uint32_t)d;
+		}
+	}
+	return reason;
+}
+
+void
+pf_watch_rec(struct pf_trace_rec *r, const struct pf_stage *st, struct rte_mbuf *m,
+	     uint16_t edge, uint16_t reason, uint64_t t0, uint64_t t1, const uint8_t *hdr_in,
+	     uint8_t n_in, uint16_t len_in)
+{
+	r->note[0] = '\0';
+	r->stage = st->id;
+	r->edge = edge;
+	r->reason = reason;
+	r->lcore = (uint16_t)rte_lcore_id();
+	r->tsc = t0;
+	r->cycles = t1 - t0;
+	r->len_in = len_in;
+	r->len_out = (uint16_t)rte_pktmbuf_pkt_len(m);
+	memcpy(r->hdr_in, hdr_in, n_in);
+	r->n_hdr = RTE_MIN(n_in, pf_watch_hdr(r->hdr_out, m));
+	r->md = *pf_meta(m);
+	if (st->ops->obs.trace != NULL)
+		st->ops->obs.trace(st, m, r->note, sizeof(r->note));
+}
+
+uint16_t
 pf_watch_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
 {
 	struct pf_stage *st = rs->st;
 	uint8_t watch = __atomic_load_n(&rs->watch, __ATOMIC_ACQUIRE);
 	struct pf_cap_tap *dtap = NULL;
-	uint16_t nc = RTE_MIN(st->ops->n_ctrs, (uint16_t)PF_TRACE_MAX_CTRS), i, k;
+	uint16_t nc = RTE_MIN(st->ops->n_ctrs, (uint16_t)PF_TRACE_MAX_CTRS), i;
 	uint64_t before[PF_TRACE_MAX_CTRS], t0, t1;
 	bool tracing = (watch & PF_WATCH_TRACE) != 0 && pf_trace.recs != NULL;
 	bool start = tracing && is_start(rs);
@@ -106,12 +151,12 @@ pf_watch_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint1
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct pf_trace_rec *r = NULL;
-		uint16_t reason = PF_REASON_NONE, len_in = 0, e;
+		uint16_t reason, len_in = 0, e;
 		uint8_t hdr_in[PF_TRACE_HDR], n_in = 0;
 		int32_t slot = tracing ? trace_slot(m, start) : -1;
 
 		if (slot >= 0) {
-			n_in = trace_hdr(hdr_in, m);
+			n_in = pf_watch_hdr(hdr_in, m);
 			len_in = (uint16_t)rte_pktmbuf_pkt_len(m);
 		}
 		if (slot >= 0 || dtap != NULL)
@@ -126,42 +171,14 @@ pf_watch_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint1
 			continue;
 		if (slot >= 0)
 			r = trace_rec_new();
-		if (r != NULL) {
-			r->n_ctr = 0;
-			r->note[0] = '\0';
-		}
-		for (k = 0; k < nc; k++) {
-			uint64_t d = st->ctrs[k] - before[k];
-
-			if (d == 0)
-				continue;
-			if (edge[i] == PF_EDGE_DROP && reason == PF_REASON_NONE &&
-			    st->ops->ctrs[k].kind == PF_CTR_DROP)
-				reason = k;
-			if (r != NULL && r->n_ctr < PF_TRACE_CTRS) {
-				r->ctr_idx[r->n_ctr] = k;
-				r->ctr_delta[r->n_ctr++] = (uint32_t)d;
-			}
-		}
+		reason = pf_watch_moved(st, before, nc, edge[i], r);
 		if (edge[i] == PF_EDGE_DROP && dtap != NULL)
 			pf_tap_drop(dtap, m, st->id, reason);
 		if (slot < 0)
 			continue;
 		if (r != NULL) {
 			r->pkt = (uint32_t)slot + 1;
-			r->stage = st->id;
-			r->edge = edge[i];
-			r->reason = reason;
-			r->lcore = (uint16_t)rte_lcore_id();
-			r->tsc = t0;
-			r->cycles = t1 - t0;
-			r->len_in = len_in;
-			r->len_out = (uint16_t)rte_pktmbuf_pkt_len(m);
-			memcpy(r->hdr_in, hdr_in, n_in);
-			r->n_hdr = RTE_MIN(n_in, trace_hdr(r->hdr_out, m));
-			r->md = *pf_meta(m);
-			if (st->ops->obs.trace != NULL)
-				st->ops->obs.trace(st, m, r->note, sizeof(r->note));
+			pf_watch_rec(r, st, m, edge[i], reason, t0, t1, hdr_in, n_in, len_in);
 			__atomic_store_n(&r->ready, 1, __ATOMIC_RELEASE);
 		}
 		/* Its path ends here: dropped, or handed to a sink's tx. */
@@ -199,7 +216,7 @@ pf_watch_lost(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint16
 			r->lcore = (uint16_t)rte_lcore_id();
 			r->tsc = rte_rdtsc();
 			r->len_in = r->len_out = (uint16_t)rte_pktmbuf_pkt_len(m);
-			r->n_hdr = trace_hdr(r->hdr_in, m);
+			r->n_hdr = pf_watch_hdr(r->hdr_in, m);
 			memcpy(r->hdr_out, r->hdr_in, r->n_hdr);
 			r->md = *pf_meta(m);
 			snprintf(r->note, sizeof(r->note), "dropped by the runtime after the "

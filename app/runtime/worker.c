@@ -16,6 +16,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "pf_inject.h"
 #include "pf_tap.h"
 #include "rt_internal.h"
 
@@ -193,6 +194,9 @@ pf_rt_worker_main(void *arg)
 					pf_rt_emit(map->stages[i], me, rt->rx_state == PF_RX_STOPPED, timed);
 				pf_rt_hwm_serve(map->stages[i]);   /* hwm restart after a clear */
 			}
+			/* trace inject: a synthetic packet's step, if it is ours. */
+			if (unlikely(__atomic_load_n(&rt->inject, __ATOMIC_RELAXED) != NULL))
+				pf_inject_serve(rt, me);
 			lc->housekeep_tsc = t1 + rte_get_tsc_hz() / 1000;
 		}
 		if (moved == 0)

@@ -233,6 +233,50 @@ test_ratelimit(void **state)
 	pf_topo_free(topo);
 }
 
+/* The IP ID of the error @p m became. */
+static uint16_t
+err_ip_id(struct rte_mbuf *m)
+{
+	return rte_be_to_cpu_16(rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+							RTE_ETHER_HDR_LEN)->packet_id);
+}
+
+/*
+ * A dry run (pf_stage.dry_run, trace inject) decides as a live one but spends
+ * no rate-limit token and no IP ID: three dry errors all pass, then the
+ * live ones still find the burst of 2 and the IP ID the dry ones showed.
+ */
+static void
+test_ratelimit_dry(void **state)
+{
+	struct pf_topo *topo;
+	struct pf_stage *st = pf_test_stage(TOPO("rate_pps: 1, rate_burst: 2,"), "icmp",
+					    &topo);
+	struct rte_mbuf *m[3];
+	uint16_t e[3], i, id = 0;
+
+	st->dry_run = true;
+	for (i = 0; i < 3; i++) {
+		m[0] = mk(0xc0a80009, 0x0a010203, 5, 8, 0, TE);
+		assert_int_equal(run1(st, m[0]), 1);
+		if (i != 0)
+			assert_int_equal(err_ip_id(m[0]), id);
+		id = err_ip_id(m[0]);
+		rte_pktmbuf_free(m[0]);
+	}
+	st->dry_run = false;
+	for (i = 0; i < 3; i++)
+		m[i] = mk(0xc0a80009, 0x0a010203, 5, 8, 0, TE);
+	pf_test_process(st, m, 3, e);
+	assert_int_equal(e[0], 1);
+	assert_int_equal(e[1], 1);
+	assert_int_equal(e[2], 0);
+	assert_int_equal(err_ip_id(m[0]), id);
+	pf_test_free(m, 3);
+	pf_stage_destroy(st);
+	pf_topo_free(topo);
+}
+
 int
 main(void)
 {
@@ -240,6 +284,7 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_suppressed),
 		cmocka_unit_test(test_ratelimit),
+		cmocka_unit_test(test_ratelimit_dry),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
