@@ -29,8 +29,9 @@ enum pf_route_opcode {
 enum pf_route_kind {
 	PF_ROUTE_UNICAST = 0,   /**< forward by the next hops */
 	PF_ROUTE_BLACKHOLE,     /**< drop silently */
-	PF_ROUTE_UNREACHABLE,   /**< drop, ICMP destination unreachable (host/address) */
-	PF_ROUTE_PROHIBIT,      /**< drop, ICMP administratively prohibited */
+	PF_ROUTE_UNREACHABLE,   /**< drop, ICMP destination unreachable (IPv4 host 3/1, IPv6
+				     no route 1/0, as Linux) */
+	PF_ROUTE_PROHIBIT,      /**< drop, ICMP administratively prohibited (3/13, 1/1) */
 };
 
 /** One next hop of a route: a gateway on a port, or the port itself (connected). */

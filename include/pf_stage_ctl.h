@@ -347,7 +347,8 @@ struct pf_stage_ctl {
 	 * Learnt routes (include/pf_route.h), routing stages only: apply a batch
 	 * of a routing daemon's updates to the running table, the outcome of
 	 * each counted in @p res. One batch at a time, between reloads; the data
-	 * path never waits. Optional (-ENOTSUP: the stage takes none).
+	 * path never waits. Optional (-ENOTSUP: the stage takes none, or none of
+	 * the batch's family).
 	 */
 	int (*learn)(struct pf_stage *st, const struct pf_route_op *ops, unsigned int n,
 		     struct pf_route_result *res);

@@ -54,7 +54,9 @@
 	_(ICMP6_CTR_TIME_EXCEEDED, time_exceeded, INFO, "Time Exceeded, hop limit (3/0) sent")	\
 	_(ICMP6_CTR_PARAM_PROBLEM, param_problem, INFO, "Parameter Problem (4/code) sent")	\
 	_(ICMP6_CTR_ADDR_UNREACH, address_unreachable, INFO,					\
-	  "Destination Unreachable, address unreachable (1/3: neighbour never answered) sent")
+	  "Destination Unreachable, address unreachable (1/3: neighbour never answered) sent") \
+	_(ICMP6_CTR_PROHIBITED, admin_prohibited, INFO,						\
+	  "Destination Unreachable, administratively prohibited (1/1: a learnt prohibit route) sent")
 
 PF_CTR_ENUM(icmp6, foreach_icmp6_ctr);
 PF_CTR_DESCS(icmp6, foreach_icmp6_ctr);
@@ -115,6 +117,8 @@ icmp6_check(const struct icmp6_priv *ip, const struct rte_mbuf *m, const struct 
 		return ICMP6_CTR_NO_REASON;
 	if (type == 1 && code == 0)
 		sent = ICMP6_CTR_NO_ROUTE;
+	else if (type == 1 && code == 1)
+		sent = ICMP6_CTR_PROHIBITED;
 	else if (type == 1 && code == 2)
 		sent = ICMP6_CTR_BEYOND_SCOPE;
 	else if (type == 1 && code == 3)

@@ -7,9 +7,10 @@
  *   neigh (optional: packets to a neighbour without a MAC yet, and the NS/NA the neigh stage
  *   learns from; wiring it resolves connected hosts and `via: ADDRESS` next hops by RFC 4861).
  * Counters: one drop reason per rule (ip6_no_route, ip6_hop_limit_expired, ip6_src_*,
- *   ip6_linklocal_*, ...), see foreach_lpm6_ctr; info: local, icmp6_echo_reply, nd_na_sent,
- *   *_to_icmp.
- * Params: nexthops (name: {port, mac}, as lpm), routes ([{prefix, via}]), routes_file.
+ *   ip6_linklocal_*, ip6_blackhole, ...), see foreach_lpm6_ctr; info: local, icmp6_echo_reply,
+ *   nd_na_sent, *_to_icmp.
+ * Params: nexthops (name: {port, mac}, as lpm), routes ([{prefix, via}]), routes_file,
+ *   learnt (routes from routing daemons: stages/lpm6_learnt.c).
  *
  * A stage of its own rather than lpm taking both families: rx already sorts
  * the families onto two edges, so each lookup stage stays one loop over one
@@ -20,11 +21,15 @@
  * extension headers (pf_meta l3_len, l4_proto). The table is a struct
  * lpm6_fib read once per burst; a route update builds a new one beside it,
  * swaps the pointer and frees the old one after pf_rcu_synchronize (as lpm).
+ * Learnt routes change the running table in place (stages/lpm6_learnt.c).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <arpa/inet.h>
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
@@ -35,7 +40,7 @@
 #include <rte_malloc.h>
 #include <rte_vect.h>
 
-#include "lpm6.h"
+#include "lpm6_fib.h"
 #include "nd6.h"
 #include "pf_ip6.h"
 #include "pf_log.h"
@@ -81,6 +86,9 @@
 	_(LPM6_CTR_ND_IGNORED, nd_ignored, DROP,						\
 	  "RS, RA, Redirect, or an NA with no neigh edge wired")				\
 	_(LPM6_CTR_ND_NO_ROOM, nd_no_room, DROP, "no tailroom to build the Neighbour Advertisement") \
+	_(LPM6_CTR_BLACKHOLE, ip6_blackhole, DROP, "matched a learnt blackhole route")		\
+	_(LPM6_CTR_UNREACH_ROUTE, ip6_unreachable_route, DROP,					\
+	  "matched a learnt unreachable or prohibit route (icmp edge not wired)")		\
 	_(LPM6_CTR_LOCAL, local, INFO, "IPv6 packets addressed to one of the router's addresses") \
 	_(LPM6_CTR_ECHO_REPLY, icmp6_echo_reply, INFO, "ICMPv6 echo requests answered in place") \
 	_(LPM6_CTR_TO_HOST, ip6_to_host, INFO,							\
@@ -99,6 +107,9 @@
 	_(LPM6_CTR_ROUTING_HDR_ICMP, ip6_routing_header_to_icmp, INFO,				\
 	  "Routing header with Segments Left > 0 to the router: sent to the icmp edge "	\
 	  "(Parameter Problem 0, pointer at its Routing Type)")					\
+	_(LPM6_CTR_UNREACH_ROUTE_ICMP, ip6_unreachable_route_to_icmp, INFO,			\
+	  "matched a learnt unreachable or prohibit route: sent to the icmp edge "		\
+	  "(Destination Unreachable, no route or administratively prohibited)")		\
 	_(LPM6_CTR_TO_NEIGH, ip6_to_neigh, INFO,						\
 	  "next hop or connected host without a MAC yet: sent to the neigh edge (NS)")		\
 	_(LPM6_CTR_ND_TO_NEIGH, nd_to_neigh, INFO,						\
@@ -107,10 +118,8 @@
 PF_CTR_ENUM(lpm6, foreach_lpm6_ctr);
 PF_CTR_DESCS(lpm6, foreach_lpm6_ctr);
 
-enum { LPM6_EDGE_DROP, LPM6_EDGE_OUT, LPM6_EDGE_ICMP, LPM6_EDGE_NEIGH, LPM6_EDGE_HOST,
-	LPM6_EDGE_MAX };
 static const char *const lpm6_edges[] = { "drop", "out", "icmp", "neigh", "host" };
-static const char *const lpm6_keys[] = { "nexthops", "routes", "routes_file", NULL };
+static const char *const lpm6_keys[] = { "nexthops", "routes", "routes_file", "learnt", NULL };
 
 /* ICMPv6 (RFC 4443, RFC 4861) types and the errors handed to icmp6. */
 #define ICMP6_DST_UNREACH 1
@@ -124,47 +133,6 @@ static const char *const lpm6_keys[] = { "nexthops", "routes", "routes_file", NU
 /* Next Header values of the extension headers rx walked into md->l3_len. */
 #define IP6_NH_ROUTING 43
 #define IP6_NH_FRAGMENT 44
-
-enum lpm6_nh_kind {
-	LPM6_NH_FWD = 0,    /* route: rewrite and send */
-	LPM6_NH_LOCAL,      /* one of the router's global addresses */
-	LPM6_NH_CONNECTED,  /* a port's on-link prefix: the destination is the neighbour */
-	LPM6_NH_GW,         /* next hop by address (gateway id in macs[0..3]): MAC from neigh */
-};
-
-/* 16 bytes, as lpm's. */
-struct lpm6_nh {
-	uint8_t macs[12];   /* destination then source: the frame's first 12 bytes */
-	uint16_t max_plen;  /* longest payload length the port takes; 0 unless LPM6_NH_FWD */
-	uint8_t port;
-	uint8_t kind;
-};
-
-struct lpm6_fib {
-	struct rte_lpm6 *lpm;
-	uint32_t dflt;            /* next hop of ::/0 or miss (as ::/1 and 8000::/1) */
-	uint32_t miss;            /* "no route": nh[n_nh], max_plen 0 */
-	uint32_t n_routes;
-	uint32_t n_user_nh;
-	uint32_t n_tbl8;
-	uint64_t mem_bytes;
-	struct lpm6_nh nh[];      /* next hops, local per address, connected per address, miss */
-};
-
-struct lpm6_priv {
-	/* data path */
-	struct lpm6_fib *fib;                         /* read once per burst (RCU) */
-	struct rte_ether_addr port_mac[PF_MAX_PORTS];
-	uint16_t max_frame[PF_MAX_PORTS];
-	uint8_t n_addr[PF_MAX_PORTS];                 /* addr[p][0] is the link-local */
-	uint8_t addr[PF_MAX_PORTS][PF_PORT_IPV6_MAX + 1][16];
-	bool icmp;
-	bool host;                                   /* host edge wired: punt to the kernel */
-	const struct pf_neigh_table *nt;              /* neigh edge wired, else NULL */
-	/* control path */
-	uint64_t updates;
-	uint64_t g_routes, g_nh, g_tbl8, g_mem;
-};
 
 /* ---- building a table --------------------------------------------------- */
 
@@ -215,15 +183,19 @@ prefix_mask(const uint8_t *a, uint8_t len, uint8_t *out)
 
 /*
  * Build a complete table for @p cfg: next hops, routes, then the ports'
- * connected prefixes and own addresses (which win over equal routes).
+ * connected prefixes and own addresses (which win over equal routes), then
+ * the learnt routes where none of those has the prefix.
  */
 static int
-fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *cfg,
+fib6_build(struct pf_stage *st, const char *stage, const struct lpm6_cfg *cfg,
 	   struct lpm6_fib **out, struct pf_errs *errs)
 {
 	static uint32_t seq;
 	const struct pf_stage_env *env = st->env;
 	const struct lpm_cfg *nc = &cfg->base;
+	const struct pf_lrn *ln = ((const struct lpm6_priv *)st->priv)->ln;
+	const struct pf_lrn_conf *lrn = pf_lrn_conf_of(ln);
+	uint32_t n_lrn = ln != NULL ? env->n_ports + lrn->nexthops : 0;
 	struct rte_lpm6_config lc = { 0 };
 	struct lpm6_fib *fib;
 	char name[RTE_LPM6_NAMESIZE];
@@ -238,13 +210,25 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	for (i = 0; i < env->n_ports; i++)
 		n_addr += env->ports[i].n_ipv6;
 	n_nh = nc->n_nh + 2 * n_addr;
-	fib = rte_zmalloc_socket("pf_lpm6_fib", sizeof(*fib) + (n_nh + 1) * sizeof(fib->nh[0]),
-				 RTE_CACHE_LINE_SIZE, st->socket);
+	/* The learnt routes' entries after "no route" (nh[n_nh]). */
+	fib = rte_zmalloc_socket("pf_lpm6_fib", sizeof(*fib) + (n_nh + 1 + n_lrn) *
+				 sizeof(fib->nh[0]), RTE_CACHE_LINE_SIZE, st->socket);
 	if (fib == NULL)
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
 	fib->n_user_nh = nc->n_nh;
 	fib->miss = n_nh;
 	fib->dflt = fib->miss;
+	fib->n_ports = env->n_ports;
+	fib->lconn_base = n_nh + 1;
+	fib->learnt_base = fib->lconn_base + env->n_ports;
+	fib->half_cfg[0] = fib->half_cfg[1] = UINT32_MAX;
+	fib->lrn_dflt = fib->lrn_half[0] = fib->lrn_half[1] = PF_LRN_NONE;
+	for (i = 0; ln != NULL && i < env->n_ports; i++) {
+		fib->nh[fib->lconn_base + i].kind = LPM6_NH_CONNECTED;
+		fib->nh[fib->lconn_base + i].port = (uint8_t)i;
+		if (env->ports[i].has_mac)
+			memcpy(fib->nh[fib->lconn_base + i].macs + 6, env->ports[i].mac, 6);
+	}
 	for (i = 0; i < nc->n_nh; i++) {
 		const struct pf_port_conf *pc = &env->ports[nc->nh[i].port];
 
@@ -274,9 +258,9 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 		fib->nh[i].max_plen = pc->max_frame > RTE_ETHER_HDR_LEN + 40 ?
 				      (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN - 40) : 0;
 	}
-	lc.max_rules = cfg->n_routes + 2 * n_addr + 2;
+	lc.max_rules = cfg->n_routes + 2 * n_addr + 2 + lrn->routes;
 	/* Each own address or connected prefix needs at most 13 more groups. */
-	lc.number_tbl8s = count_tbl8_6(cfg) + 26 * n_addr + 1;
+	lc.number_tbl8s = count_tbl8_6(cfg) + 26 * n_addr + 1 + lrn->tbl8;
 	snprintf(name, sizeof(name), "pf_lpm6_%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	fib->lpm = rte_lpm6_create(name, st->socket, &lc);
 	if (fib->lpm == NULL) {
@@ -294,8 +278,12 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 	 * They write all of tbl24: about 30 ms per table.
 	 */
 	for (i = 0; i < cfg->n_routes; i++)
-		if (cfg->routes[i].len == 0)
+		if (cfg->routes[i].len == 0) {
 			fib->dflt = cfg->routes[i].nh;
+			fib->dflt_cfg = true;
+		} else if (cfg->routes[i].len == 1) {
+			fib->half_cfg[cfg->routes[i].prefix[0] >> 7] = cfg->routes[i].nh;
+		}
 	memset(pfx, 0, sizeof(pfx));
 	rc = rte_lpm6_add(fib->lpm, pfx, 1, fib->dflt);
 	pfx[0] = 0x80;
@@ -343,8 +331,15 @@ fib6_build(const struct pf_stage *st, const char *stage, const struct lpm6_cfg *
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: rte_lpm6_add: %s (%u tbl8 groups)",
 				  stage, strerror(-rc), lc.number_tbl8s);
 	}
+	if (ln != NULL) {
+		rc = lpm6_learnt_fill(ln, st, fib, errs);
+		if (rc < 0) {
+			fib6_free(fib);
+			return rc;
+		}
+	}
 	fib->mem_bytes = (uint64_t)lc.number_tbl8s * 256 * 4 + (1u << 24) * 4ull +
-			 sizeof(*fib) + (fib->miss + 1) * sizeof(fib->nh[0]);
+			 sizeof(*fib) + (fib->miss + 1 + n_lrn) * sizeof(fib->nh[0]);
 	/* CPU time too: on a shared machine the wall clock also counts other work. */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	PF_LOG(INFO, "lpm6 %s: %u routes, %u next hops, %u tbl8 groups, built in %.2f s (%.2f s CPU)",
@@ -396,10 +391,17 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 	lp->host = (st->edge_connected & (1u << LPM6_EDGE_HOST)) != 0;
 	if (st->edge_connected & (1u << LPM6_EDGE_NEIGH))
 		lp->nt = st->edge_table[LPM6_EDGE_NEIGH];
+	if (((const struct lpm6_cfg *)st->conf->cfg)->base.learnt.routes != 0) {
+		lp->ln = pf_lrn_open(st, &((const struct lpm6_cfg *)st->conf->cfg)->base.learnt, errs);
+		if (lp->ln == NULL)
+			return -ENOMEM;
+	}
 	rc = fib6_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
 	gauges6_set(lp, lp->fib);
+	if (lp->ln != NULL)
+		lpm6_learnt_published(st, lp->ln, lp->fib);
 	return 0;
 }
 
@@ -425,6 +427,8 @@ lpm6_swap_published(struct pf_stage *st, const struct pf_stage_conf *sc, const v
 
 	__atomic_store_n(&lp->updates, lp->updates + 1, __ATOMIC_RELAXED);
 	gauges6_set(lp, fib);
+	if (lp->ln != NULL)
+		lpm6_learnt_published(st, lp->ln, (struct lpm6_fib *)(uintptr_t)fib);
 }
 
 static const struct pf_stage_swap lpm6_swap = {
@@ -441,8 +445,11 @@ lpm6_free(struct pf_stage *st)
 
 	if (lp == NULL)
 		return;
+	/* No reader runs any more. */
 	fib6_free(lp->fib);
 	lp->fib = NULL;
+	pf_lrn_free(lp->ln);
+	lp->ln = NULL;
 }
 
 static void
@@ -460,6 +467,17 @@ lpm6_gauges(const struct pf_stage *st, struct pf_sink *out)
 
 	for (i = 0; i < RTE_DIM(g); i++)
 		pf_sink_u64(out, g[i].name, g[i].v);
+	if (lp->ln == NULL)
+		return;
+	pf_lrn_gauges(lp->ln, out);
+	pf_sink_u64(out, "learnt_tbl8_waits", __atomic_load_n(&lp->g_waits, __ATOMIC_RELAXED));
+}
+
+static int
+lpm6_learn(struct pf_stage *st, const struct pf_route_op *ops, unsigned int n,
+	   struct pf_route_result *res)
+{
+	return lpm6_learnt_apply(st, ops, n, res);
 }
 
 /* ---- data path: answers for the router's own addresses ------------------ */
@@ -699,6 +717,33 @@ lpm6_neigh(const struct lpm6_priv *lp, uint64_t *ctrs, struct rte_mbuf *m, struc
 	return LPM6_EDGE_NEIGH;
 }
 
+/*
+ * A learnt blackhole, unreachable or prohibit route: ICMPv6 1/0 and 1/1
+ * through the icmp edge for the last two, as Linux answers its routes.
+ */
+static uint16_t __rte_noinline
+lpm6_route_drop(const struct lpm6_priv *lp, uint64_t *ctrs, struct pf_meta *md,
+		const struct lpm6_nh *nh)
+{
+	if (nh->kind == LPM6_NH_BLACKHOLE) {
+		ctrs[LPM6_CTR_BLACKHOLE]++;
+		return LPM6_EDGE_DROP;
+	}
+	return lpm6_icmp(lp, ctrs, md, LPM6_CTR_UNREACH_ROUTE, LPM6_CTR_UNREACH_ROUTE_ICMP,
+			 PF_META_ICMP(ICMP6_DST_UNREACH, nh->kind == LPM6_NH_UNREACH ? 0 : 1, 0));
+}
+
+/*
+ * Next-hop entry @p hop in one 16-byte load: a learnt entry may be
+ * rewritten meanwhile (one 16-byte store, lpm6_learnt.c), and a decision
+ * must see all of one version.
+ */
+static __rte_always_inline void
+lpm6_nh_read(const struct lpm6_fib *fib, uint32_t hop, struct lpm6_nh *e)
+{
+	_mm_storeu_si128((__m128i *)e, _mm_load_si128((const __m128i *)&fib->nh[hop]));
+}
+
 /* Sources never accepted (RFC 4291 2.5.2, 2.5.3, 2.5.5.2, 2.7): the counter, or 0. */
 static uint32_t
 lpm6_bad_src(const uint8_t *src)
@@ -731,6 +776,7 @@ lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + md->l2_len);
 	const struct lpm6_nh *nh;
+	struct lpm6_nh e;
 	uint32_t c;
 
 	if (md->cls != PF_CLASS_IPV6) {
@@ -784,9 +830,18 @@ lpm6_ip6(const struct lpm6_priv *lp, const struct lpm6_fib *fib, uint64_t *ctrs,
 	if (hop == fib->miss)
 		return lpm6_icmp(lp, ctrs, md, LPM6_CTR_NO_ROUTE, LPM6_CTR_NO_ROUTE_ICMP,
 				 PF_META_ICMP(ICMP6_DST_UNREACH, 0, 0));
-	nh = &fib->nh[hop];
+	lpm6_nh_read(fib, hop, &e);
+	nh = &e;
 	if (nh->kind == LPM6_NH_LOCAL)
 		return lpm6_local(lp, ctrs, m, md, ip);
+	/* Learnt routes: an ECMP group picks its member per flow; drop kinds end here. */
+	if (unlikely(nh->kind >= LPM6_NH_GROUP)) {
+		if (nh->kind != LPM6_NH_GROUP)
+			return lpm6_route_drop(lp, ctrs, md, nh);
+		memcpy(&c, nh->macs, 4);
+		hop = fib->learnt_base + pf_lrn_member(&fib->groups[c], m);
+		lpm6_nh_read(fib, hop, &e);
+	}
 	if (nh->kind == LPM6_NH_CONNECTED && lp->nt == NULL) {
 		ctrs[LPM6_CTR_NEIGH]++;
 		return LPM6_EDGE_DROP;
@@ -1107,6 +1162,8 @@ lpm6_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_e
 
 	rc = lpm6_cfg_parse(sc, env, errs);
 	cfg = sc->cfg;
+	if (cfg != NULL && pf_lrn_parse(sc, 6, &((struct lpm6_cfg *)sc->cfg)->base.learnt, errs) < 0)
+		rc = -EINVAL;
 	if (rc < 0 || cfg == NULL || sc->next[LPM6_EDGE_NEIGH] != PF_NONE)
 		return rc;
 	/* Only the neigh stage can find a next hop's MAC from its address. */
@@ -1116,6 +1173,96 @@ lpm6_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_e
 					   "stages.%s: next hop %s is an address: wire the neigh edge (next: { out: ..., neigh: ... })",
 					   sc->name, cfg->base.nh[i].name);
 	return 0;
+}
+
+/* ---- table contents for the stats socket -------------------------------- */
+
+/* "addr/len" of @p a (masked by the caller) into @p buf. */
+static void
+lpm6_fmt_prefix(char *buf, size_t len, const uint8_t *a, uint8_t plen)
+{
+	size_t n;
+
+	inet_ntop(AF_INET6, a, buf, (socklen_t)len);
+	n = strlen(buf);
+	snprintf(buf + n, len - n, "/%u", plen);
+}
+
+/*
+ * /pipefwd/table,STAGE,routes: the configured routes in prefix order (the
+ * order lpm6_cfg_parse sorted them in), the ports' connected prefixes and
+ * addresses, then the learnt routes, as lpm's page. Runs on the telemetry
+ * thread under the stats lock a reload and a learnt batch take.
+ */
+static int
+lpm6_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct pf_sink *d)
+{
+	const struct lpm6_cfg *cfg = st->conf->cfg;
+	union pf_show_val v[PF_LRN_SHOW_COLS];
+	char pfx[INET6_ADDRSTRLEN + 4], mac[18];
+	struct pf_show *sh;
+	uint8_t a[16];
+	uint32_t i, j;
+
+	sh = pf_show_start(d, req, pf_lrn_show_cols, PF_LRN_SHOW_COLS);
+	if (sh == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->n_routes; i++) {
+		const struct lpm6_route *r = &cfg->routes[i];
+		const struct lpm_nh_conf *nh = &cfg->base.nh[r->nh];
+
+		if (req->port >= 0 && nh->port != req->port)
+			continue;
+		lpm6_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->len);
+		if (pf_ip6_zero_or_loopback(cfg->gw6[r->nh]) != 0)
+			snprintf(mac, sizeof(mac), "-");   /* by address: neigh's table has it */
+		else
+			pf_show_mac(mac, nh->mac);
+		v[0].s = pfx;
+		v[1].s = nh->name;
+		v[2].s = st->env->ports[nh->port].name;
+		v[3].s = mac;
+		v[4].s = "config";
+		v[5].s = "installed";
+		pf_show_row(sh, v);
+	}
+	/* The ports' own: connected prefixes and local addresses. */
+	for (i = 0; i < st->env->n_ports; i++) {
+		const struct pf_port_conf *pc = &st->env->ports[i];
+
+		if (req->port >= 0 && (uint32_t)req->port != i)
+			continue;
+		v[1].s = "-";
+		v[2].s = pc->name;
+		v[3].s = "-";
+		v[5].s = "installed";
+		for (j = 0; j < pc->n_ipv6; j++) {
+			v[0].s = pfx;
+			if (pc->ipv6_len[j] < 128) {
+				prefix_mask(pc->ipv6[j], pc->ipv6_len[j], a);
+				lpm6_fmt_prefix(pfx, sizeof(pfx), a, pc->ipv6_len[j]);
+				v[4].s = "connected";
+				pf_show_row(sh, v);
+			}
+			lpm6_fmt_prefix(pfx, sizeof(pfx), pc->ipv6[j], 128);
+			v[4].s = "local";
+			pf_show_row(sh, v);
+		}
+	}
+	pf_lrn_show(((const struct lpm6_priv *)st->priv)->ln, st->env, req, sh);
+	pf_show_end(sh);
+	return 0;
+}
+
+static const char *const lpm6_show_tables[] = { "routes", NULL };
+
+static int
+lpm6_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
+	  struct pf_sink *d)
+{
+	if (strcmp(what, "routes") == 0)
+		return lpm6_show_routes(st, req, d);
+	return -ENOENT;
 }
 
 const struct pf_stage_ops pf_lpm6_ops = {
@@ -1139,8 +1286,12 @@ const struct pf_stage_ops pf_lpm6_ops = {
 		.free = lpm6_free,
 		.edit = lpm6_cfg_edit,
 		.edit_tables = lpm6_edit_tables,
+		.learn = lpm6_learn,
+		.upkeep = lpm6_learnt_upkeep,
 	},
 	.obs = {
 		.gauges = lpm6_gauges,
+		.show = lpm6_show,
+		.show_tables = lpm6_show_tables,
 	},
 };

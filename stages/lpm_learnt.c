@@ -247,9 +247,10 @@ lpm_learnt_apply(struct pf_stage *st, const struct pf_route_op *ops, unsigned in
 	struct lpm_priv *lp = st->priv;
 	struct lpm_tbl t = tbl_of(st, lp->fib);
 
-	if (lp->ln == NULL)
+	/* None of the batch is IPv4: another stage's (lpm6). */
+	if (lp->ln == NULL || (pf_lrn_apply(lp->ln, &lpm_lrn_ops, &t, st->env, ops, n, res) == 0 &&
+			       n != 0))
 		return -ENOTSUP;
-	pf_lrn_apply(lp->ln, &lpm_lrn_ops, &t, st->env, ops, n, res);
 	return 0;
 }
 
@@ -258,15 +259,10 @@ lpm_learnt_fill(const struct pf_lrn *ln, struct pf_stage *st, struct lpm_fib *fi
 		struct pf_errs *errs)
 {
 	struct lpm_tbl t = tbl_of(st, fib);
-	uint32_t refused;
 
 	fib->groups = pf_lrn_groups(ln);
 	/* Not running yet: nothing of the store changes (a refused reload leaves it). */
-	refused = pf_lrn_fill(ln, &lpm_lrn_ops, &t);
-	if (refused != 0)
-		return pf_err_add(errs, NULL, 0, 0, "stage %s: %u learnt routes do not fit the "
-				  "table (raise learnt.tbl8)", st->conf->name, refused);
-	return 0;
+	return pf_lrn_fill_stage(ln, st, &lpm_lrn_ops, &t, errs);
 }
 
 void

@@ -27,7 +27,8 @@ cmd_learn(struct pf_console *con, const char *params, struct rte_tel_data *d)
 		return 0;
 	}
 	if (pf_learnt_apply(con->rt, &op, 1, &res) == 0) {
-		pf_console_error(d, "no stage takes learnt routes (give an lpm stage learnt:)");
+		pf_console_error(d, "no stage takes learnt routes of this family (give an lpm stage "
+				 "learnt: for IPv4, an lpm6 stage for IPv6)");
 		return 0;
 	}
 	rte_tel_data_start_dict(d);

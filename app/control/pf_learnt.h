@@ -15,7 +15,10 @@
 #include "pf_route.h"
 #include "pf_runtime.h"
 
-/** Apply @p ops[0..n) to every stage with ctl.learn; outcomes added to @p res. Returns stages. */
+/**
+ * Apply @p ops[0..n) to every stage with ctl.learn; outcomes added to @p res.
+ * Returns how many stages took some of it (0: none takes the batch's family).
+ */
 unsigned int pf_learnt_apply(struct pf_runtime *rt, const struct pf_route_op *ops, unsigned int n,
 			     struct pf_route_result *res);
 

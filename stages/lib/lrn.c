@@ -473,18 +473,23 @@ op_apply(struct pf_lrn *l, const struct pf_lrn_ops *fo, void *tbl, const struct 
 		res->shadowed++;
 }
 
-void
+unsigned int
 pf_lrn_apply(struct pf_lrn *l, const struct pf_lrn_ops *fo, void *tbl,
 	     const struct pf_stage_env *env, const struct pf_route_op *ops, unsigned int n,
 	     struct pf_route_result *res)
 {
-	unsigned int i;
+	unsigned int i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (ops[i].af == l->conf.af)
+		if (ops[i].af == l->conf.af) {
 			op_apply(l, fo, tbl, env, &ops[i], res);
+			k++;
+		}
+	if (k == 0)
+		return 0;
 	__atomic_store_n(&l->batches, l->batches + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->ops, l->ops + n, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->ops, l->ops + k, __ATOMIC_RELAXED);
+	return k;
 }
 
 uint32_t
@@ -504,6 +509,18 @@ pf_lrn_fill(const struct pf_lrn *l, const struct pf_lrn_ops *fo, void *tbl)
 				&in) < 0)
 			refused++;
 	return refused;
+}
+
+int
+pf_lrn_fill_stage(const struct pf_lrn *l, const struct pf_stage *st, const struct pf_lrn_ops *fo,
+		  void *tbl, struct pf_errs *errs)
+{
+	uint32_t refused = pf_lrn_fill(l, fo, tbl);
+
+	if (refused != 0)
+		return pf_err_add(errs, NULL, 0, 0, "stage %s: %u learnt routes do not fit the "
+				  "table (raise learnt.tbl8)", st->conf->name, refused);
+	return 0;
 }
 
 void

@@ -139,9 +139,10 @@ uint32_t pf_lrn_ids(const struct pf_lrn *l);
 
 /**
  * Apply @p ops[0..n) of the store's family to the table @p tbl through
- * @p fo; ports checked against @p env; outcomes in @p res.
+ * @p fo; ports checked against @p env; outcomes in @p res. Returns how many
+ * ops were of the family (the others are another stage's).
  */
-void pf_lrn_apply(struct pf_lrn *l, const struct pf_lrn_ops *fo, void *tbl,
+unsigned int pf_lrn_apply(struct pf_lrn *l, const struct pf_lrn_ops *fo, void *tbl,
 		  const struct pf_stage_env *env, const struct pf_route_op *ops, unsigned int n,
 		  struct pf_route_result *res);
 
@@ -150,6 +151,13 @@ void pf_lrn_apply(struct pf_lrn *l, const struct pf_lrn_ops *fo, void *tbl,
  * the store). Returns how many routes did not fit.
  */
 uint32_t pf_lrn_fill(const struct pf_lrn *l, const struct pf_lrn_ops *fo, void *tbl);
+
+/**
+ * pf_lrn_fill for routing stage @p st's fresh table: 0, or -ENOSPC with an
+ * error when some routes did not fit (a reload refused, a start failed).
+ */
+int pf_lrn_fill_stage(const struct pf_lrn *l, const struct pf_stage *st,
+		      const struct pf_lrn_ops *fo, void *tbl, struct pf_errs *errs);
 
 /** The store's routes the table @p tbl holds now (after a fill went live). */
 void pf_lrn_recount(struct pf_lrn *l, const struct pf_lrn_ops *fo, void *tbl);
