@@ -70,8 +70,6 @@ void pf_conf_free(struct pf_doc *doc);
 
 /** Value of @p key in mapping @p map, or NULL. */
 const struct pf_node *pf_map_get(const struct pf_node *map, const char *key);
-/** Key node of @p key (for marks), or NULL. */
-const struct pf_node *pf_map_key(const struct pf_node *map, const char *key);
 
 /** Record an error located at node @p n. Returns -EINVAL. */
 int pf_node_err(struct pf_errs *errs, const struct pf_node *n, const char *fmt, ...)
@@ -94,8 +92,6 @@ int pf_node_str(const struct pf_node *n, const char *path, const char **out,
 		struct pf_errs *errs);
 /** Parse "aa:bb:cc:dd:ee:ff" into 6 bytes. */
 int pf_node_mac(const struct pf_node *n, const char *path, uint8_t mac[6], struct pf_errs *errs);
-/** Parse "a.b.c.d" (host order). */
-int pf_node_ipv4(const struct pf_node *n, const char *path, uint32_t *addr, struct pf_errs *errs);
 /** Parse "a.b.c.d/len" (host order); @p strict refuses host bits set. */
 int pf_node_ipv4_prefix(const struct pf_node *n, const char *path, bool strict, uint32_t *addr,
 			uint8_t *len, struct pf_errs *errs);

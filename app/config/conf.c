@@ -400,19 +400,6 @@ pf_conf_load_file(const char *path, struct pf_doc **out, struct pf_errs *errs)
 }
 
 const struct pf_node *
-pf_map_key(const struct pf_node *map, const char *key)
-{
-	uint32_t i;
-
-	if (map == NULL || map->kind != PF_NODE_MAP)
-		return NULL;
-	for (i = 0; i < map->n; i++)
-		if (strcmp(map->keys[i]->value, key) == 0)
-			return map->keys[i];
-	return NULL;
-}
-
-const struct pf_node *
 pf_map_get(const struct pf_node *map, const char *key)
 {
 	uint32_t i;
@@ -685,16 +672,6 @@ pf_node_mac(const struct pf_node *n, const char *path, uint8_t mac[6], struct pf
 	if (!pf_parse_mac(n->value, mac))
 		return pf_node_err(errs, n, "%s: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)",
 				   path, n->value);
-	return 0;
-}
-
-int
-pf_node_ipv4(const struct pf_node *n, const char *path, uint32_t *addr, struct pf_errs *errs)
-{
-	if (expect_scalar(n, path, "IPv4 address", errs) < 0)
-		return -EINVAL;
-	if (!pf_parse_ipv4(n->value, addr))
-		return pf_node_err(errs, n, "%s: '%s' is not an IPv4 address", path, n->value);
 	return 0;
 }
 
