@@ -139,12 +139,18 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 		return -EINVAL;
 	pf_sink_str(d, "addr", req->addr);
 	nh = lpm_entry(fib, ip, &depth);
+	mask = depth == 0 ? 0 : ~0u << (32 - depth);
+	lpm_fmt_prefix(pfx, sizeof(pfx), ip & mask, depth);
+	if (fib->dir != NULL && lp->ln != NULL && nh >= fib->learnt_base) {
+		/* A learnt route's target: the same entries the data path reads. */
+		pf_sink_str(d, "prefix", pfx);
+		pf_lrn_describe(lp->ln, nh - fib->learnt_base, st->env, d);
+		return 0;
+	}
 	if (nh == fib->miss || nh >= fib->n_nh) {
 		pf_sink_str(d, "result", "no_route");
 		return 0;
 	}
-	mask = depth == 0 ? 0 : ~0u << (32 - depth);
-	lpm_fmt_prefix(pfx, sizeof(pfx), ip & mask, depth);
 	pf_sink_str(d, "result", lpm_kinds[fib->nh[nh].kind]);
 	pf_sink_str(d, "prefix", pfx);
 	pf_sink_str(d, "port", st->env->ports[fib->nh[nh].port].name);

@@ -49,8 +49,9 @@
 #define FPM_VERSION 1
 #define FPM_NETLINK 1
 
-enum src_state { SRC_DOWN, SRC_LISTENING, SRC_UP, SRC_LOST, SRC_SYNCING };
-static const char *const state_names[] = { "down", "listening", "up", "lost", "syncing" };
+enum src_state { SRC_STARTING, SRC_DOWN, SRC_LISTENING, SRC_UP, SRC_LOST, SRC_SYNCING };
+static const char *const state_names[] = { "starting", "down", "listening", "up", "lost",
+					   "syncing" };
 
 /* What an epoll event is: the source index << 8 | one of these. */
 enum { EV_WAKE, EV_LISTEN, EV_CONN, EV_NOTIFY, EV_DUMP };
@@ -378,7 +379,7 @@ source_new(const struct pf_source_conf *c)
 		return NULL;
 	s->conf = *c;
 	s->pub.conf = *c;
-	s->pub.state = state_names[SRC_DOWN];
+	s->pub.state = state_names[SRC_STARTING];
 	s->pub.last_update_s = -1;
 	s->listen_fd = s->conn_fd = s->notify_fd = s->dump_fd = s->ioctl_fd = -1;
 	s->state_ns = now_ns();

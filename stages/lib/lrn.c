@@ -676,6 +676,52 @@ show_route(void *arg, const uint8_t *prefix, uint8_t len, uint8_t src, uint32_t 
 	return pf_show_row(a->sh, v);
 }
 
+void
+pf_lrn_describe(const struct pf_lrn *l, uint32_t code, const struct pf_stage_env *env,
+		struct pf_sink *d)
+{
+	int af = l->conf.af == 4 ? AF_INET : AF_INET6;
+	char nh[INET6_ADDRSTRLEN], mac[18], key[16];
+	const struct pf_lrn_obj *o, *m;
+	uint32_t i;
+
+	pf_sink_str(d, "source", "learnt");
+	if (code & PF_LRN_CONN) {
+		pf_sink_str(d, "result", "connected");
+		pf_sink_str(d, "port", env->ports[code & ~PF_LRN_CONN].name);
+		return;
+	}
+	if (code < PF_LRN_FIRST) {
+		pf_sink_str(d, "result", code == PF_LRN_BLACKHOLE ? "blackhole" :
+			    code == PF_LRN_UNREACH ? "unreachable" : "prohibit");
+		return;
+	}
+	o = &l->obj[code];
+	if (o->kind == PF_LRN_GROUP) {
+		/* A packet takes one member by its flow hash: all of them, with weights. */
+		pf_sink_str(d, "result", "ecmp");
+		for (i = 0; i < o->n_members; i++) {
+			m = &l->obj[o->member[i]];
+			inet_ntop(af, m->gw, nh, sizeof(nh));
+			snprintf(key, sizeof(key), "member%u", i);
+			pf_sink_str(d, key, nh);
+			snprintf(key, sizeof(key), "member%u_port", i);
+			pf_sink_str(d, key, env->ports[m->port].name);
+			snprintf(key, sizeof(key), "member%u_weight", i);
+			pf_sink_u64(d, key, o->weight[i]);
+		}
+		return;
+	}
+	pf_sink_str(d, "result", o->resolved && !o->leaving ? "route" : "neighbor");
+	inet_ntop(af, o->gw, nh, sizeof(nh));
+	pf_sink_str(d, "nexthop", nh);
+	pf_sink_str(d, "port", env->ports[o->port].name);
+	if (o->resolved) {
+		pf_show_mac(mac, o->mac);
+		pf_sink_str(d, "mac", mac);
+	}
+}
+
 const struct pf_show_col pf_lrn_show_cols[PF_LRN_SHOW_COLS] = {
 	{ "prefix", PF_SHOW_STR }, { "nexthop", PF_SHOW_STR }, { "port", PF_SHOW_STR },
 	{ "mac", PF_SHOW_STR }, { "source", PF_SHOW_STR }, { "state", PF_SHOW_STR },

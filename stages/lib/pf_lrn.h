@@ -204,6 +204,14 @@ void pf_lrn_each(const struct pf_lrn *l,
 		 bool (*fn)(void *arg, const uint8_t *prefix, uint8_t len, uint8_t src,
 			    uint32_t code, bool winner, bool installed), void *arg);
 
+/**
+ * What a lookup that ends at learnt target @p code does (`route ADDR`):
+ * result (route, neighbor, ecmp, connected, blackhole, ...), next hop, port,
+ * MAC, an ECMP group's members with their weights.
+ */
+void pf_lrn_describe(const struct pf_lrn *l, uint32_t code, const struct pf_stage_env *env,
+		     struct pf_sink *d);
+
 /** Gauges: learnt_routes, _installed, _shadowed, _nexthops, _groups, _batches, _updates,
  *  routes per source. NULL-safe (none). */
 void pf_lrn_gauges(const struct pf_lrn *l, struct pf_sink *out);

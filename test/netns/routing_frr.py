@@ -232,6 +232,11 @@ def main():
               (src.get("routes_ipv4"), src.get("skipped")))
         r = sh("ping", "-c", "3", "-i", "0.3", "-w", "15", "10.101.0.1", ns=ns["c"], ok=False)
         check(r.returncode == 0, "C pings 10.101.0.1 behind A")
+        look = ctl.json("route", "lpm", "10.101.0.1") or {}
+        check(look.get("prefix") == "10.101.0.0/24" and look.get("source") == "learnt" and
+              look.get("nexthop") == "10.1.0.2" and look.get("port") == "p0" and
+              look.get("result") == "route" and look.get("mac") == "02:00:00:0a:00:02",
+              "route lpm 10.101.0.1: the learnt route, forwarded at A's MAC: %s" % look)
 
         # (b) ECMP, then B's port down.
         row = learnt(ctl, "lpm", "10.100.0.0/24")
@@ -239,6 +244,10 @@ def main():
                        .startswith("ecmp(2)"), 30),
               "10.100.0.0/24 is ECMP over A and B: %s" % learnt(ctl, "lpm", "10.100.0.0/24"))
         a, b = ecmp_case(tmp, wire, ctl, ns, 4, 64)
+        look = ctl.json("route", "lpm", "10.100.0.9") or {}
+        check(look.get("result") == "ecmp" and
+              {look.get("member0"), look.get("member1")} == {"10.1.0.2", "10.2.0.2"},
+              "route lpm 10.100.0.9: ECMP over A and B: %s" % look)
         got = nl.flows(tmp, "spread", ns["c"], "10.3.0.2", "10.100.0.1",
                        {"a": ns["a"], "b": ns["b"]}, 1024, k=1, seconds=8, base=30000)
         na, nb = len(got["a"]), len(got["b"])

@@ -73,7 +73,7 @@ class Run:
             os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk", self.prefix)
         self.sock = os.path.join(self.rundir, "dpdk_telemetry.v2")
 
-    def wait_ready(self, timeout=15):
+    def wait_ready(self, timeout=60):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
