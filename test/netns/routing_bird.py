@@ -24,7 +24,7 @@ everything into that namespace's main table, which pipefwd follows
   - a reload that changes the source's id: the new source dumps the table
     and holds the same routes;
   - IPv6: BIRD's static 2001:db8:120::/64 via A, learnt by lpm6, C pings
-    2001:db8:120::1 (once lpm6 takes learnt routes);
+    2001:db8:120::1;
   - pipefwd exits 0 with the accounting line exact.
 Needs root, ip, ping, ethtool and BIRD 2 (bird2 package): skipped (exit 77) without.
 """
@@ -56,7 +56,8 @@ stages:
   rx: {{ type: rx, ports: [p0, p1, p2], next: {{ ipv4: lpm, arp: neigh, ipv6: lpm6 }} }}
   lpm: {{ type: lpm, learnt: {{ routes: 10000, nexthops: 64, groups: 16, tbl8: 16 }},
          next: {{ out: tx, neigh: neigh, host: host }} }}
-  lpm6: {{ type: lpm6, {learnt6}next: {{ out: tx, neigh: neigh, host: host }} }}
+  lpm6: {{ type: lpm6, learnt: {{ routes: 10000, nexthops: 64, groups: 16 }},
+          next: {{ out: tx, neigh: neigh, host: host }} }}
   neigh: {{ type: neigh, next: {{ out: tx, host: host }} }}
   host: {{ type: host, namespace: {ns_r}, next: tx }}
   tx: {{ type: tx, ports: [p0, p1, p2] }}
@@ -65,7 +66,6 @@ route_sources:
 lcores:
   1: [rx, lpm, lpm6, neigh, host, tx]
 """
-LEARNT6 = "learnt: { routes: 10000, nexthops: 64, groups: 16 }, "
 
 BIRD_ROUTER = """\
 log "{d}/bird.log" all;
@@ -159,18 +159,13 @@ def main():
         sh("ip", "addr", "add", "2001:db8:120::1/128", "dev", "lo", ns=ns["a"])
         topo = os.path.join(tmp, "topo.yaml")
 
-        def write_topo(sid, learnt6):
+        def write_topo(sid):
             with open(topo + ".new", "w") as f:
-                f.write(TOPO.format(ns_r=ns["r"], sid=sid, learnt6=learnt6,
+                f.write(TOPO.format(ns_r=ns["r"], sid=sid,
                                     **wire.tap_names()))
             os.rename(topo + ".new", topo)
 
-        learnt6 = LEARNT6
-        write_topo(0, learnt6)
-        # TODO(lrn6): lpm6 takes learnt routes once that lands; until then IPv6 is skipped.
-        if "unknown key 'learnt'" in sh(args.pipefwd, "--check", topo, ok=False).stderr:
-            learnt6 = ""
-            write_topo(0, learnt6)
+        write_topo(0)
         log = os.path.join(tmp, "pipefwd.log")
         proc = nl.start_pipefwd(args.pipefwd, wire.ns_w, topo, FILE_PREFIX, log)
         if not check(wire.attach(log), "pipefwd made its taps"):
@@ -233,9 +228,7 @@ def main():
               "the best deleted: the table read again, the metric-500 route via A taken")
 
         # IPv6 from BIRD's static protocol.
-        if learnt6 == "":
-            print("skip IPv6: this lpm6 takes no learnt routes yet")
-        elif check(wait_for(lambda: learnt(ctl, "lpm6", "2001:db8:120::/64") is not None, 20),
+        if check(wait_for(lambda: learnt(ctl, "lpm6", "2001:db8:120::/64") is not None, 20),
                    "IPv6: 2001:db8:120::/64 via A learnt by lpm6"):
             r = sh("ping", "-c", "3", "-i", "0.3", "-w", "15", "2001:db8:120::1", ns=ns["c"],
                    ok=False)
@@ -244,7 +237,7 @@ def main():
         # A reload that changes the source: withdrawn, and the new one dumps the table.
         before = sorted(p for p, rows in ctl.routes("lpm").items()
                         if any(x.get("source", "").startswith("learnt") for x in rows))
-        write_topo(1, learnt6)
+        write_topo(1)
         sh("kill", "-HUP", str(proc.pid))
         ok = wait_for(lambda: ctl.source("kernel").get("id") == 1 and
                       ctl.source("kernel").get("state") == "up", 20)
