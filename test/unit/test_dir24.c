@@ -9,11 +9,15 @@
  */
 #include "pf_test.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include <rte_lpm.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include "pf_dir24.h"
+#include "pf_stages.h"
 
 #define MAXR 4096
 #define GROUPS 64
@@ -243,6 +247,122 @@ test_each_hop(void **state)
 	rte_lpm_free(lpm);
 }
 
+/*
+ * Forwarding goes on during churn without a misrouted packet: a reader thread
+ * (a worker, reporting quiescent states to a QSBR the services use, as the
+ * runtime's do) looks up addresses whose routes never change while the
+ * writer adds and deletes routes beside them: more specific prefixes in the
+ * same /24s (so their tbl8 groups are made, filled, folded and reused) and
+ * other /24s under the same covering /16. Every lookup must give the stable
+ * route's next hop.
+ */
+#define CHURN_NETS 32
+
+struct reader {
+	struct rte_lpm *lpm;
+	struct rte_rcu_qsbr *v;
+	volatile int stop;
+	uint64_t lookups, wrong, last_wrong;
+	uint32_t probe[CHURN_NETS * 3], want[CHURN_NETS * 3];
+};
+
+static void *
+reader_loop(void *arg)
+{
+	struct reader *r = arg;
+	uint32_t i, hop;
+
+	rte_rcu_qsbr_thread_register(r->v, 0);
+	rte_rcu_qsbr_thread_online(r->v, 0);
+	while (!r->stop) {
+		for (i = 0; i < RTE_DIM(r->probe); i++) {
+			if (rte_lpm_lookup(r->lpm, r->probe[i], &hop) != 0 || hop != r->want[i]) {
+				r->wrong++;
+				r->last_wrong = r->probe[i];
+			}
+			r->lookups++;
+		}
+		rte_rcu_qsbr_quiescent(r->v, 0);
+	}
+	rte_rcu_qsbr_thread_offline(r->v, 0);
+	rte_rcu_qsbr_thread_unregister(r->v, 0);
+	return NULL;
+}
+
+static void
+test_churn_readers(void **state)
+{
+	struct rte_lpm_config lc = { .max_rules = 1, .number_tbl8s = 4 * CHURN_NETS };
+	struct rte_lpm *lpm = rte_lpm_create("ut_dir24_churn", SOCKET_ID_ANY, &lc);
+	struct reader *r = calloc(1, sizeof(*r));
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	struct rte_rcu_qsbr *v = rte_zmalloc("ut_dir24_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	struct pf_dir24 *d;
+	pthread_t t;
+	uint32_t k, net, ops = 0;
+
+	assert_non_null(lpm);
+	assert_non_null(r);
+	assert_non_null(v);
+	assert_int_equal(rte_rcu_qsbr_init(v, 1), 0);
+	d = pf_dir24_create(lpm, 0, 4 * CHURN_NETS, 1024, SOCKET_ID_ANY);
+	assert_non_null(d);
+	for (net = 0; net < CHURN_NETS; net++) {
+		uint32_t base = (10u << 24) | (net << 16);
+
+		/* stable: the /16, a /24 with a /25 inside (a tbl8 group) */
+		assert_int_equal(pf_dir24_add(d, base, 16, 100 + net), 0);
+		assert_int_equal(pf_dir24_add(d, base | (5 << 8), 24, 200 + net), 0);
+		assert_int_equal(pf_dir24_add(d, base | (5 << 8) | 128, 25, 300 + net), 0);
+		r->probe[net * 3] = base | (5 << 8) | 1;           /* the /24's, in a group */
+		r->want[net * 3] = 200 + net;
+		r->probe[net * 3 + 1] = base | (5 << 8) | 200;     /* the /25's */
+		r->want[net * 3 + 1] = 300 + net;
+		r->probe[net * 3 + 2] = base | (7 << 8) | 9;       /* the /16's, /24 7 churns */
+		r->want[net * 3 + 2] = 100 + net;
+	}
+	r->lpm = lpm;
+	r->v = v;
+	pf_services_set_qsbr(v);
+	assert_int_equal(pthread_create(&t, NULL, reader_loop, r), 0);
+	srand(11);
+	for (k = 0; k < 200000 || r->lookups < 1000000; k++) {
+		/* beside the probes: .32/27 and .64/26 of /24 5, /24 7's .64/26 and
+		 * .16/28 (not .9), and whole /24s 8..11 of the /16 */
+		static const struct { uint32_t off; uint8_t len; } churn[] = {
+			{ (5 << 8) | 32, 27 }, { (5 << 8) | 64, 26 }, { (7 << 8) | 64, 26 },
+			{ (7 << 8) | 16, 28 }, { 8 << 8, 24 }, { 9 << 8, 24 }, { 10 << 8, 24 },
+			{ (11 << 8) | 128, 25 },
+		};
+		uint32_t c = (uint32_t)rand() % RTE_DIM(churn);
+		uint32_t ip = (10u << 24) | (((uint32_t)rand() % CHURN_NETS) << 16) | churn[c].off;
+		uint32_t hop;
+
+		if (pf_dir24_get(d, ip, churn[c].len, &hop) == 0 && rand() % 2 == 0)
+			assert_int_equal(pf_dir24_del(d, ip, churn[c].len), 0);
+		else if (pf_dir24_add(d, ip, churn[c].len, 1000 + (uint32_t)rand() % 1000) ==
+			 -ENOSPC)
+			/* Folded groups wait for the reader's grace period: a busy
+			 * reader leaves none free for a while (refused, nothing changed). */
+			continue;
+		ops++;
+		if (k > 10000000)
+			break;
+	}
+	r->stop = 1;
+	pthread_join(t, NULL);
+	pf_services_set_qsbr(NULL);
+	if (r->wrong != 0)
+		fail_msg("%" PRIu64 " of %" PRIu64 " lookups wrong during %u updates (last %u.%u.%u.%u)",
+			 r->wrong, r->lookups, ops, r->last_wrong >> 24, (r->last_wrong >> 16) & 0xff,
+			 (r->last_wrong >> 8) & 0xff, r->last_wrong & 0xff);
+	print_message("%" PRIu64 " lookups right during %u updates\n", r->lookups, ops);
+	pf_dir24_free(d);
+	rte_lpm_free(lpm);
+	rte_free(v);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -251,6 +371,7 @@ main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_groups_full),
 		cmocka_unit_test(test_each_hop),
+		cmocka_unit_test(test_churn_readers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
