@@ -16,6 +16,10 @@
 /** Sliding window of the advice: default and longest, seconds. */
 #define PF_REBALANCE_WINDOW_DEFAULT 10.0
 #define PF_REBALANCE_WINDOW_MAX 60.0
+/** A move must lower the busiest lcore by this fraction (pf_place_input.min_gain). */
+#define PF_REBALANCE_MIN_GAIN 0.10
+/** The advice holds until a stage's load moved by this fraction of the total. */
+#define PF_REBALANCE_CHANGE 0.25
 /** Counter samples: one per interval, enough for the longest window. */
 #define PF_REBALANCE_INTERVAL_MS 1000
 #define PF_REBALANCE_SAMPLES 62
@@ -30,7 +34,10 @@ void pf_rebalance_sample(const struct pf_runtime *rt);
  * Propose an lcore map for @p rt from its load over the last @p window_s
  * seconds (per stage cycles/s, per ring packets/s; since start until the
  * first sample). *@p used_s is the span measured. Lcore indexes are
- * rt->lcores indexes.
+ * rt->lcores indexes. Only lcores that can each have a CPU (their EAL
+ * cpusets) are proposed; a move must gain PF_REBALANCE_MIN_GAIN; the
+ * advice given last is given again (res->held) until the load moved by
+ * PF_REBALANCE_CHANGE or the map changed otherwise. Console lock.
  */
 int pf_rebalance_suggest(const struct pf_runtime *rt, double cross_cycles, double window_s,
 			 double *used_s, struct pf_place_input *in, struct pf_place_result *res);

@@ -31,6 +31,8 @@ struct rb_sample {
 };
 
 static pthread_mutex_t rb_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The last advice (console lock): held while the load stays (pf_place_recall). */
+static struct pf_place_memory rb_memory;
 static struct rb_sample rb_ring[PF_REBALANCE_SAMPLES];
 static unsigned int rb_head, rb_n;          /* next slot, samples held */
 
@@ -92,6 +94,7 @@ pf_rebalance_suggest(const struct pf_runtime *rt, double cross_cycles, double wi
 	static struct rb_sample now, base;
 	double hz = (double)rte_get_tsc_hz(), secs;
 	uint16_t i, k;
+	int rc;
 
 	if (rt->n_lcores == 0 || rt->n_lcores > PF_PLACE_MAX_LCORES ||
 	    rt->n_stages > PF_PLACE_MAX_STAGES)
@@ -127,7 +130,23 @@ pf_rebalance_suggest(const struct pf_runtime *rt, double cross_cycles, double wi
 		e->to = rt->rings[i].conf->to;
 		e->pps = (double)(now.pkts[i] - base.pkts[i]) / secs;
 	}
-	return pf_place(in, res);
+	for (k = 0; k < rt->n_lcores; k++) {
+		rte_cpuset_t set = rte_lcore_cpuset(rt->lcores[k].id);
+		unsigned int c;
+
+		for (c = 0; c < 64; c++)
+			if (CPU_ISSET(c, &set))
+				in->cpus[k] |= UINT64_C(1) << c;
+	}
+	in->min_gain = PF_REBALANCE_MIN_GAIN;
+	pf_place_own_loads(in);
+	/* The same advice until the load really moves: it does not flap. */
+	if (pf_place_recall(&rb_memory, in, PF_REBALANCE_CHANGE, res))
+		return 0;
+	rc = pf_place(in, res);
+	if (rc == 0)
+		pf_place_remember(&rb_memory, in, res);
+	return rc;
 }
 
 int

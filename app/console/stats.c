@@ -880,6 +880,26 @@ num_arg(const char *s, double lo, double hi, double *out)
 }
 
 /* "[CROSS][,window=S]": the advice over the last S seconds. */
+/* Why the advice is what it is (pf_rebalance_suggest's rules), in one line into @p buf. */
+static const char *
+rebalance_why(const struct pf_place_result *res, char *buf, size_t len)
+{
+	if (res->held)
+		snprintf(buf, len, "%s: no stage's load moved %.0f %% since", res->moves != 0 ?
+			 "the advice given last" : "holding the map advised last",
+			 PF_REBALANCE_CHANGE * 100);
+	else if (res->current_shares)
+		snprintf(buf, len, "the running lcores take turns on a CPU: proposed on lcores "
+			 "with a CPU each");
+	else if (res->kept)
+		snprintf(buf, len, "a better map gains less than %.0f %% on the busiest lcore: "
+			 "not worth a move", PF_REBALANCE_MIN_GAIN * 100);
+	else
+		snprintf(buf, len, "%s", res->moves != 0 ? "the busiest lcore gets lighter" :
+			 "no map is better");
+	return buf;
+}
+
 static int
 get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_data *d)
 {
@@ -887,7 +907,7 @@ get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_da
 	struct pf_place_result res;
 	double cross = PF_CROSS_CYCLES_DEFAULT, window = PF_REBALANCE_WINDOW_DEFAULT, used;
 	double hz = (double)rte_get_tsc_hz();
-	char buf[128], *save = NULL, *tok, share[256], key[TEL_KEY_MAX];
+	char buf[128], *save = NULL, *tok, share[256], key[TEL_KEY_MAX], why[128];
 	struct rte_tel_data *load;
 	uint16_t i;
 	int rc;
@@ -919,6 +939,8 @@ get_rebalance(const struct pf_runtime *rt, const char *params, struct rte_tel_da
 				  (uint64_t)(res.busiest_after * 10000 / hz));
 	rte_tel_data_add_dict_int(d, "moves", res.moves);
 	rte_tel_data_add_dict_int(d, "exhaustive", res.exhaustive);
+	rte_tel_data_add_dict_string(d, "advice", res.moves != 0 ? "move" : "keep");
+	rte_tel_data_add_dict_string(d, "why", rebalance_why(&res, why, sizeof(why)));
 	if (pf_rebalance_cpu_sharing(rt, share, sizeof(share)) != 0)
 		rte_tel_data_add_dict_string(d, "cpu_sharing", share);
 	add_sub(d, "current", map_dict(rt, in.current));

@@ -9,6 +9,8 @@ traffic. With a zero cross-lcore cost the advisor must propose spreading the
 stages (the busiest lcore gets lighter); --apply must rewrite the lcores block
 of the topology file, reload, and the running map must then match the file.
 A second reload with a broken file must be refused and change nothing.
+Asked again before applying, the advice must hold (the same proposal, on no
+more lcores than CPUs); after applying, a new move only for a 10 % gain.
 A stage named "b c" must survive the rewrite (YAML quoting), the file must
 keep its mode and leave no temporary file, and --cross-cycles nan or inf
 must be refused without touching the file.
@@ -75,6 +77,18 @@ def main():
             errors.append(f"no move proposed: rc {rc}: {out}")
         elif advice["busiest_pct_after_x100"] >= advice["busiest_pct_before_x100"]:
             errors.append(f"proposal is not lighter: {advice}")
+        # No flapping: asked again while the load stays, the same proposal
+        # (held), on lcores that can each have a CPU of their own.
+        for k in range(2):
+            time.sleep(1.0)
+            rc, out = ctl(prefix, "--json", "rebalance", "--suggest", "--cross-cycles", "0")
+            again = json.loads(out) if rc == 0 else {}
+            if again.get("proposed") != advice.get("proposed") or \
+                    "advice given last" not in again.get("why", ""):
+                errors.append(f"advice {k + 2} differs: {advice.get('proposed')} then {again}")
+        used = [lc for lc, v in advice.get("proposed", {}).items() if v]
+        if len(used) > os.cpu_count():
+            errors.append(f"proposal on {used}: more lcores than CPUs")
         os.chmod(topo, 0o640)
         before = open(topo).read()
         for bad in ("nan", "inf", "-1"):
@@ -83,6 +97,14 @@ def main():
                 errors.append(f"--cross-cycles {bad} not refused: rc {rc}: {out}")
         rc, out = ctl(prefix, "rebalance", "--apply", "--cross-cycles", "0")
         print(out)
+        # Applied: a new move only for a real gain (10 % of the busiest lcore).
+        time.sleep(2.5)
+        rc2, out2 = ctl(prefix, "--json", "rebalance", "--suggest", "--cross-cycles", "0",
+                        "--window", "2")
+        after = json.loads(out2) if rc2 == 0 else {}
+        if rc2 != 0 or (after.get("moves") and after["busiest_pct_after_x100"] >
+                        0.9 * after["busiest_pct_before_x100"]):
+            errors.append(f"advice after --apply: rc {rc2}: {out2}")
         if rc != 0 or "applied in" not in out:
             errors.append(f"--apply failed: rc {rc}: {out}")
         if os.stat(topo).st_mode & 0o777 != 0o640:

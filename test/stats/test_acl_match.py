@@ -281,7 +281,11 @@ def test_matches(tmp, sock, ctl, text_rules, where, lan_flows, model):
     r = ctl("acl-match", "acl2", "10.9.1.1", "10.2.2.2", "icmp")
     check("rule 2 (%s:%d): deny src 10.9.0.0/16" % (topo, w2[1][1]) in r.stdout and
           "edge drop" in r.stdout and "acl_deny" in r.stdout, "acl-match text: %r" % r.stdout)
-    ctl.refused(("acl-match", "rx", "1.1.1.1", "2.2.2.2", "icmp"), "stages that match flows")
+    ctl.refused(("acl-match", "rx", "1.1.1.1", "2.2.2.2", "icmp"),
+                "acl-match works on acl stages (here: acl, acl2)")
+    r = telemetry(sock, "/pipefwd/acl_match,rx,1.1.1.1,2.2.2.2,icmp")
+    check(r.get("error") == "nothing to match in stage 'rx' (stages that match flows: acl, acl2)",
+          "acl_match on rx: %s" % r)
     r = ctl("acl-match", "acl", "1.1.1.1", "2.2.2.2", "tcp", "5", ok=False)
     check(r.returncode == 2 and "both ports" in r.stderr, "acl-match with one port: rc %d %r"
           % (r.returncode, r.stderr))

@@ -233,7 +233,7 @@ def test_inject(sock, ctl):
     check("result: sent on p1" in r.stdout and "rewrite: eth %s > %s, ttl 63" % (R1, GW)
           in r.stdout, "text: %r" % r.stdout)
     ctl.refused(("trace", "inject", "in=p9", "ipv4", "src=1.1.1.1", "dst=2.2.2.2"),
-                "did you mean 'p0'")
+                "unknown port 'p9' (ports: p0, p1, p2, p3)")
     for bad, words in ((("trace", "inject", "in=p0", "ipv9", "src=1.1.1.1"), "did you mean"),
                        (("trace", "inject", "in=p0", "ipv4", "src=1.1.1.1", "dst=2.2.2.2",
                          "udp", "port=5"), "no field 'port'"),

@@ -158,6 +158,193 @@ test_bad_input(void **state)
 	assert_int_equal(pf_place(&in, &res), -EINVAL);
 }
 
+/* Bit l set when a stage of @p res runs on lcore l. */
+static uint32_t
+used_mask(const struct pf_place_input *in, const struct pf_place_result *res)
+{
+	uint32_t m = 0;
+	uint16_t i;
+
+	for (i = 0; i < in->n_stages; i++)
+		m |= 1u << res->lcore[i];
+	return m;
+}
+
+/*
+ * Lcores 0 and 1 are pinned to CPU 0, lcore 2 to CPU 1: three heavy stages
+ * on lcore 0 spread over two lcores with a CPU each (0 or 1, and 2), never
+ * over 0 and 1, which would only take turns. The greedy path keeps to it too.
+ */
+static void
+test_no_shared_cpu(void **state)
+{
+	const double cpp[] = { 900, 900, 900 };
+	struct pf_place_input in;
+	struct pf_place_result res;
+	uint16_t i;
+
+	chain(&in, 3, cpp, 1e6, 3);
+	in.cpus[0] = in.cpus[1] = 1;
+	in.cpus[2] = 2;
+	assert_int_equal(pf_place(&in, &res), 0);
+	assert_false(res.current_shares);
+	assert_int_not_equal(used_mask(&in, &res) & 3, 3);
+	assert_true(used_mask(&in, &res) & 4);
+	assert_int_equal(res.lcores_used, 2);
+	/* Without the CPU sets, all three would be used. */
+	memset(in.cpus, 0, sizeof(in.cpus));
+	assert_int_equal(pf_place(&in, &res), 0);
+	assert_int_equal(res.lcores_used, 3);
+	/* Greedy (24 stages, 3 lcores): the same rule. */
+	{
+		double c24[24];
+
+		for (i = 0; i < 24; i++)
+			c24[i] = 100;
+		chain(&in, 24, c24, 1e6, 3);
+		in.cross_cycles = 0;
+		in.cpus[0] = in.cpus[1] = 1;
+		in.cpus[2] = 2;
+		assert_int_equal(pf_place(&in, &res), 0);
+		assert_false(res.exhaustive);
+		assert_int_not_equal(used_mask(&in, &res) & 3, 3);
+		assert_int_equal(res.lcores_used, 2);
+	}
+}
+
+/* Four lcores floating over two CPUs: at most two of them carry stages. */
+static void
+test_floating_lcores(void **state)
+{
+	const double cpp[] = { 900, 900, 900, 900 };
+	struct pf_place_input in;
+	struct pf_place_result res;
+	uint16_t l;
+
+	chain(&in, 4, cpp, 1e6, 4);
+	in.cross_cycles = 0;
+	for (l = 0; l < 4; l++)
+		in.cpus[l] = 3;
+	assert_int_equal(pf_place(&in, &res), 0);
+	assert_int_equal(res.lcores_used, 2);
+	assert_true(res.busiest_after == 1800e6);
+}
+
+/*
+ * Running on lcores 0 and 1, which share CPU 0: whatever the loads say, the
+ * proposal moves off the shared CPU (lcore 2 has CPU 1 to itself).
+ */
+static void
+test_running_shared(void **state)
+{
+	const double cpp[] = { 100, 100 };
+	struct pf_place_input in;
+	struct pf_place_result res;
+
+	chain(&in, 2, cpp, 1e6, 3);
+	in.min_gain = 0.10;
+	in.current[1] = 1;
+	in.cpus[0] = in.cpus[1] = 1;
+	in.cpus[2] = 2;
+	assert_int_equal(pf_place(&in, &res), 0);
+	assert_true(res.current_shares);
+	assert_int_not_equal(used_mask(&in, &res) & 3, 3);
+	assert_true(res.moves >= 1);
+}
+
+/*
+ * Lcore 0 runs s0 (600) and s1 (400), lcore 1 s2 (550), in millions of
+ * cycles/s, no crossing cost: the best move (s1 to lcore 1) makes the
+ * busiest 950 instead of 1000, 5 %: kept at min_gain 10 %, moved at 1 %.
+ */
+static void
+test_min_gain(void **state)
+{
+	const double cpp[] = { 600, 400, 550 };
+	struct pf_place_input in;
+	struct pf_place_result res;
+
+	chain(&in, 3, cpp, 1e6, 2);
+	in.cross_cycles = 0;
+	in.current[2] = 1;
+	in.min_gain = 0.10;
+	assert_int_equal(pf_place(&in, &res), 0);
+	assert_int_equal(res.moves, 0);
+	assert_true(res.kept);
+	assert_true(res.busiest_after == res.busiest_before);
+	in.min_gain = 0.01;
+	assert_int_equal(pf_place(&in, &res), 0);
+	assert_int_equal(res.moves, 1);
+	assert_false(res.kept);
+	assert_true(res.busiest_after == 950e6);
+}
+
+/* The crossing a stage measured comes off its load; nothing goes below 0. */
+static void
+test_own_loads(void **state)
+{
+	const double cpp[] = { 300, 200, 100 };
+	struct pf_place_input in;
+
+	chain(&in, 3, cpp, 1e6, 3);
+	in.current[0] = 0;
+	in.current[1] = 1;           /* s0 -> s1 crosses: s1 measured 200 + 130 */
+	in.current[2] = 1;
+	in.load[1] = 330e6;
+	in.load[2] = 100e6;
+	pf_place_own_loads(&in);
+	assert_true(in.load[0] == 300e6);
+	assert_true(in.load[1] == 200e6);
+	assert_true(in.load[2] == 100e6);
+	in.load[1] = 50e6;            /* measured less than the model's crossing */
+	pf_place_own_loads(&in);
+	assert_true(in.load[1] == 0);
+}
+
+/*
+ * No flapping: advice is remembered; asked again with the load within 25 %
+ * (noise), the same proposal while it is not applied, and keep once it is;
+ * a load that moved by more places anew.
+ */
+static void
+test_hysteresis(void **state)
+{
+	const double cpp[] = { 900, 900, 900 };
+	struct pf_place_input in, noisy;
+	struct pf_place_result res, again;
+	struct pf_place_memory mem = { 0 };
+	uint16_t i;
+
+	chain(&in, 3, cpp, 1e6, 3);
+	in.min_gain = 0.10;
+	assert_false(pf_place_recall(&mem, &in, 0.25, &res));
+	assert_int_equal(pf_place(&in, &res), 0);
+	assert_int_equal(res.moves, 2);
+	pf_place_remember(&mem, &in, &res);
+	/* Not applied, the load a little different: the same proposal. */
+	noisy = in;
+	noisy.load[0] *= 1.1;
+	noisy.load[2] *= 0.92;
+	assert_true(pf_place_recall(&mem, &noisy, 0.25, &again));
+	assert_true(again.held);
+	assert_memory_equal(again.lcore, res.lcore, sizeof(int) * 3);
+	/* Applied: keep, whatever the noise would suggest. */
+	for (i = 0; i < 3; i++)
+		noisy.current[i] = res.lcore[i];
+	noisy.load[1] *= 1.15;
+	assert_true(pf_place_recall(&mem, &noisy, 0.25, &again));
+	assert_int_equal(again.moves, 0);
+	assert_memory_equal(again.lcore, res.lcore, sizeof(int) * 3);
+	/* The load really changed (one stage gone quiet): placed anew. */
+	noisy.load[1] = 0;
+	noisy.load[2] = 0;
+	assert_false(pf_place_recall(&mem, &noisy, 0.25, &again));
+	/* The map changed otherwise (an operator's edit): placed anew. */
+	noisy = in;
+	noisy.current[0] = 2;
+	assert_false(pf_place_recall(&mem, &noisy, 0.25, &again));
+}
+
 int
 main(void)
 {
@@ -168,6 +355,12 @@ main(void)
 		cmocka_unit_test(test_random_never_worse),
 		cmocka_unit_test(test_greedy_large),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_no_shared_cpu),
+		cmocka_unit_test(test_floating_lcores),
+		cmocka_unit_test(test_running_shared),
+		cmocka_unit_test(test_min_gain),
+		cmocka_unit_test(test_own_loads),
+		cmocka_unit_test(test_hysteresis),
 	};
 
 	return cmocka_run_group_tests_name("placement", tests, NULL, NULL);
