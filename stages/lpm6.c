@@ -1254,7 +1254,67 @@ lpm6_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struc
 	return 0;
 }
 
-static const char *const lpm6_show_tables[] = { "routes", NULL };
+static const char *const lpm6_kinds[] = { "route", "local", "connected", "neighbor", "ecmp",
+					  "blackhole", "unreachable", "prohibit" };
+
+/*
+ * /pipefwd/table,STAGE,lookup,addr=A: what the data path does with
+ * destination A, from the running table: the entry's kind, the longest
+ * rule holding A (the two /1 halves of no /1 route say ::/0), the port,
+ * the next hop (its name, or a learnt gateway's address) and its MAC, and
+ * whether the x4 fast path takes the entry.
+ */
+static int
+lpm6_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct pf_sink *d)
+{
+	const struct lpm6_priv *lp = st->priv;
+	const struct lpm6_cfg *cfg = st->conf->cfg;
+	const struct lpm6_fib *fib = lp->fib;
+	char pfx[INET6_ADDRSTRLEN + 4], gw[INET6_ADDRSTRLEN], mac[18];
+	uint32_t hop, h;
+	uint8_t a[16], m[16];
+	struct lpm6_nh e;
+	int len;
+
+	if (inet_pton(AF_INET6, req->addr, a) != 1)
+		return -EINVAL;
+	pf_sink_str(d, "addr", req->addr);
+	if (rte_lpm6_lookup(fib->lpm, a, &hop) != 0 || hop == fib->miss) {
+		pf_sink_str(d, "result", "no_route");
+		return 0;
+	}
+	for (len = 128; len > 1; len--) {
+		prefix_mask(a, (uint8_t)len, m);
+		if (rte_lpm6_is_rule_present(fib->lpm, m, (uint8_t)len, &h) == 1)
+			break;
+	}
+	prefix_mask(a, (uint8_t)len, m);
+	if (len == 1 && fib->half_cfg[a[0] >> 7] == UINT32_MAX &&
+	    fib->lrn_half[a[0] >> 7] == PF_LRN_NONE)
+		len = 0;   /* ::/0 */
+	lpm6_fmt_prefix(pfx, sizeof(pfx), len == 0 ? (const uint8_t[16]){ 0 } : m, (uint8_t)len);
+	lpm6_nh_read(fib, hop, &e);
+	pf_sink_str(d, "result", e.kind < RTE_DIM(lpm6_kinds) ? lpm6_kinds[e.kind] : "?");
+	pf_sink_str(d, "prefix", pfx);
+	if (e.kind == LPM6_NH_GROUP || e.kind >= LPM6_NH_BLACKHOLE)
+		return 0;
+	pf_sink_str(d, "port", st->env->ports[e.port].name);
+	if (hop < fib->n_user_nh) {
+		pf_sink_str(d, "nexthop", cfg->base.nh[hop].name);
+	} else if (lp->ln != NULL && hop >= fib->learnt_base &&
+		   pf_lrn_obj(lp->ln, hop - fib->learnt_base)->kind == PF_LRN_NH) {
+		inet_ntop(AF_INET6, pf_lrn_obj(lp->ln, hop - fib->learnt_base)->gw, gw, sizeof(gw));
+		pf_sink_str(d, "nexthop", gw);
+	}
+	if (e.kind == LPM6_NH_FWD) {
+		pf_show_mac(mac, e.macs);
+		pf_sink_str(d, "mac", mac);
+	}
+	pf_sink_u64(d, "fast_path", e.kind == LPM6_NH_FWD && e.max_plen != 0);
+	return 0;
+}
+
+static const char *const lpm6_show_tables[] = { "routes", "lookup", NULL };
 
 static int
 lpm6_show(const struct pf_stage *st, const char *what, const struct pf_show_req *req,
@@ -1262,6 +1322,8 @@ lpm6_show(const struct pf_stage *st, const char *what, const struct pf_show_req 
 {
 	if (strcmp(what, "routes") == 0)
 		return lpm6_show_routes(st, req, d);
+	if (strcmp(what, "lookup") == 0)
+		return lpm6_show_lookup(st, req, d);
 	return -ENOENT;
 }
 

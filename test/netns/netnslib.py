@@ -259,6 +259,24 @@ def flows(tmp, tag, sender_ns, src, dst, sinks, n, k=3, seconds=5, base=20000, p
     return got
 
 
+def can_run(*tools):
+    """Root and @tools on PATH; else says why (the caller exits 77: skipped)."""
+    if os.geteuid() == 0 and all(shutil.which(t) for t in tools):
+        return True
+    print("skipped: needs root and %s" % ", ".join(tools))
+    return False
+
+
+def teardown(proc, wire, tmp):
+    """A test's end, however it ends: pipefwd killed if still running, the
+    namespaces and the temp dir gone."""
+    if proc is not None:
+        proc.kill()
+        proc.wait()
+    wire.cleanup()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def start_pipefwd(pipefwd, ns, topo, file_prefix, log_path):
     log = open(log_path, "w")
     return subprocess.Popen(["ip", "netns", "exec", ns, pipefwd, topo, "--",
