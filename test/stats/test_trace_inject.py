@@ -10,7 +10,8 @@ Then packets described on the command line are walked through the stages:
 routed (rx, acl, lpm, tx: TTL - 1, the next hop's MAC, the checksum scapy
 computes), the reply riding that session, no route, denied by the ACL, TTL
 1, held by neigh for an unresolved next hop, an ARP request answered, a
-bridged frame to a known and to an unknown station. Each path, edge, drop
+bridged frame to a known and to an unknown station. The routes by source
+(--source, --count) are the topology's, the ports' subnets and addresses. Each path, edge, drop
 reason and rewritten header comes from the topology's rules and scapy,
 never from pipefwd. After all of them the live state must be as it was:
 every stage's counters and gauges, rings, ports, totals, the ACL sessions,
@@ -164,6 +165,8 @@ def state(sock, ctl):
          "rings": telemetry(sock, "/pipefwd/rings"), "ports": telemetry(sock, "/pipefwd/ports"),
          "totals": telemetry(sock, "/pipefwd/totals")}
     s["totals"].pop("tsc", None)
+    for item in s["ports"].values():
+        item.pop("link_for_ms", None)     # how long the link has been up
     for k, v in s["stages"].items():
         for item in v.values():
             for t in ("cycles", "cycles_per_packet"):
@@ -228,6 +231,21 @@ def test_inject(sock, ctl):
         check(before[k] == after[k], "trace inject changed %s:\n%s\n%s" % (
             k, json.dumps(before[k], sort_keys=True)[:1500],
             json.dumps(after[k], sort_keys=True)[:1500]))
+    # The whole FIB by source (the topology's routes, the ports' subnets and addresses).
+    want = {"config": {"192.168.0.5/32", "10.1.0.0/16", "10.3.0.0/16"},
+            "connected": {"192.168.0.0/24", "10.1.0.0/16"},
+            "local": {"192.168.0.1/32", "10.1.0.254/32"}}
+    for src, prefixes in want.items():
+        rows = ctl.json("routes", "lpm", "--source", src).get("rows", [])
+        check({r["prefix"] for r in rows} == prefixes and
+              all(r["source"] == src and r["state"] == "installed" for r in rows),
+              "routes --source %s: %s" % (src, rows))
+    counts = ctl.json("routes", "lpm", "--count")
+    check(counts.get("total") == 7 and counts.get("sources") == {
+        k: {"installed": len(v)} for k, v in want.items()}, "routes --count: %s" % counts)
+    r = ctl("routes", "lpm", "--source", "conf", ok=False)
+    check(r.returncode == 2 and "did you mean 'config'" in r.stderr, "--source conf: %d %r" % (
+        r.returncode, r.stderr))
     # The text and the errors.
     r = ctl("trace", "inject", *cases()[0][1].split())
     check("result: sent on p1" in r.stdout and "rewrite: eth %s > %s, ttl 63" % (R1, GW)
