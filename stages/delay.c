@@ -6,6 +6,9 @@
  * Edges: drop (never used), out.
  * Counters: info: delayed_bursts (bursts that waited).
  * Params: us (0..1000000, default 0): busy-wait per burst; changes live on reload.
+ * A burst of 100 us or more is not charged to the stage's cycles: the runtime
+ * takes so long an interval for preemption (edge.c charge()), so a test that
+ * reads stage cost keeps `us` under 100.
  *
  * Not for production pipelines: a busy-wait holds its lcore for the whole delay.
  */

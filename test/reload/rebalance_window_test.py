@@ -64,7 +64,7 @@ def main():
     replaylib.write_pcap(f"{d}/in.pcap", [replaylib.udp4(sport=1000 + i) for i in range(256)])
     topo = f"{d}/topology.yaml"
     with open(topo, "w") as f:
-        f.write(TOPOLOGY.format(d=d, us1=200, us2=0))
+        f.write(TOPOLOGY.format(d=d, us1=50, us2=0))
     proc = subprocess.Popen([args.pipefwd, "-q", "-d", "120", "-j", f"{d}/stats.json", topo, "--",
                              f"--file-prefix={prefix}"], stderr=subprocess.PIPE, text=True)
     errors = []
@@ -75,7 +75,7 @@ def main():
         if not a.get("d1", 0) > 4 * a.get("d2", 0):
             errors.append(f"phase 1: d1 should carry the load: {a}")
         with open(topo + ".new", "w") as f:
-            f.write(TOPOLOGY.format(d=d, us1=0, us2=200))
+            f.write(TOPOLOGY.format(d=d, us1=0, us2=50))
         os.replace(topo + ".new", topo)
         rc, out = ctl(prefix, "reload")
         if rc != 0:
