@@ -51,6 +51,7 @@ fill_source(struct rte_tel_data *d, const struct pf_source_state *s)
 	rte_tel_data_add_dict_u64(d, "bytes", s->bytes);
 	rte_tel_data_add_dict_u64(d, "messages", rs->messages);
 	rte_tel_data_add_dict_u64(d, "route_messages", rs->route_msgs);
+	rte_tel_data_add_dict_u64(d, "replace_pairs", rs->replace_pairs);
 	rte_tel_data_add_dict_u64(d, "nexthop_messages", rs->nexthop_msgs);
 	rte_tel_data_add_dict_u64(d, "operations", rs->ops);
 	rte_tel_data_add_dict_u64(d, "batches", s->batches);

@@ -58,6 +58,7 @@ struct pf_rsrc_stats {
 	uint64_t route_msgs;             /**< RTM_NEWROUTE / RTM_DELROUTE */
 	uint64_t nexthop_msgs;           /**< RTM_NEWNEXTHOP / RTM_DELNEXTHOP */
 	uint64_t ops;                    /**< learnt-route operations sent to the stages */
+	uint64_t replace_pairs;          /**< deletes left out: the next message replaced them */
 	uint64_t skipped[PF_RSRC_SKIP_MAX];
 	uint64_t swept;                  /**< stale routes a resync withdrew */
 	uint64_t withdrawn;              /**< routes withdrawn because the source went */
@@ -96,6 +97,18 @@ void pf_rsrc_free(struct pf_rsrc *s);
  * one stays: only a dump tells which).
  */
 int pf_rsrc_msg(struct pf_rsrc *s, const struct nlmsghdr *h);
+
+#define PF_RSRC_DUMP 1u                  /**< pf_rsrc_msgs: read the source again (as above) */
+#define PF_RSRC_LINKS 2u                 /**< pf_rsrc_msgs: an interface came, went or changed */
+
+/**
+ * Take the rtnetlink messages of one buffer (an FPM frame, one netlink read)
+ * in turn, as pf_rsrc_msg. An RTM_DELROUTE followed by an RTM_NEWROUTE of the
+ * same route (zebra's FPM sends a changed route so, in one frame) is one
+ * replace: the delete is left out, so lookups never miss the route between
+ * the two. Returns PF_RSRC_DUMP and PF_RSRC_LINKS as they apply.
+ */
+int pf_rsrc_msgs(struct pf_rsrc *s, const void *buf, size_t len);
 
 /** A resync begins: every route and object said before is stale until said again. */
 void pf_rsrc_mark(struct pf_rsrc *s);

@@ -410,21 +410,16 @@ source_free(struct pf_routing *r, struct source *s, bool withdraw)
 
 /* ---- reading ---- */
 
+/* One FPM frame or one netlink read (a notification: links and routes never share one). */
 static void
-take_msgs(struct pf_routing *r, struct source *s, const uint8_t *p, size_t len)
+take_msgs(struct source *s, const uint8_t *p, size_t len)
 {
-	const struct nlmsghdr *h = (const struct nlmsghdr *)p;
-	int left = (int)len;
+	int rc = pf_rsrc_msgs(s->rs, p, len);
 
-	for (; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-		if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK) {
-			s->n_cache = 0;         /* an interface came, went or changed its name */
-			continue;
-		}
-		if (pf_rsrc_msg(s->rs, h) == 1 && s->conf.type == PF_SOURCE_NETLINK)
-			s->dump_again = true;
-	}
-	(void)r;
+	if (rc & PF_RSRC_LINKS)
+		s->n_cache = 0;         /* an interface came, went or changed its name */
+	if ((rc & PF_RSRC_DUMP) && s->conf.type == PF_SOURCE_NETLINK)
+		s->dump_again = true;
 }
 
 static void
@@ -468,7 +463,7 @@ fpm_read(struct pf_routing *r, struct source *s)
 			if (s->rlen - off < flen)
 				break;
 			if (f[1] == FPM_NETLINK)
-				take_msgs(r, s, f + FPM_HDR, flen - FPM_HDR);
+				take_msgs(s, f + FPM_HDR, flen - FPM_HDR);
 			off += flen;
 		}
 		memmove(s->rbuf, s->rbuf + off, s->rlen - off);
@@ -545,7 +540,7 @@ nl_read(struct pf_routing *r, struct source *s, int kind)
 			return;
 		s->bytes += (uint64_t)got;
 		if (kind == EV_NOTIFY && s->conf.type == PF_SOURCE_FPM) {
-			take_msgs(r, s, r->buf, (size_t)got);   /* links only */
+			take_msgs(s, r->buf, (size_t)got);   /* links only */
 			continue;
 		}
 		s->last_msg_ns = now_ns();
@@ -576,7 +571,7 @@ nl_read(struct pf_routing *r, struct source *s, int kind)
 			}
 			continue;
 		}
-		take_msgs(r, s, r->buf, (size_t)got);
+		take_msgs(s, r->buf, (size_t)got);
 	}
 }
 

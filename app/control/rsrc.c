@@ -580,6 +580,14 @@ route_msg(struct pf_rsrc *s, const struct nlmsghdr *h)
 	else if (rm->rtm_src_len != 0)
 		why = PF_RSRC_SKIP_UNSUPPORTED + 1;
 	switch (rm->rtm_type) {
+	case RTN_UNSPEC:
+		/* zebra's FPM deletes say no type: a delete names its prefix only. */
+		if (h->nlmsg_type != RTM_DELROUTE) {
+			kind = -1;
+			why = why != 0 ? why : PF_RSRC_SKIP_LOCAL + 1;
+			break;
+		}
+		/* fall through */
 	case RTN_UNICAST:
 		kind = PF_ROUTE_UNICAST;
 		break;
@@ -793,6 +801,63 @@ nexthop_msg(struct pf_rsrc *s, const struct nlmsghdr *h)
 	n = affected(s, id, ids, AFFECTED_MAX);
 	resend_routes(s, ids, n);
 	return 0;
+}
+
+/* The route @p h names: family, table, length, destination and metric (0 if none). */
+static bool
+route_id(const struct nlmsghdr *h, uint32_t id[7])
+{
+	const struct rtmsg *rm = NLMSG_DATA(h);
+	const struct rtattr *tb[RTA_MAX + 1];
+	unsigned int alen;
+
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*rm)))
+		return false;
+	alen = rm->rtm_family == AF_INET6 ? 16 : 4;
+	parse_attrs(RTM_RTA(rm), (int)RTM_PAYLOAD(h), tb, RTA_MAX);
+	memset(id, 0, 7 * sizeof(id[0]));
+	id[0] = (uint32_t)rm->rtm_family << 8 | rm->rtm_dst_len;
+	id[1] = rm->rtm_table;
+	attr_u32(tb[RTA_TABLE], &id[1]);
+	attr_u32(tb[RTA_PRIORITY], &id[2]);
+	if (tb[RTA_DST] != NULL && RTA_PAYLOAD(tb[RTA_DST]) == alen)
+		memcpy(&id[3], RTA_DATA(tb[RTA_DST]), alen);
+	return true;
+}
+
+/*
+ * zebra's FPM sends a route that changed as RTM_DELROUTE then RTM_NEWROUTE of
+ * the same route in one frame (dplane_fpm_nl has no replace). Taken in turn,
+ * a lookup between the two would find no route, or a covering one: the pair
+ * is one replace, and the delete is left out.
+ */
+static bool
+replaced_by(const struct nlmsghdr *del, const struct nlmsghdr *next)
+{
+	uint32_t a[7], b[7];
+
+	return del->nlmsg_type == RTM_DELROUTE && next->nlmsg_type == RTM_NEWROUTE &&
+	       route_id(del, a) && route_id(next, b) && memcmp(a, b, sizeof(a)) == 0;
+}
+
+int
+pf_rsrc_msgs(struct pf_rsrc *s, const void *buf, size_t len)
+{
+	const struct nlmsghdr *h = buf, *next;
+	int left = (int)len, rc = 0;
+
+	for (; NLMSG_OK(h, left); h = next) {
+		next = NLMSG_NEXT(h, left);
+		if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
+			rc |= PF_RSRC_LINKS;
+		else if (NLMSG_OK(next, left) && replaced_by(h, next)) {
+			s->st.messages++;
+			s->st.route_msgs++;
+			s->st.replace_pairs++;
+		} else if (pf_rsrc_msg(s, h) == 1)
+			rc |= PF_RSRC_DUMP;
+	}
+	return rc;
 }
 
 int

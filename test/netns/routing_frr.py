@@ -203,7 +203,8 @@ def main():
             "bgpd": BGP_ROUTER}, fpm=True)
         frrs["a"] = nl.Frr(ns["a"], os.path.join(tmp, "a"), {
             "zebra": ZEBRA.format(name="a", fpm=""),
-            "bgpd": peer_conf("a", 65001, 1, ["10.100.0.0/24", "10.101.0.0/24"],
+            "bgpd": peer_conf("a", 65001, 1,
+                              ["10.100.0.0/24", "10.101.0.0/24", "10.102.0.0/24"],
                               ["2001:db8:100::/64", "2001:db8:101::/64"])})
         frrs["b"] = nl.Frr(ns["b"], os.path.join(tmp, "b"), {
             "zebra": ZEBRA.format(name="b", fpm=""),
@@ -234,6 +235,16 @@ def main():
               look.get("nexthop") == "10.1.0.2" and look.get("port") == "p0" and
               look.get("result") == "route" and look.get("mac") == "02:00:00:0a:00:02",
               "route lpm 10.101.0.1: the learnt route, forwarded at A's MAC: %s" % look)
+        # A withdraws a prefix while zebra is up: zebra's FPM delete (a message with no
+        # route type) takes it out of pipefwd too.
+        wait_for(lambda: learnt(ctl, "lpm", "10.102.0.0/24") is not None, 30)
+        deleted0 = ctl.source("frr").get("deleted", 0)
+        frrs["a"].vtysh("configure terminal", "router bgp 65001", "address-family ipv4 unicast",
+                        "no network 10.102.0.0/24")
+        check(wait_for(lambda: learnt(ctl, "lpm", "10.102.0.0/24") is None, 30) and
+              ctl.source("frr").get("deleted", 0) > deleted0,
+              "A withdraws 10.102.0.0/24: zebra's delete takes it out of pipefwd (%s)" %
+              ctl.source("frr").get("skipped"))
 
         # (b) ECMP, then B's port down.
         row = learnt(ctl, "lpm", "10.100.0.0/24")

@@ -95,6 +95,7 @@ struct route_spec {
 	uint32_t nhid;
 	uint32_t metric;
 	uint8_t src_len;
+	bool unspec;            /* rtm_type RTN_UNSPEC (zebra's FPM deletes) */
 };
 
 static void
@@ -111,7 +112,7 @@ route(struct msg *m, const struct route_spec *r)
 	rm->rtm_family = (uint8_t)r->af;
 	rm->rtm_table = (uint8_t)(r->table != 0 ? r->table : RT_TABLE_MAIN);
 	rm->rtm_protocol = r->proto != 0 ? r->proto : RTPROT_BGP;
-	rm->rtm_type = r->rtype != 0 ? r->rtype : RTN_UNICAST;
+	rm->rtm_type = r->unspec ? RTN_UNSPEC : r->rtype != 0 ? r->rtype : RTN_UNICAST;
 	rm->rtm_flags = r->flags;
 	rm->rtm_src_len = r->src_len;
 	snprintf(pfx, sizeof(pfx), "%s", r->dst);
@@ -616,6 +617,95 @@ test_metrics(void **state)
 	pf_rsrc_free(s);
 }
 
+/* Messages one after the other in one buffer (an FPM frame), through pf_rsrc_msgs. */
+static int
+send_frame(struct pf_rsrc *s, const struct route_spec *a, const struct route_spec *b)
+{
+	static uint8_t buf[8192];
+	struct msg m;
+	size_t len;
+
+	route(&m, a);
+	len = NLMSG_ALIGN(m.h.nlmsg_len);
+	memcpy(buf, m.buf, len);
+	if (b != NULL) {
+		route(&m, b);
+		memcpy(buf + len, m.buf, m.h.nlmsg_len);
+		len += NLMSG_ALIGN(m.h.nlmsg_len);
+	}
+	return pf_rsrc_msgs(s, buf, len);
+}
+
+/*
+ * zebra's FPM (dplane_fpm_nl, FRR 8.4) sends a delete with no route type, and
+ * a route that changed as a delete then the new route in one frame: the
+ * delete must take the route, and the pair must be one replace (applied as a
+ * delete and an add, a lookup between the two finds no route).
+ */
+static void
+test_fpm_update(void **state)
+{
+	struct pf_rsrc *s = source(false);
+
+	send_route(s, &(struct route_spec){ .af = AF_INET, .dst = "10.20.0.0/16", .oif = 1,
+					    .gw = "10.1.0.2", .metric = 20 }, 0);
+	assert_int_equal(n_ops, 1);
+	/* the pair: one replace, on the new next hop */
+	assert_int_equal(send_frame(s, &(struct route_spec){ .type = RTM_DELROUTE, .af = AF_INET,
+							     .dst = "10.20.0.0/16", .unspec = true,
+							     .metric = 20 },
+				    &(struct route_spec){ .af = AF_INET, .dst = "10.20.0.0/16",
+							  .oif = 2, .gw = "10.2.0.2",
+							  .metric = 20 }), 0);
+	assert_int_equal(n_ops, 2);
+	assert_int_equal(ops[1].op, PF_ROUTE_ADD);
+	assert_int_equal(ops[1].nh[0].port, 1);
+	assert_gw(&ops[1].nh[0], AF_INET, "10.2.0.2");
+	assert_int_equal(pf_rsrc_stats(s)->replace_pairs, 1);
+	assert_int_equal(pf_rsrc_stats(s)->routes4, 1);
+	/* a delete alone, without a type: the route goes */
+	assert_int_equal(send_frame(s, &(struct route_spec){ .type = RTM_DELROUTE, .af = AF_INET,
+							     .dst = "10.20.0.0/16", .unspec = true,
+							     .metric = 20 }, NULL), 0);
+	assert_int_equal(n_ops, 3);
+	assert_int_equal(ops[2].op, PF_ROUTE_DEL);
+	assert_prefix(&ops[2], AF_INET, "10.20.0.0", 16);
+	assert_int_equal(pf_rsrc_stats(s)->routes4, 0);
+	assert_int_equal(pf_rsrc_stats(s)->skipped[PF_RSRC_SKIP_LOCAL], 0);
+	/* a new route without a type is still not taken */
+	send_route(s, &(struct route_spec){ .af = AF_INET, .dst = "10.21.0.0/16", .oif = 1,
+					    .gw = "10.1.0.2", .unspec = true }, 0);
+	assert_int_equal(n_ops, 3);
+	assert_int_equal(pf_rsrc_stats(s)->skipped[PF_RSRC_SKIP_LOCAL], 1);
+	/* another prefix after a delete: both happen */
+	send_route(s, &(struct route_spec){ .af = AF_INET, .dst = "10.30.0.0/16", .oif = 1,
+					    .gw = "10.1.0.2" }, 0);
+	send_frame(s, &(struct route_spec){ .type = RTM_DELROUTE, .af = AF_INET,
+					    .dst = "10.30.0.0/16", .unspec = true },
+		   &(struct route_spec){ .af = AF_INET, .dst = "10.30.0.0/24", .oif = 1,
+					 .gw = "10.1.0.2" });
+	assert_int_equal(n_ops, 6);
+	assert_int_equal(ops[4].op, PF_ROUTE_DEL);
+	assert_int_equal(ops[5].op, PF_ROUTE_ADD);
+	assert_int_equal(ops[5].plen, 24);
+	pf_rsrc_free(s);
+
+	/* the kernel's table: another metric is another route, not a replace */
+	s = source(true);
+	send_route(s, &(struct route_spec){ .af = AF_INET, .dst = "10.40.0.0/16", .oif = 1,
+					    .gw = "10.1.0.2", .metric = 100 }, 0);
+	send_frame(s, &(struct route_spec){ .type = RTM_DELROUTE, .af = AF_INET,
+					    .dst = "10.40.0.0/16", .metric = 100 },
+		   &(struct route_spec){ .af = AF_INET, .dst = "10.40.0.0/16", .oif = 2,
+					 .gw = "10.2.0.2", .metric = 200 });
+	assert_int_equal(n_ops, 3);
+	assert_int_equal(ops[1].op, PF_ROUTE_DEL);
+	assert_int_equal(ops[2].op, PF_ROUTE_ADD);
+	assert_int_equal(ops[2].nh[0].port, 1);
+	assert_int_equal(pf_rsrc_stats(s)->replace_pairs, 0);
+	pf_rsrc_free(s);
+}
+
 /* Many routes in and out: the table's probing and deletion keep every route findable. */
 static void
 test_many(void **state)
@@ -666,6 +756,7 @@ main(void)
 		cmocka_unit_test(test_mark_sweep),
 		cmocka_unit_test(test_withdraw_all),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_fpm_update),
 		cmocka_unit_test(test_many),
 	};
 
