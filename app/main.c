@@ -440,8 +440,10 @@ main(int argc, char **argv)
 		return PF_EXIT_CONFIG;
 	}
 	/* The command line's EAL arguments, checked as the file's were, before EAL. */
-	if (pf_eal_read(&topo->eal, o.eal_extra_argc, o.eal_extra_argv, NULL, &errs) < 0) {
+	if (pf_eal_read(&topo->eal, o.eal_extra_argc, o.eal_extra_argv, NULL, &errs) < 0 ||
+	    pf_topo_check_eal(topo, &errs) < 0) {
 		pf_errs_print(&errs, stderr);
+		fprintf(stderr, "%s: %u error%s\n", o.topology, errs.n, errs.n == 1 ? "" : "s");
 		pf_topo_free(topo);
 		return PF_EXIT_CONFIG;
 	}
@@ -462,6 +464,12 @@ main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	eal_argc = build_eal_argv(topo, &o, eal_argv, RTE_DIM(eal_argv), lcores, sizeof(lcores));
+	if (huge.add_nohuge && topo->eal.socket_mem) {
+		fprintf(stderr, "error: --socket-mem needs hugepages, and %s: give -m instead\n",
+			huge.why);
+		pf_topo_free(topo);
+		return PF_EXIT_CONFIG;
+	}
 	prefix = topo->eal.prefix[0] != '\0' ? topo->eal.prefix : PF_DEFAULT_PREFIX;
 	eal_runtime_dir(prefix, dir, sizeof(dir));
 	busy = topo->eal.no_shconf ? 0 : prefix_busy(dir);

@@ -275,8 +275,28 @@ struct pf_stage_swap {
  * shutdown), never two at a time for one stage and never from a worker.
  * parse and edit run without DPDK (pipefwd --check).
  */
+/**
+ * What an edge carries and a stage takes, so that --check refuses wiring
+ * that can never work (rx's ipv6 edge into lpm, lpm6's icmp edge into icmp).
+ */
+#define PF_CARRY_IPV4      0x001   /**< IPv4 packets as rx classified them */
+#define PF_CARRY_IPV6      0x002   /**< IPv6 packets as rx classified them */
+#define PF_CARRY_ARP       0x004
+#define PF_CARRY_OTHER     0x008   /**< any other EtherType */
+#define PF_CARRY_ICMP4     0x010   /**< IPv4 packets owed an ICMP error (in md->nexthop) */
+#define PF_CARRY_ICMP6     0x020   /**< IPv6 packets owed an ICMPv6 error */
+#define PF_CARRY_FRAG4     0x040   /**< IPv4 datagrams to fragment (md->out_port set) */
+#define PF_CARRY_NEIGH4    0x080   /**< IPv4 packets waiting for a neighbour's MAC */
+#define PF_CARRY_NEIGH6    0x100   /**< IPv6 packets and ND messages for the neighbour table */
+#define PF_CARRY_ROUTED    0x200   /**< decided: md->out_port set, for a sink */
+#define PF_CARRY_HOST      0x400   /**< for the host interfaces */
+
 struct pf_stage_ctl {
 	const char *const *param_keys;    /**< stage keys besides type/next/burst, NULL-ended */
+	/** PF_CARRY_* the stage can work on; 0: anything (it passes packets on or sends them). */
+	uint16_t takes;
+	/** Per edge, PF_CARRY_* it carries; NULL: what came in (acl, xconnect pass it on). */
+	const uint16_t *edge_carries;
 
 	/**
 	 * Check the stage's parameters and read its table files, without DPDK.

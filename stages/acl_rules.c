@@ -201,7 +201,7 @@ pf_acl_rule_parse(const char *line, struct acl_rule *r, char *msg, size_t msg_le
 {
 	static const char *const keys[] = { "src", "dst", "proto", "sport", "dport", "priority" };
 	char buf[ACL_LINE_MAX], *tok[ACL_TOKENS_MAX], *p;
-	int tcol[ACL_TOKENS_MAX], ntok = 0, i, k, port_col = 0;
+	int tcol[ACL_TOKENS_MAX], ntok = 0, i, k, port_col = 0, proto_col = 0;
 	unsigned int seen = 0;
 	uint8_t fam = ACL_FAM_ANY;
 	int fam_col = 0;
@@ -291,6 +291,7 @@ pf_acl_rule_parse(const char *line, struct acl_rule *r, char *msg, size_t msg_le
 			break;
 		case 2:
 			rc = parse_proto(tok[i + 1], r, msg, msg_len);
+			proto_col = tcol[i + 1];
 			break;
 		case 3:
 			rc = parse_ports(tok[i + 1], &r->sport_lo, &r->sport_hi, msg, msg_len);
@@ -311,6 +312,15 @@ pf_acl_rule_parse(const char *line, struct acl_rule *r, char *msg, size_t msg_le
 		}
 		if (rc < 0)
 			return -1;
+	}
+	/* ICMP's number differs by family: the other one's never matches. */
+	if (!r->proto_any && ((r->proto == 1 && r->family == ACL_FAM_IPV6) ||
+			      (r->proto == 58 && r->family == ACL_FAM_IPV4))) {
+		*col = proto_col;
+		snprintf(msg, msg_len, r->proto == 1 ?
+			 "proto icmp is IPv4's ICMP (1): an IPv6 rule never sees it (proto icmpv6)" :
+			 "proto icmpv6 (58) is IPv6's: an IPv4 rule never sees it (proto icmp)");
+		return -1;
 	}
 	/* Ports mean nothing without a protocol that has them: say which one. */
 	if (port_col != 0 && !(seen & 1u << 2)) {

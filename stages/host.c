@@ -74,6 +74,7 @@ PF_CTR_DESCS(host, foreach_host_ctr);
 
 enum { HOST_EDGE_DROP, HOST_EDGE_OUT, HOST_EDGE_MAX };
 static const char *const host_edges[] = { "drop", "out" };
+static const uint16_t host_carries[] = { 0, PF_CARRY_ROUTED };
 static const char *const host_keys[] = { "namespace", "ports", "names", "rate", NULL };
 
 #define HOST_QUEUE 1024              /* punted frames waiting for the TAP writes */
@@ -647,6 +648,8 @@ const struct pf_stage_ops pf_host_ops = {
 	},
 	.ctl = {
 		.param_keys = host_keys,
+		.takes = 0,
+		.edge_carries = host_carries,
 		.parse = host_parse,
 		.cfg_free = host_cfg_free,
 		.init = host_init,

@@ -64,6 +64,7 @@ PF_CTR_DESCS(icmp, foreach_icmp_ctr);
 
 enum { ICMP_EDGE_DROP, ICMP_EDGE_OUT, ICMP_EDGE_MAX };
 static const char *const icmp_edges[] = { "drop", "out" };
+static const uint16_t icmp_carries[] = { 0, PF_CARRY_ROUTED };
 static const char *const icmp_keys[] = { "rate_pps", "rate_burst", NULL };
 
 /* New headers in front of the quote: Ethernet, IPv4 without options, ICMP. */
@@ -256,6 +257,8 @@ const struct pf_stage_ops pf_icmp_ops = {
 	},
 	.ctl = {
 		.param_keys = icmp_keys,
+		.takes = PF_CARRY_ICMP4,
+		.edge_carries = icmp_carries,
 		.parse = icmp_rl_parse,
 		.cfg_free = icmp_rl_cfg_free,
 		.init = icmp_init,

@@ -63,6 +63,7 @@ PF_CTR_DESCS(icmp6, foreach_icmp6_ctr);
 
 enum { ICMP6_EDGE_DROP, ICMP6_EDGE_OUT, ICMP6_EDGE_MAX };
 static const char *const icmp6_edges[] = { "drop", "out" };
+static const uint16_t icmp6_carries[] = { 0, PF_CARRY_ROUTED };
 static const char *const icmp6_keys[] = { "rate_pps", "rate_burst", NULL };
 
 /* New headers in front of the quote: Ethernet, IPv6, ICMPv6 (8 bytes). */
@@ -238,6 +239,8 @@ const struct pf_stage_ops pf_icmp6_ops = {
 	},
 	.ctl = {
 		.param_keys = icmp6_keys,
+		.takes = PF_CARRY_ICMP6,
+		.edge_carries = icmp6_carries,
 		.parse = icmp_rl_parse,
 		.cfg_free = icmp_rl_cfg_free,
 		.init = icmp6_init,

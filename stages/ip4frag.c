@@ -55,6 +55,7 @@ PF_CTR_DESCS(frag, foreach_frag_ctr);
 
 enum { FRAG_EDGE_DROP, FRAG_EDGE_OUT, FRAG_EDGE_MAX };
 static const char *const frag_edges[] = { "drop", "out" };
+static const uint16_t frag_carries[] = { 0, PF_CARRY_ROUTED };
 static const char *const frag_keys[] = { "mbufs", NULL };
 
 /* Verdict of an output packet, from expand to process_burst. */
@@ -327,6 +328,8 @@ const struct pf_stage_ops pf_ip4frag_ops = {
 	},
 	.ctl = {
 		.param_keys = frag_keys,
+		.takes = PF_CARRY_FRAG4,
+		.edge_carries = frag_carries,
 		.parse = frag_parse,
 		.cfg_free = frag_cfg_free,
 		.init = frag_init,

@@ -101,6 +101,8 @@ PF_CTR_ENUM(lpm, foreach_lpm_ctr);
 PF_CTR_DESCS(lpm, foreach_lpm_ctr);
 
 static const char *const lpm_edges[] = { "drop", "out", "icmp", "fragment", "neigh", "host" };
+static const uint16_t lpm_carries[] = { 0, PF_CARRY_ROUTED, PF_CARRY_ICMP4, PF_CARRY_FRAG4,
+	PF_CARRY_NEIGH4, PF_CARRY_HOST };
 static const char *const lpm_keys[] = { "nexthops", "routes", "routes_file", "lookup", "learnt",
 					NULL };
 
@@ -943,6 +945,8 @@ const struct pf_stage_ops pf_lpm_ops = {
 	},
 	.ctl = {
 		.param_keys = lpm_keys,
+		.takes = PF_CARRY_IPV4 | PF_CARRY_ARP,
+		.edge_carries = lpm_carries,
 		.parse = lpm_parse,
 		.cfg_free = lpm_cfg_free,
 		.init = lpm_init,

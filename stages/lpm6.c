@@ -119,6 +119,8 @@ PF_CTR_ENUM(lpm6, foreach_lpm6_ctr);
 PF_CTR_DESCS(lpm6, foreach_lpm6_ctr);
 
 static const char *const lpm6_edges[] = { "drop", "out", "icmp", "neigh", "host" };
+static const uint16_t lpm6_carries[] = { 0, PF_CARRY_ROUTED, PF_CARRY_ICMP6, PF_CARRY_NEIGH6,
+	PF_CARRY_HOST };
 static const char *const lpm6_keys[] = { "nexthops", "routes", "routes_file", "learnt", NULL };
 
 /* ICMPv6 (RFC 4443, RFC 4861) types and the errors handed to icmp6. */
@@ -1341,6 +1343,8 @@ const struct pf_stage_ops pf_lpm6_ops = {
 	},
 	.ctl = {
 		.param_keys = lpm6_keys,
+		.takes = PF_CARRY_IPV6,
+		.edge_carries = lpm6_carries,
 		.parse = lpm6_parse,
 		.cfg_free = lpm6_cfg_free,
 		.init = lpm6_init,

@@ -280,6 +280,21 @@ gw_port(const struct pf_stage_env *env, uint32_t gw)
 	return -1;
 }
 
+/* "network" or "broadcast" when @p gw is that address of port @p port's subnet, else NULL. */
+static const char *
+gw_not_host(const struct pf_stage_env *env, int port, uint32_t gw)
+{
+	const struct pf_port_conf *pc = &env->ports[port];
+	uint32_t host;
+
+	if (!pc->has_ipv4 || pc->ipv4_len >= 31)
+		return NULL;
+	host = ~0u >> pc->ipv4_len;
+	if ((gw & ~host) != (pc->ipv4 & ~host))
+		return NULL;
+	return (gw & host) == 0 ? "network" : (gw & host) == host ? "broadcast" : NULL;
+}
+
 /*
  * A next hop by address: `via: a.b.c.d` in nexthops, or an address where a
  * route names its next hop. The port is the given one or the one whose
@@ -296,6 +311,10 @@ nh_gw_set(struct lpm_nh_conf *nh, const struct pf_node *v, int port, const struc
 	if (port < 0)
 		return pf_node_err(errs, v, "%s.via: %s is on no port's subnet (give 'port')", path,
 				   v->value);
+	if (gw_not_host(env, port, nh->gw) != NULL)
+		return pf_node_err(errs, v, "%s.via: %s is the %s address of port %s's subnet, "
+				   "not a host's", path, v->value, gw_not_host(env, port, nh->gw),
+				   env->ports[port].name);
 	nh->port = (uint16_t)port;
 	return 0;
 }
@@ -659,6 +678,10 @@ edit_nh_by_address(struct pf_stage_conf *sc, const struct pf_stage_env *env, con
 		return pf_err_add(errs, "", 0, 0,
 				  "stages.%s: next hop %s is on no port's subnet (name a next hop with 'port')",
 				  sc->group, addr);
+	if (gw_not_host(env, port, gw) != NULL)
+		return pf_err_add(errs, "", 0, 0,
+				  "stages.%s: next hop %s is the %s address of port %s's subnet, not a host's",
+				  sc->group, addr, gw_not_host(env, port, gw), env->ports[port].name);
 	for (*k = 0; *k < cfg->n_nh; (*k)++)
 		if (cfg->nh[*k].gw == gw && cfg->nh[*k].port == port)
 			return 0;

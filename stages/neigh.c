@@ -116,6 +116,8 @@ enum {
 	NEIGH_EDGE_HOST, NEIGH_EDGE_MAX
 };
 static const char *const neigh_edges[] = { "drop", "out", "icmp", "fragment", "icmp6", "host" };
+static const uint16_t neigh_carries[] = { 0, PF_CARRY_ROUTED, PF_CARRY_ICMP4, PF_CARRY_FRAG4,
+	PF_CARRY_ICMP6, PF_CARRY_HOST };
 static const char *const neigh_keys[] = { "size", "queue", "reachable_ms", "retrans_ms",
 					  "probes", "stale_gc_ms", NULL };
 
@@ -1133,6 +1135,8 @@ const struct pf_stage_ops pf_neigh_ops = {
 	},
 	.ctl = {
 		.param_keys = neigh_keys,
+		.takes = PF_CARRY_ARP | PF_CARRY_NEIGH4 | PF_CARRY_NEIGH6,
+		.edge_carries = neigh_carries,
 		.parse = neigh_parse,
 		.cfg_free = neigh_cfg_free,
 		.init = neigh_init,

@@ -88,6 +88,8 @@ PF_CTR_DESCS(rx, foreach_rx_ctr);
 enum rx_edge { RX_EDGE_DROP, RX_EDGE_IPV4, RX_EDGE_IPV6, RX_EDGE_ARP, RX_EDGE_OTHER,
 	       RX_EDGE_IP6_ERROR, RX_EDGE_MAX };
 static const char *const rx_edges[] = { "drop", "ipv4", "ipv6", "arp", "other", "ip6_error" };
+static const uint16_t rx_carries[] = { 0, PF_CARRY_IPV4, PF_CARRY_IPV6, PF_CARRY_ARP,
+	PF_CARRY_OTHER, PF_CARRY_ICMP6 };
 static const char *const rx_keys[] = { "ports", "queue", "queues", "pace_pps", "fast_path",
 				       "affine", NULL };
 
@@ -1242,6 +1244,8 @@ const struct pf_stage_ops pf_rx_ops = {
 	},
 	.ctl = {
 		.param_keys = rx_keys,
+		.takes = 0,
+		.edge_carries = rx_carries,
 		.parse = rx_parse,
 		.cfg_free = rx_cfg_free,
 		.init = rx_init,

@@ -13,6 +13,7 @@
 #define PF_EAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "pf_conf.h"
 
@@ -23,11 +24,29 @@
  */
 #define PF_EAL_PREFIX_MAX 48
 
+/** Highest lcore id + 1 EAL takes (RTE_MAX_LCORE of Debian's DPDK). */
+#define PF_EAL_MAX_LCORE 128
+
 /** What the EAL arguments ask for, as far as pipefwd looks. */
 struct pf_eal {
 	char prefix[PF_EAL_PREFIX_MAX + 1];  /**< the last --file-prefix, "" for none */
 	bool no_shconf;                      /**< --no-shconf or --in-memory: no lock file */
+	/** -l, -c or --lcores given (EAL takes one of them, once): lcore_set holds it */
+	bool has_lcores;
+	char lcores_opt[64];                 /**< which one, with its value: "-l 0-3" */
+	uint64_t lcore_set[PF_EAL_MAX_LCORE / 64];  /**< bit per lcore id EAL enables */
+	bool has_main;                       /**< --main-lcore given: main_lcore */
+	unsigned int main_lcore;
+	bool mem;                            /**< -m given */
+	bool socket_mem;                     /**< --socket-mem given */
+	bool no_huge;                        /**< --no-huge given */
 };
+
+/** Whether the EAL arguments enable lcore @p id (every id when they choose none). */
+bool pf_eal_lcore_on(const struct pf_eal *e, unsigned int id);
+
+/** The main lcore EAL will take: --main-lcore, else the first of the set, else 0. */
+unsigned int pf_eal_main_lcore(const struct pf_eal *e);
 
 /**
  * Read @p argv[0..argc) into @p e (which keeps what earlier calls read: the

@@ -35,6 +35,7 @@ struct pf_ring_conf {
 
 struct pf_lcore_conf {
 	unsigned int id;
+	const struct pf_node *node;      /**< its key in `lcores:` (for messages) */
 	uint16_t n_stages;
 	uint16_t stages[PF_MAX_STAGES];
 };
@@ -160,5 +161,13 @@ void pf_stage_conf_files_free(struct pf_stage_conf *sc);
 
 /** Print a short human description (used by --check). */
 void pf_topo_describe(const struct pf_topo *topo, FILE *out);
+
+/**
+ * What needs the whole EAL argument list (the topology's, then the command
+ * line's, both read into topo->eal): every mapped lcore in EAL's lcore set,
+ * the main lcore in it and mapped to no stage. Errors to @p errs, located at
+ * the lcores entry. Returns 0 or -EINVAL.
+ */
+int pf_topo_check_eal(struct pf_topo *topo, struct pf_errs *errs);
 
 #endif /* PF_TOPO_H */

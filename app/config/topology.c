@@ -206,14 +206,42 @@ load_eal(struct pf_topo *t, const struct pf_node *eal, struct pf_errs *errs)
 		}
 		nodes[t->eal_argc] = it;
 		t->eal_argv[t->eal_argc++] = strdup(v);
-		if (strcmp(v, "-l") == 0 || strcmp(v, "-c") == 0 || strncmp(v, "--lcores", 8) == 0)
-			t->eal_has_lcores = true;
-		if (strcmp(v, "--main-lcore") == 0 && i + 1 < eal->n &&
-		    eal->items[i + 1]->kind == PF_NODE_SCALAR)
-			t->main_lcore = (unsigned int)strtoul(eal->items[i + 1]->value, NULL, 10);
 	}
 	/* As EAL will read them: the errors point at the list's items. */
 	pf_eal_read(&t->eal, t->eal_argc, t->eal_argv, nodes, errs);
+	t->eal_has_lcores = t->eal.has_lcores;
+	t->main_lcore = pf_eal_main_lcore(&t->eal);
+}
+
+int
+pf_topo_check_eal(struct pf_topo *t, struct pf_errs *errs)
+{
+	unsigned int before = errs->n, main = pf_eal_main_lcore(&t->eal);
+	uint16_t i;
+
+	/* The command line may have added an lcore set or moved the main lcore. */
+	t->eal_has_lcores = t->eal.has_lcores;
+	if (t->eal.has_lcores && !pf_eal_lcore_on(&t->eal, main))
+		pf_err_add(errs, t->file, 0, 0,
+			   "the main lcore %u is not in EAL's lcore set (%s): EAL would not start",
+			   main, t->eal.lcores_opt);
+	if (t->hugepages == PF_HUGE_OFF && t->eal.socket_mem)
+		pf_err_add(errs, t->file, 0, 0,
+			   "--socket-mem with runtime.hugepages: off (--no-huge): EAL takes --socket-mem only with hugepages (give -m)");
+	for (i = 0; i < t->n_lcores; i++) {
+		const struct pf_lcore_conf *l = &t->lcores[i];
+
+		if (!pf_eal_lcore_on(&t->eal, l->id))
+			pf_node_err(errs, l->node,
+				    "lcores: lcore %u is not in EAL's lcore set (%s): its stages would never run",
+				    l->id, t->eal.lcores_opt);
+		else if (l->id == main && main != t->main_lcore)
+			pf_node_err(errs, l->node,
+				    "lcores: lcore %u is the main lcore (--main-lcore on the command line); map stages to worker lcores",
+				    l->id);
+	}
+	t->main_lcore = main;
+	return errs->n == before ? 0 : -EINVAL;
 }
 
 /* ---- ports -------------------------------------------------------------- */
@@ -356,6 +384,36 @@ check_vdev_driver(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_e
 		    "(known: %s)", pc->name, (int)(n < 40 ? n : 40), pc->device, list);
 }
 
+/*
+ * net_failsafe's sub-devices: dev(X) probes X as a device of its own, so a
+ * vdev there is a second port pipefwd neither configures nor polls (and
+ * exec(CMD) runs a shell command at start, fd(N) reads names from a file
+ * descriptor). Only PCI addresses, the NICs failsafe is for, are taken.
+ */
+static void
+check_failsafe(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_errs *errs)
+{
+	const char *p = pc->device;
+
+	if (strncmp(p, "net_failsafe", 12) != 0)
+		return;
+	while ((p = strchr(p, ',')) != NULL) {
+		p++;
+		if (strncmp(p, "exec(", 5) == 0 || strncmp(p, "fd(", 3) == 0) {
+			pf_node_err(errs, dn, "ports.%s.device: net_failsafe's %.*s(...) runs a command "
+				    "or reads device names at start: name the sub-device with dev(PCI address)",
+				    pc->name, (int)strcspn(p, "("), p);
+			return;
+		}
+		if (strncmp(p, "dev(", 4) == 0 && !isxdigit((unsigned char)p[4])) {
+			pf_node_err(errs, dn, "ports.%s.device: net_failsafe's dev(%.*s) would make a "
+				    "second virtual device that no stage polls: dev() takes a PCI address",
+				    pc->name, (int)strcspn(p + 4, ",)"), p + 4);
+			return;
+		}
+	}
+}
+
 static void
 check_pcap_device(struct pf_port_conf *pc, const struct pf_node *dn, struct pf_errs *errs)
 {
@@ -469,8 +527,10 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 			}
 			snprintf(pc->device, sizeof(pc->device), "%s", dev);
 			pc->is_vdev = strncmp(dev, "net_", 4) == 0;
-			if (pc->is_vdev)
+			if (pc->is_vdev) {
 				check_vdev_driver(pc, v, errs);
+				check_failsafe(pc, v, errs);
+			}
 			check_pcap_device(pc, v, errs);
 		}
 		if ((v = pf_map_get(pn, "mac")) != NULL &&
@@ -507,6 +567,91 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		/* The frame limit follows the IP MTU unless max_frame overrides it. */
 		if (pc->max_frame == 0)
 			pc->max_frame = pc->mtu + 14;   /* Ethernet header; +4 when tagged (rx) */
+	}
+}
+
+/* Whether @p a and @p b share their first @p len bits. */
+static bool
+ipv6_prefix_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
+{
+	unsigned int k = len / 8;
+
+	return memcmp(a, b, k) == 0 &&
+	       (len % 8 == 0 || ((a[k] ^ b[k]) & (uint8_t)(0xff << (8 - len % 8))) == 0);
+}
+
+/* An address of the port's own subnet that no host may have: network or broadcast. */
+static bool
+ipv4_net_or_bcast(uint32_t a, uint8_t len)
+{
+	uint32_t host = len >= 31 ? 0 : ~0u >> len;
+
+	return host != 0 && ((a & host) == 0 || (a & host) == host);
+}
+
+/*
+ * Port addresses that can never work, and the same address or subnet on
+ * two ports (which port a connected host is on would depend on the order).
+ * After load_ports, with every port's addresses read.
+ */
+static void
+check_port_addrs(struct pf_topo *t, struct pf_errs *errs)
+{
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t zero[16];
+	uint16_t i, j, a, b;
+
+	for (i = 0; i < t->n_ports; i++) {
+		const struct pf_port_conf *pc = &t->ports[i];
+		const struct pf_node *v4 = pf_map_get(pc->node, "ipv4");
+		const struct pf_node *v6 = pf_map_get(pc->node, "ipv6");
+
+		if (pc->has_ipv4 && ipv4_net_or_bcast(pc->ipv4, pc->ipv4_len))
+			pf_node_err(errs, v4, "ports.%s.ipv4: %s is the %s address of its subnet, "
+				    "not a host's", pc->name, v4->value,
+				    (pc->ipv4 & (~0u >> pc->ipv4_len)) == 0 ? "network" : "broadcast");
+		for (a = 0; a < pc->n_ipv6; a++) {
+			const uint8_t *x = pc->ipv6[a];
+			const struct pf_node *n = v6->kind == PF_NODE_SEQ ? v6->items[a] : v6;
+
+			if (memcmp(x, zero, 15) == 0 && x[15] <= 1)
+				pf_node_err(errs, n, "ports.%s.ipv6: %s is the %s address: never "
+					    "a port's (RFC 4291 2.5.2, 2.5.3)", pc->name, n->value,
+					    x[15] == 0 ? "unspecified" : "loopback");
+			else if (memcmp(x, v4mapped, 12) == 0)
+				pf_node_err(errs, n, "ports.%s.ipv6: %s is IPv4-mapped (::ffff:0:0/96): "
+					    "never a port's (RFC 4291 2.5.5.2)", pc->name, n->value);
+		}
+		/* IPv6 needs links of 1280 bytes at least (RFC 8200 5). */
+		if (pc->n_ipv6 != 0 && pc->max_frame < 1280 + 14)
+			pf_node_err(errs, pf_map_get(pc->node, "max_frame") != NULL ?
+				    pf_map_get(pc->node, "max_frame") : pf_map_get(pc->node, "mtu"),
+				    "ports.%s: an IPv6 port's MTU is 1280 at least (RFC 8200 5); "
+				    "this one is %u", pc->name, pc->max_frame - 14u);
+		for (j = 0; j < i; j++) {
+			const struct pf_port_conf *pj = &t->ports[j];
+			uint32_t m = pc->ipv4_len == 0 ? 0 : ~0u << (32 - pc->ipv4_len);
+
+			if (pc->has_ipv4 && pj->has_ipv4 && pc->ipv4_len == pj->ipv4_len &&
+			    (pc->ipv4 & m) == (pj->ipv4 & m))
+				pf_node_err(errs, v4, pc->ipv4 == pj->ipv4 ?
+					    "ports.%s.ipv4: %s is port %s's address too" :
+					    "ports.%s.ipv4: %s is on port %s's subnet too", pc->name,
+					    v4->value, pj->name);
+			for (a = 0; a < pc->n_ipv6; a++)
+				for (b = 0; b < pj->n_ipv6; b++) {
+					const struct pf_node *n = v6->kind == PF_NODE_SEQ ?
+								  v6->items[a] : v6;
+
+					if (pc->ipv6_len[a] != pj->ipv6_len[b] ||
+					    !ipv6_prefix_eq(pc->ipv6[a], pj->ipv6[b], pc->ipv6_len[a]))
+						continue;
+					pf_node_err(errs, n, memcmp(pc->ipv6[a], pj->ipv6[b], 16) == 0 ?
+						    "ports.%s.ipv6: %s is port %s's address too" :
+						    "ports.%s.ipv6: %s is on port %s's subnet too",
+						    pc->name, n->value, pj->name);
+				}
+		}
 	}
 }
 
@@ -1146,6 +1291,93 @@ find_cycle(const struct pf_topo *t, uint16_t s, uint8_t *state, uint16_t *stack,
 	return false;
 }
 
+/* PF_CARRY_* bits in words, for the wiring messages. */
+static const char *
+carry_words(uint16_t m, char *buf, size_t len)
+{
+	static const char *const w[] = {
+		"IPv4", "IPv6", "ARP", "other EtherTypes", "IPv4 packets owed an ICMP error",
+		"IPv6 packets owed an ICMPv6 error", "IPv4 datagrams to fragment",
+		"IPv4 packets waiting for ARP", "IPv6 packets and ND for the neighbour table",
+		"routed packets", "packets for the host interfaces",
+	};
+	unsigned int b;
+
+	buf[0] = '\0';
+	for (b = 0; b < RTE_DIM(w); b++)
+		if (m & (1u << b))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+				 w[b]);
+	return buf;
+}
+
+/* The node that wires edge @p e of @p sc (to @p to), for marks. */
+static const struct pf_node *
+edge_node(const struct pf_stage_conf *sc, uint16_t e, const char *to)
+{
+	const struct pf_node *next = pf_map_get(sc->node, "next");
+	uint32_t i;
+
+	if (next != NULL && next->kind == PF_NODE_MAP)
+		for (i = 0; i < next->n; i++)
+			if (strcmp(next->keys[i]->value, sc->ops->edge_names[e]) == 0)
+				return next->items[i];
+	return next_node(sc, to);
+}
+
+/* What edge @p e of stage @p s carries, given what the stage takes in (@p in). */
+static uint16_t
+edge_carries(const struct pf_stage_conf *sc, uint16_t e, const uint16_t *in, uint16_t s)
+{
+	return sc->ops->ctl.edge_carries != NULL ? sc->ops->ctl.edge_carries[e] : in[s];
+}
+
+/*
+ * Family and kind of every edge against what its stage takes: rx's ipv6
+ * edge into lpm, lpm6's icmp edge into icmp, rx's ipv4 into ip4frag can
+ * never work. What a pass-through stage (acl) carries is what reaches it.
+ */
+static void
+check_carries(const struct pf_topo *t, struct pf_errs *errs)
+{
+	uint16_t in[PF_MAX_STAGES] = { 0 }, s, e, n, to, bad;
+	char a[256], b[256];
+	bool more = true;
+
+	for (n = 0; more && n <= t->n_stages; n++) {
+		more = false;
+		for (s = 0; s < t->n_stages; s++)
+			for (e = 1; e < t->stages[s].ops->n_edges; e++) {
+				to = t->stages[s].next[e];
+				if (to == PF_NONE ||
+				    (in[to] | edge_carries(&t->stages[s], e, in, s)) == in[to])
+					continue;
+				in[to] |= edge_carries(&t->stages[s], e, in, s);
+				more = true;
+			}
+	}
+	for (s = 0; s < t->n_stages; s++) {
+		const struct pf_stage_conf *sc = &t->stages[s];
+
+		for (e = 1; sc->instance == 0 && e < sc->ops->n_edges; e++) {
+			const struct pf_stage_conf *tc;
+
+			to = sc->next[e];
+			if (to == PF_NONE)
+				continue;
+			tc = &t->stages[to];
+			bad = edge_carries(sc, e, in, s) & ~tc->ops->ctl.takes;
+			if (tc->ops->ctl.takes == 0 || bad == 0)
+				continue;
+			pf_node_err(errs, edge_node(sc, e, tc->group),
+				    "stages.%s.next.%s: the edge carries %s, and %s (type %s) takes only %s",
+				    sc->group, sc->ops->edge_names[e], carry_words(bad, a, sizeof(a)),
+				    tc->group, tc->ops->type,
+				    carry_words(tc->ops->ctl.takes, b, sizeof(b)));
+		}
+	}
+}
+
 /* @p edges_known: every stage's type and next were read without error. */
 static void
 check_graph(struct pf_topo *t, bool edges_known, struct pf_errs *errs)
@@ -1164,6 +1396,8 @@ check_graph(struct pf_topo *t, bool edges_known, struct pf_errs *errs)
 	}
 	for (s = 0; s < t->n_stages; s++)
 		edges_known &= t->stages[s].ops != NULL;
+	if (edges_known)
+		check_carries(t, errs);
 	/* A missing edge would make a false "no input" claim: only check a whole graph. */
 	for (s = 0; s < t->n_stages && edges_known; s++) {
 		const struct pf_stage_conf *sc = &t->stages[s];
@@ -1243,6 +1477,7 @@ load_lcores(struct pf_topo *t, const struct pf_node *lc, struct pf_errs *errs)
 		if (j == t->n_lcores) {
 			t->n_lcores++;
 			l->id = (unsigned int)id;
+			l->node = k;
 		}
 		snprintf(path, sizeof(path), "lcores.%s", k->value);
 		if (list->kind != PF_NODE_SEQ) {
@@ -1446,6 +1681,7 @@ topo_load(const char *path, const char *text, size_t len, const struct topo_edit
 			    &t->burst_default, &scratch);
 	}
 	load_ports(t, pf_map_get(root, "ports"), errs);
+	check_port_addrs(t, errs);
 	/* What the stages' parse and ops see of it: complete from here on. */
 	t->env = (struct pf_stage_env){
 		.file = t->file,

@@ -12,7 +12,8 @@ it teaches nothing until lpm needs H, then resolves it. Checked:
    scapy model of the router makes of the input (dst H, src b3, TTL - 1,
    checksum) and at most ARP requests for H from b3's address;
  - route-del: back to ip4_no_route, b3 quiet;
- - refusals: a stage without a neigh edge, an address on no port's subnet;
+ - refusals: a stage without a neigh edge, an address on no port's subnet or that
+   subnet's broadcast or network address;
  - changes --save writes a kept route inline ({ prefix, via: ADDRESS }), not into
    the route file, an lpm6 route as a new inline list (quoted prefix), and the
    saved file passes --check and runs;
@@ -141,6 +142,10 @@ def run(tmp, model):
     check(r["no_route"] > 0 and r["b3"] == 0, "before route-add: %s" % r)
     refused(("route-add", "lpm2", "10.90.0.0/16", "via", "172.19.0.2"), "has no neigh edge")
     refused(("route-add", "lpm", "10.90.0.0/16", "10.5.0.9"), "on no port's subnet")
+    # issue 32 item 9: a subnet's broadcast (or network) address is no host
+    refused(("route-add", "lpm", "10.90.0.0/16", "via", "172.19.0.255"),
+            "broadcast address of port b3's subnet")
+    refused(("route-add", "lpm", "10.90.0.0/16", "172.19.0.0"), "network address of port b3")
     refused(("route-add", "lpm", "10.90.0.0/16", "via", "n1", "x"), "expected")
 
     out = ctl("route-add", "lpm", "10.90.0.0/16", "via", "172.19.0.2").stdout

@@ -36,6 +36,16 @@ def main():
         (['-c', '-q', '-d', '6', '-j', 'x.json', topo, '--', eal, '--no-huge'], 0, '', ': ok:'),
         (['--check', '--', topo], 0, '', ': ok:'),
         (['--help'], 0, '', 'usage: pipefwd'),
+        # issue 32 item 9: an lcore set after '--' replaces pipefwd's own --lcores (EAL
+        # refused the pair: "Option -l is ignored, because (--lcores) is set!", exit 1),
+        # and is checked against the lcores map and the main lcore
+        (['-q', '-d', '1', topo, '--', eal, '-l', '0-1'], 0, '', ''),
+        (['--check', topo, '--', eal, '-l', '0'], 78,
+         "lcore 1 is not in EAL's lcore set (-l 0)", ''),
+        (['--check', topo, '--', eal, '--main-lcore', '1'], 78, 'lcore 1 is the main lcore', ''),
+        (['--check', topo, '--', eal, '-l', '1-2'], 78,
+         'lcore 1 is the main lcore', ''),
+        (['--check', topo, '--', eal, '-m', '1G'], 78, "-m '1G': a size in megabytes", ''),
     ]
     failures = 0
     for argv, status, err, out in cases:

@@ -140,8 +140,11 @@ gen_rule(struct rrule *r, bool prios)
 	else
 		gen_prefix(&r->dst, &r->dmask);
 	r->proto = protos[rn(RTE_DIM(protos))];
+	/* ICMP is protocol 58 under IPv6: an IPv6 rule with proto 1 is refused. */
+	if (r->v6 && r->proto == 1)
+		r->proto = 58;
 	r->sphi = r->dphi = 65535;
-	if (r->proto != 1) {
+	if (r->proto != 1 && r->proto != 58) {
 		if (rn(2))
 			gen_range(&r->splo, &r->sphi);
 		if (rn(3))
