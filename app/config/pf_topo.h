@@ -98,6 +98,8 @@ struct pf_topo {
 	enum pf_clock_mode clock;
 	/** runtime.backpressure: lossless mode, a stage takes only what its downstream rings hold */
 	bool backpressure;
+	/** runtime.latency: measure ring sojourn and rx -> tx latency from start */
+	bool latency;
 	enum pf_hugepages hugepages;     /**< runtime.hugepages */
 	/** The stages' view of this topology, filled once its ports and runtime keys are read. */
 	struct pf_stage_env env;

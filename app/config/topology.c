@@ -29,7 +29,7 @@ static const char *const offload_words[] = { "auto", "off", NULL };
 static const char *const hugepage_words[] = { "auto", "on", "off", NULL };
 static const char *const ring_keys[] = { "size", "burst", NULL };
 static const char *const runtime_keys[] = { "mbufs", "mbuf_size", "tx_flush_us", "clock",
-					      "backpressure", "hugepages", NULL };
+					      "backpressure", "hugepages", "latency", NULL };
 static const char *const clock_words[] = { "wall", "pcap", NULL };
 
 #define MBUF_CACHE 256
@@ -1614,6 +1614,8 @@ load_runtime(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 		t->clock = (enum pf_clock_mode)w;
 	if ((v = pf_map_get(rt, "backpressure")) != NULL)
 		pf_node_bool(v, "runtime.backpressure", &t->backpressure, errs);
+	if ((v = pf_map_get(rt, "latency")) != NULL)
+		pf_node_bool(v, "runtime.latency", &t->latency, errs);
 	if ((v = pf_map_get(rt, "hugepages")) != NULL &&
 	    pf_node_enum(v, "runtime.hugepages", hugepage_words, &w, errs) == 0)
 		t->hugepages = (enum pf_hugepages)w;

@@ -29,6 +29,39 @@ per_packet(uint64_t cycles, uint64_t packets)
 	return packets ? (double)cycles / (double)packets : 0.0;
 }
 
+/* The latency histograms that have samples (pf_latency.h), in microseconds. */
+static void
+summary_latency(const struct pf_runtime *rt, FILE *out)
+{
+	double us = 1e6 / (double)rte_get_tsc_hz();
+	struct pf_lat_summary s;
+	struct pf_lat_hist lat;
+	bool head = false;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_rings + rt->topo->n_ports; i++) {
+		const char *what = i < rt->n_rings ? "ring sojourn" : "port rx->tx";
+		const char *name;
+
+		if (i < rt->n_rings) {
+			pf_lat_summarize(&rt->rings[i].sojourn, NULL, &s);
+			name = rt->rings[i].conf->name;
+		} else {
+			pf_runtime_port_latency(rt, i - rt->n_rings, &lat);
+			pf_lat_summarize(&lat, NULL, &s);
+			name = rt->topo->ports[i - rt->n_rings].name;
+		}
+		if (s.count == 0)
+			continue;
+		if (!head)
+			fprintf(out, "\n%-13s %-24s %9s %10s %10s %10s\n", "latency", "of", "samples",
+				"p50 us", "p99 us", "max us");
+		head = true;
+		fprintf(out, "%-13s %-24s %9" PRIu64 " %10.2f %10.2f %10.2f\n", what, name, s.count,
+			(double)s.p50 * us, (double)s.p99 * us, (double)s.max * us);
+	}
+}
+
 void
 pf_report_summary(const struct pf_runtime *rt, FILE *out)
 {
@@ -85,6 +118,7 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 			r->conf->name, r->conf->size, r->burst, r->enqueued, r->dequeued,
 			r->full_drops, pf_rt_ring_hwm_total(r), r->direct);
 	}
+	summary_latency(rt, out);
 	pf_runtime_totals(rt, &tot);
 	fprintf(out,
 		"\naccounting: rx %" PRIu64 " + replicas %" PRIu64 " = tx %" PRIu64 " + dropped %" PRIu64 " + in_flight %" PRIu64 "  -> unaccounted %" PRId64 " (%s)\n",
@@ -97,6 +131,19 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 	if (rt->ports_closed)
 		fprintf(out, "mbufs still in use after shutdown: %" PRId64 "%s\n", rt->mbufs_in_use,
 			rt->mbufs_in_use == 0 ? " (ok)" : " (LEAK)");
+}
+
+/* A latency histogram as JSON: samples, mean, p50, p99, max in nanoseconds. */
+static void
+json_latency(FILE *f, const char *name, const struct pf_lat_hist *h)
+{
+	struct pf_lat_summary s;
+	double ns = 1e9 / (double)rte_get_tsc_hz();
+
+	pf_lat_summarize(h, NULL, &s);
+	fprintf(f, ", \"%s\": {\"samples\": %" PRIu64 ", \"mean_ns\": %.0f, \"p50_ns\": %.0f, \"p99_ns\": %.0f, \"max_ns\": %.0f}",
+		name, s.count, (double)s.mean * ns, (double)s.p50 * ns, (double)s.p99 * ns,
+		(double)s.max * ns);
 }
 
 static void
@@ -119,6 +166,7 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 {
 	const struct pf_topo *t = rt->topo;
 	struct pf_gauge g[PF_MAX_PORTS + 8];
+	struct pf_lat_hist lat;
 	struct pf_totals tot;
 	uint16_t i, k, n;
 	FILE *f = fopen(path, "w");
@@ -136,9 +184,12 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 		pf_runtime_port_stats(rt, i, &es);
 		fprintf(f, "%s\n    ", i ? "," : "");
 		json_str(f, t->ports[i].name);
-		fprintf(f, ": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"imissed\": %" PRIu64 ", \"ierrors\": %" PRIu64 ", \"oerrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "}",
+		fprintf(f, ": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"imissed\": %" PRIu64 ", \"ierrors\": %" PRIu64 ", \"oerrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64,
 			pf_runtime_port_rx(rt, i), pf_runtime_port_tx(rt, i), es.imissed,
 			es.ierrors, es.oerrors, es.rx_nombuf);
+		pf_runtime_port_latency(rt, i, &lat);
+		json_latency(f, "latency", &lat);
+		fputc('}', f);
 	}
 	fprintf(f, "\n  },\n  \"stages\": {");
 	for (i = 0; i < rt->n_stages; i++) {
@@ -148,10 +199,10 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 
 		fprintf(f, "%s\n    ", i ? "," : "");
 		json_str(f, st->conf->name);
-		fprintf(f, ": {\"type\": \"%s\", \"lcore\": %d, \"packets\": %" PRIu64 ", \"bursts\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"cycles_per_packet\": %.2f, \"time_skipped\": %" PRIu64 ",\n      \"drops\": {\"ring_full\": %" PRIu64 ", \"no_edge\": %" PRIu64,
+		fprintf(f, ": {\"type\": \"%s\", \"lcore\": %d, \"packets\": %" PRIu64 ", \"bursts\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"cycles_per_packet\": %.2f, \"time_skipped\": %" PRIu64 ", \"io_cycles_per_packet\": %.2f,\n      \"drops\": {\"ring_full\": %" PRIu64 ", \"no_edge\": %" PRIu64,
 			st->ops->type, st->conf->lcore, rs->packets, rs->bursts, rs->cycles,
-			per_packet(rs->cycles, rs->packets), rs->time_skipped, rs->ring_full,
-			rs->no_edge);
+			per_packet(rs->cycles, rs->packets), rs->time_skipped,
+			per_packet(rs->io_cycles, rs->packets), rs->ring_full, rs->no_edge);
 		for (k = 0; k < st->ops->n_ctrs; k++)
 			if (st->ops->ctrs[k].kind == PF_CTR_DROP)
 				fprintf(f, ", \"%s\": %" PRIu64, st->ops->ctrs[k].name, st->ctrs[k]);
@@ -181,9 +232,11 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 
 		fprintf(f, "%s\n    ", i ? "," : "");
 		json_str(f, r->conf->name);
-		fprintf(f, ": {\"size\": %u, \"burst\": %u, \"enqueued\": %" PRIu64 ", \"dequeued\": %" PRIu64 ", \"ring_full\": %" PRIu64 ", \"hwm\": %" PRIu64 ", \"direct\": %" PRIu64 "}",
+		fprintf(f, ": {\"size\": %u, \"burst\": %u, \"enqueued\": %" PRIu64 ", \"dequeued\": %" PRIu64 ", \"ring_full\": %" PRIu64 ", \"hwm\": %" PRIu64 ", \"direct\": %" PRIu64,
 			r->conf->size, r->burst, r->enqueued, r->dequeued, r->full_drops,
 			pf_rt_ring_hwm_total(r), r->direct);
+		json_latency(f, "sojourn", &r->sojourn);
+		fputc('}', f);
 	}
 	fprintf(f, "\n  },\n  \"totals\": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"replicas\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"in_flight\": %" PRIu64 ", \"unaccounted\": %" PRId64 "},\n  \"reload\": {\"generation\": %" PRIu64 ", \"failures\": %" PRIu64 ", \"last_ms\": %.3f, \"max_ms\": %.3f},\n  \"mbufs_in_use_after_stop\": %" PRId64 "\n}\n",
 		tot.rx, tot.tx, tot.replicas, tot.dropped, tot.in_flight, tot.unaccounted,

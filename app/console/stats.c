@@ -48,6 +48,7 @@
 
 #include "pf_stages.h"
 #include "pf_console.h"
+#include "pf_latency.h"
 #include "pf_log.h"
 #include "pf_reload.h"
 #include "pf_rebalance.h"
@@ -180,7 +181,7 @@ item_match(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, const char 
 struct base_stage {
 	char name[PF_NAME_MAX];
 	bool set;
-	uint64_t packets, bursts, cycles, ring_full, no_edge, time_skipped;
+	uint64_t packets, bursts, cycles, ring_full, no_edge, time_skipped, io_cycles;
 	uint64_t edge[PF_MAX_EDGES];
 	uint64_t ctr[BASE_CTRS];
 };
@@ -191,6 +192,7 @@ struct base_ring {
 	uint64_t enqueued, dequeued, full_drops, direct, hwm;
 	uint64_t hist[PF_RING_HIST_BUCKETS];
 	bool hwm_late;        /* the producer did not restart hwm before the clear replied */
+	struct pf_lat_hist sojourn;
 };
 
 struct base_lcore {
@@ -205,6 +207,7 @@ struct base_port {
 	uint64_t rx, tx;
 	uint64_t rxq[PF_RXQ_MAX];
 	struct rte_eth_stats es;
+	struct pf_lat_hist lat;
 };
 
 static struct tel_base {
@@ -264,6 +267,7 @@ clear_stage(const struct pf_runtime *rt, uint16_t i)
 	snprintf(b->name, sizeof(b->name), "%s", st->conf->name);
 	b->cycles = RD(rs->cycles);
 	b->time_skipped = RD(rs->time_skipped);
+	b->io_cycles = RD(rs->io_cycles);
 	b->bursts = RD(rs->bursts);
 	b->packets = RD(rs->packets);
 	b->ring_full = RD(rs->ring_full);
@@ -290,6 +294,8 @@ clear_ring(const struct pf_runtime *rt, uint16_t i)
 	b->hwm = pf_rt_ring_hwm_total(r);
 	for (k = 0; k < PF_RING_HIST_BUCKETS; k++)
 		b->hist[k] = RD(r->hist[k]);
+	memset(&b->sojourn, 0, sizeof(b->sojourn));
+	pf_lat_add(&b->sojourn, &r->sojourn);
 	b->set = true;
 }
 
@@ -352,6 +358,7 @@ clear_items(const struct pf_runtime *rt, const char *name, struct rte_tel_data *
 			b->tx = pf_runtime_port_tx(rt, i);
 			for (q = 0; q < PF_RXQ_MAX; q++)
 				b->rxq[q] = pf_runtime_port_rxq(rt, i, q);
+			pf_runtime_port_latency(rt, i, &b->lat);
 			b->set = true;
 		}
 	}
@@ -369,6 +376,31 @@ static uint64_t
 ratio(uint64_t num, uint64_t den)
 {
 	return den != 0 ? (num + den / 2) / den : 0;
+}
+
+/*
+ * A latency histogram as a reply's dict @p name: samples, mean, p50, p99 and
+ * max in nanoseconds (pf_lat_summarize: bucket bounds, at most the max).
+ */
+static void
+add_latency(struct rte_tel_data *d, const char *name, const struct pf_lat_hist *h,
+	    const struct pf_lat_hist *base)
+{
+	struct rte_tel_data *l = rte_tel_data_alloc();
+	struct pf_lat_summary s;
+	double ns = 1e9 / (double)rte_get_tsc_hz();
+
+	if (l == NULL)
+		return;
+	pf_lat_summarize(h, base, &s);
+	rte_tel_data_start_dict(l);
+	rte_tel_data_add_dict_u64(l, "samples", s.count);
+	rte_tel_data_add_dict_u64(l, "mean_ns", (uint64_t)((double)s.mean * ns + 0.5));
+	rte_tel_data_add_dict_u64(l, "p50_ns", (uint64_t)((double)s.p50 * ns + 0.5));
+	rte_tel_data_add_dict_u64(l, "p99_ns", (uint64_t)((double)s.p99 * ns + 0.5));
+	rte_tel_data_add_dict_u64(l, "max_ns", (uint64_t)((double)s.max * ns + 0.5));
+	if (rte_tel_data_add_dict_container(d, name, l, 0) != 0)
+		rte_tel_data_free(l);
 }
 
 static void
@@ -413,6 +445,7 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "dequeued", since(deq, b ? b->dequeued : 0));
 	rte_tel_data_add_dict_u64(d, "full_drops", since(RD(r->full_drops), b ? b->full_drops : 0));
 	rte_tel_data_add_dict_u64(d, "direct", since(RD(r->direct), b ? b->direct : 0));
+	add_latency(d, "sojourn", &r->sojourn, b ? &b->sojourn : NULL);
 	if (h == NULL)
 		return;
 	/* Bucket b counts enqueue bursts that left 2^(b-1)..2^b-1 entries (b=0: 0). */
@@ -476,6 +509,11 @@ fill_stage(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "cycles_per_packet", ratio(cycles, packets));
 	rte_tel_data_add_dict_u64(d, "time_skipped",
 				  since(RD(rs->time_skipped), b ? b->time_skipped : 0));
+	if (rs->kind & PF_RT_KIND_SOURCE) {
+		v = since(RD(rs->io_cycles), b ? b->io_cycles : 0);
+		rte_tel_data_add_dict_u64(d, "io_cycles", v);
+		rte_tel_data_add_dict_u64(d, "io_cycles_per_packet", ratio(v, packets));
+	}
 
 	drop_sum = 0;
 	if (drops != NULL) {
@@ -598,6 +636,7 @@ fill_port(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 {
 	const struct pf_port_conf *pc = &rt->topo->ports[i];
 	const struct base_port *b = base_port(rt, i);
+	struct pf_lat_hist lat;
 	struct rte_eth_stats es;
 
 	pf_runtime_port_stats(rt, i, &es);
@@ -623,6 +662,8 @@ fill_port(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	rte_tel_data_add_dict_u64(d, "ierrors", es.ierrors);
 	rte_tel_data_add_dict_u64(d, "oerrors", es.oerrors);
 	rte_tel_data_add_dict_u64(d, "rx_nombuf", es.rx_nombuf);
+	pf_runtime_port_latency(rt, i, &lat);
+	add_latency(d, "latency", &lat, b ? &b->lat : NULL);
 	fill_port_queues(d, rt, i, b);
 	pf_port_fill_more(d, rt, i);
 }
@@ -1100,6 +1141,30 @@ cmd_table(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	return get_table(con->rt, params, d);
 }
 
+/*
+ * /pipefwd/latency[,on|off]: whether ring sojourn and rx -> tx latency are
+ * measured (pf_latency.h); with a parameter, switch it first.
+ */
+static int
+cmd_latency(struct pf_console *con __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	bool was;
+
+	if (params != NULL && *params != '\0') {
+		if (strcmp(params, "on") != 0 && strcmp(params, "off") != 0) {
+			pf_console_error(d, "expected on or off");
+			return 0;
+		}
+		was = pf_latency_set(strcmp(params, "on") == 0);
+		if (was != (strcmp(params, "on") == 0))
+			PF_LOG(INFO, "latency measuring %s by the stats socket", params);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "latency",
+				     __atomic_load_n(&pf_lat_on, __ATOMIC_RELAXED) ? "on" : "off");
+	return 0;
+}
+
 /* Help strings stay under 64 bytes (the telemetry limit). */
 const struct pf_cmd pf_stats_cmds[] = {
 	{ "/pipefwd/rings", "pipefwd rings: fill, hwm, drops. Param: ring", cmd_rings, false },
@@ -1114,6 +1179,7 @@ const struct pf_cmd pf_stats_cmds[] = {
 	{ "/pipefwd/reload", "pipefwd: re-read the topology file (like SIGHUP)", cmd_reload, false },
 	{ "/pipefwd/clear", "pipefwd: clear counters and hwm. Param: stage or ring", cmd_clear,
 	  false },
+	{ "/pipefwd/latency", "pipefwd latency measuring. Param: on|off", cmd_latency, false },
 	{ "/pipefwd/table", "pipefwd table contents. Params: stage,table[,offset=N,limit=N,"
 	  "port=P,vlan=V,addr=A]", cmd_table, false },
 	{ NULL, NULL, NULL, false },

@@ -31,13 +31,14 @@
 #include <rte_ring.h>
 
 #include "burst_hint.h"
+#include "pf_latency.h"
 #include "pf_tap.h"
 #include "pf_flowhash.h"
 #include "pf_watch.h"
 #include "rt_internal.h"
 
-/* No limit until pf_runtime_start sets it (the unit tests drive bursts without it). */
-uint64_t pf_rt_time_max = UINT64_MAX;
+/* No preemption until pf_runtime_start sets the floor (the unit tests drive bursts without it). */
+uint64_t pf_rt_time_floor = UINT64_MAX;
 
 /*
  * Charge @p rs the cycles since @p t0 and return the time now: the boundary
@@ -45,9 +46,9 @@ uint64_t pf_rt_time_max = UINT64_MAX;
  * pass in PF_RT_TIME_EVERY, rt_internal.h): an untimed pass carries t0 0,
  * takes no timestamp and stays 0; a timed interval counts PF_RT_TIME_EVERY
  * times, so rs->cycles estimates the cycles of all passes. An interval
- * longer than pf_rt_time_max was preempted (another thread ran on the CPU):
- * the stage's last interval counts instead, so a shared CPU does not
- * inflate a stage's cycles (time_skipped counts these).
+ * that was preempted (another thread ran on the CPU: pf_rt_interval) counts
+ * as the stage's typical one, so a shared CPU does not inflate a stage's
+ * cycles (time_skipped counts these).
  */
 static __rte_always_inline uint64_t
 charge(struct pf_rt_stage *rs, uint64_t t0)
@@ -57,23 +58,84 @@ charge(struct pf_rt_stage *rs, uint64_t t0)
 	if (likely(t0 == 0))
 		return 0;
 	t1 = rte_rdtsc();
-	d = t1 - t0;
-	if (likely(d < pf_rt_time_max))
-		rs->time_last = d;
-	else {
-		d = rs->time_last;
-		rs->time_skipped++;
-	}
+	d = pf_rt_interval(&rs->time_typ, t1 - t0, &rs->time_skipped);
 	rs->cycles += d << PF_RT_TIME_SHIFT;
 	return t1;
 }
 
+/*
+ * Latency on, a source's burst in a timed pass, as it leaves the source:
+ * its first packet carries the time the source took it (@p t, right after
+ * the port's rx) to the sink (pf_latency.h).
+ */
+static __rte_always_inline void
+lat_rx_stamp(const struct pf_rt_stage *rs, struct rte_mbuf *m, uint64_t t)
+{
+	if ((rs->kind & PF_RT_KIND_SOURCE) && __atomic_load_n(&pf_lat_on, __ATOMIC_RELAXED)) {
+		*PF_LAT_STAMP(m) = t;
+		m->ol_flags |= pf_lat_flag;
+	}
+}
+
+/*
+ * Latency on, a timed pass: stamp a source's burst (above), and give the
+ * consumer the ring position of this burst's first packet and the time, to
+ * find at dequeue (pf_latency.h).
+ */
+static __rte_noinline void
+lat_ring_stamp(const struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf *m,
+	       uint32_t pos, uint64_t t)
+{
+	lat_rx_stamp(rs, m, t);
+	__atomic_store_n(&r->lat_sample, (uint64_t)pos << 32 | (uint32_t)rte_rdtsc(),
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * charge() at a direct hand-over: in a timed pass with latency on, a
+ * source's burst is stamped first. Out of line: one pass in sixteen.
+ */
+static __rte_noinline uint64_t
+charge_stamp(struct pf_rt_stage *rs, struct rte_mbuf *m, uint64_t t0)
+{
+	lat_rx_stamp(rs, m, t0);
+	return charge(rs, t0);
+}
+
+/*
+ * Latency on, a sink in a timed pass: the packets rx stamped, by output port
+ * (the burst-port hint, else out_port). Out of line: one in sixteen passes.
+ */
+static __rte_noinline void
+lat_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t hint = rs->st->in_burst_port, i, port;
+	uint64_t now = rte_rdtsc();
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (likely(!(m->ol_flags & pf_lat_flag)))
+			continue;
+		m->ol_flags &= ~pf_lat_flag;
+		port = hint != 0 ? PF_BURST_PORT_INDEX(hint) : pf_meta(m)->out_port;
+		if (port < PF_MAX_PORTS && rs->lat != NULL)
+			pf_lat_record(&rs->lat[port],
+				      now - *PF_LAT_STAMP(m));
+	}
+}
+
 /* Cross-lcore send: the only place ring statistics move. */
 static __rte_always_inline void
-ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n)
+ring_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
+	  uint64_t t)
 {
 	unsigned int free_space, sent, used;
+	uint32_t pos = r->ring->prod.head;
 
+	/* Stamped before the enqueue: the consumer may take the packet at once. */
+	if (unlikely(t != 0) && __atomic_load_n(&pf_lat_on, __ATOMIC_RELAXED))
+		lat_ring_stamp(rs, r, pkts[0], pos, t);
 	sent = rte_ring_enqueue_burst(r->ring, (void **)pkts, n, &free_space);
 	r->enqueued += sent;
 	used = rte_ring_get_capacity(r->ring) - free_space;
@@ -113,7 +175,7 @@ static __rte_always_inline uint64_t
 hand_over(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, uint16_t n,
 	  uint64_t t, uint32_t hints)
 {
-	uint64_t now = charge(rs, t);
+	uint64_t now = likely(t == 0) ? 0 : charge_stamp(rs, pkts[0], t);
 
 	r->direct += n;
 	if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
@@ -139,7 +201,7 @@ edge_send(struct pf_rt_stage *rs, struct pf_rt_ring *r, struct rte_mbuf **pkts, 
 {
 	if (edge_direct(rs, r, me))
 		return direct_send(rs, r, pkts, n, me, t);
-	ring_send(rs, r, pkts, n);
+	ring_send(rs, r, pkts, n, t);
 	return t;
 }
 
@@ -181,8 +243,11 @@ edge_move(struct pf_rt_stage *rs, uint16_t e, struct rte_mbuf **pkts, uint16_t n
 	rs->edge_pkts[e] += n;
 	if (e == PF_EDGE_DROP)
 		rte_pktmbuf_free_bulk(pkts, n);
-	else if (st->ops->dp.tx != NULL)
+	else if (st->ops->dp.tx != NULL) {
+		if (unlikely(t != 0) && __atomic_load_n(&pf_lat_on, __ATOMIC_RELAXED))
+			lat_sink(rs, pkts, n);
 		st->ops->dp.tx(st, pkts, n);
+	}
 	else if (likely(rs->out[e] != NULL))
 		return edge_send(rs, rs->out[e], pkts, n, me, t);
 	else if (rs->fan[e] != NULL)
@@ -295,6 +360,15 @@ run_sink(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, uint64_t t0
 	rs->bursts++;
 	rs->ran = true;
 	rs->edge_pkts[1] += n;
+	/* One test of t0 for both: an untimed pass sends and returns (charge's
+	 * own test), a timed one may look for rx stamps first. */
+	if (likely(t0 == 0)) {
+		st->ops->dp.tx(st, pkts, n);
+		pf_hint_give(st, 0);
+		return 0;
+	}
+	if (__atomic_load_n(&pf_lat_on, __ATOMIC_RELAXED))
+		lat_sink(rs, pkts, n);
 	st->ops->dp.tx(st, pkts, n);
 	pf_hint_give(st, 0);
 	return charge(rs, t0);

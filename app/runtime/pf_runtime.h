@@ -15,6 +15,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
+#include "pf_latency.h"
 #include "pf_stage.h"
 #include "pf_stages.h"
 #include "pf_topo.h"
@@ -49,8 +50,16 @@ struct pf_rt_ring {
 	uint32_t hwm_clear_ack;                     /**< last hwm_clear_req the producer served */
 	/* written by the control thread: ask the producer to restart hwm */
 	uint32_t hwm_clear_req __rte_cache_aligned;
+	/*
+	 * Written by the producer in a timed pass with latency on (pf_latency.h):
+	 * the ring position of a burst's first packet << 32 | the TSC's low 32
+	 * bits. Its own line: the consumer reads it after every dequeue.
+	 */
+	uint64_t lat_sample __rte_cache_aligned;
 	/* written by the consumer stage's lcore */
 	uint64_t dequeued __rte_cache_aligned;
+	uint32_t lat_seen;                          /**< last sample taken, position + 1 */
+	struct pf_lat_hist sojourn;                 /**< cycles stamped packets sat in the ring */
 };
 
 /** The instance rings of one edge to a stage with `instances: N`. */
@@ -121,6 +130,8 @@ struct pf_rt_stage {
 	 */
 	uint8_t watch;
 	struct pf_cap_tap *drop_tap;                /**< capture of this stage's drops, else NULL */
+	/** A sink's rx -> tx latency per output port (PF_MAX_PORTS), else NULL (pf_latency.h). */
+	struct pf_lat_hist *lat;
 	uint16_t n_out;                             /**< distinct output rings (fan rings included) */
 	struct pf_rt_ring *outs[PF_MAX_EDGES * PF_MAX_INSTANCES];
 	/* single writer: the lcore that runs the stage */
@@ -129,10 +140,13 @@ struct pf_rt_stage {
 	uint64_t cycles;                            /**< in process + dispatch, consumers excluded */
 	uint64_t bursts;
 	bool ran;                                   /**< had a burst since its last idle check */
-	/** Last timed interval under the preemption limit (edge.c charge()). */
-	uint64_t time_last;
-	/** Timed intervals that were preempted (charged time_last instead). */
+	/** The stage's typical timed interval (rt_internal.h pf_rt_interval). */
+	uint64_t time_typ;
+	/** Timed intervals that were preempted (charged time_typ instead). */
 	uint64_t time_skipped;
+	/** A source: cycles in its port rx calls that returned packets (sampled as cycles). */
+	uint64_t io_cycles;
+	uint64_t io_typ;                            /**< its typical interval */
 	uint64_t ring_full;                         /**< dropped: next ring full */
 	uint64_t no_edge;                           /**< dropped: edge not wired */
 	uint64_t edge_pkts[PF_MAX_EDGES];
@@ -310,6 +324,9 @@ uint64_t pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port);
 /** Packets the rx stages read from rx queue @p q of @p port (RSS balance). */
 uint64_t pf_runtime_port_rxq(const struct pf_runtime *rt, uint16_t port, uint16_t q);
 uint64_t pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port);
+
+/** rx -> tx latency of packets sent on @p port, summed over the sinks (pf_latency.h). */
+void pf_runtime_port_latency(const struct pf_runtime *rt, uint16_t port, struct pf_lat_hist *out);
 
 /** Port stats: live, or the snapshot taken at shutdown. */
 void pf_runtime_port_stats(const struct pf_runtime *rt, uint16_t port, struct rte_eth_stats *es);

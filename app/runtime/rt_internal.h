@@ -39,11 +39,35 @@ struct rte_mempool *pf_rt_pool_for(struct pf_runtime *rt, int socket);
 #define PF_RT_TIME_SHIFT 4
 #define PF_RT_TIME_EVERY (1u << PF_RT_TIME_SHIFT)
 /*
- * A timed interval at least this long (100 us of TSC, set at start) was
- * preempted: no burst takes that long, a scheduler time slice is longer.
+ * A timed interval over PF_RT_TIME_FLOOR_US (pf_rt_time_floor cycles, set at
+ * start) and over PF_RT_TIME_OUTLIER times the stage's typical one was
+ * preempted (another thread had the CPU): the typical one counts instead.
+ * The floor keeps short bursts out of it, the ratio lets a stage whose
+ * bursts are slow (a delay stage, a huge burst) be: pf_rt_interval().
  */
-#define PF_RT_TIME_MAX_US 100
-extern uint64_t pf_rt_time_max;
+#define PF_RT_TIME_FLOOR_US 50
+#define PF_RT_TIME_OUTLIER 16
+extern uint64_t pf_rt_time_floor;
+
+/*
+ * The interval @p d to charge, given the stage's typical interval *@p typ
+ * (an average over the last eight or so): @p d itself, or *@p typ when @p d
+ * was preempted (counted in *@p skipped). A lasting slowdown is learnt: each
+ * interval taken for a preemption raises *@p typ by a sixteenth.
+ */
+static __rte_always_inline uint64_t
+pf_rt_interval(uint64_t *typ, uint64_t d, uint64_t *skipped)
+{
+	uint64_t t = *typ;
+
+	if (likely(d <= pf_rt_time_floor || t == 0 || d <= t * PF_RT_TIME_OUTLIER)) {
+		*typ = t == 0 ? d : t - (t >> 3) + (d >> 3);
+		return d;
+	}
+	(*skipped)++;
+	*typ = t + (t >> 4) + 1;
+	return t;
+}
 
 /*
  * edge.c: run one burst through @p rs on lcore @p me, the clock having

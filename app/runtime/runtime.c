@@ -112,6 +112,13 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 		   (sc->ops->dp.emit != NULL ? PF_RT_KIND_EMIT : 0) |
 		   (sc->ops->dp.idle != NULL ? PF_RT_KIND_IDLE : 0) |
 		   (rt->topo->backpressure ? PF_RT_KIND_LOSSLESS : 0);
+	/* A sink's rx -> tx latency per output port, on its lcore's socket. */
+	if (rs->kind & PF_RT_KIND_TX) {
+		rs->lat = rte_zmalloc_socket("pf_lat", sizeof(*rs->lat) * PF_MAX_PORTS,
+					     RTE_CACHE_LINE_SIZE, rs->st->socket);
+		if (rs->lat == NULL)
+			return pf_node_err(errs, sc->node, "stage '%s': out of memory", sc->name);
+	}
 	/* Edge 0 (drop) has no ring: run_burst relies on out[0] being NULL. */
 	for (e = 1; e < sc->ops->n_edges && e < PF_MAX_EDGES; e++) {
 		uint16_t to = sc->next[e], k, n_inst;
@@ -169,6 +176,12 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		pf_err_add(errs, topo->file, 0, 0, "cannot register the mbuf metadata field");
 		goto fail;
 	}
+	if (pf_latency_init() < 0) {
+		pf_err_add(errs, topo->file, 0, 0, "cannot register the latency stamp's mbuf flag");
+		goto fail;
+	}
+	if (topo->latency)
+		pf_latency_set(true);
 	/* A fault test's smaller pool (pipefwd-test only). */
 	n_mbufs = pf_fault_mbufs(topo->mbufs);
 	rt->pool = rte_pktmbuf_pool_create("pf_mbufs", n_mbufs, MBUF_CACHE, 0,
@@ -260,7 +273,7 @@ pf_runtime_start(struct pf_runtime *rt)
 	int rc;
 
 	rt->start_tsc = rte_rdtsc();
-	pf_rt_time_max = rte_get_tsc_hz() / 1000000 * PF_RT_TIME_MAX_US;
+	pf_rt_time_floor = rte_get_tsc_hz() / 1000000 * PF_RT_TIME_FLOOR_US;
 	pf_services_set_qsbr(rt->qsbr);
 	for (i = 0; i < rt->n_lcores; i++) {
 		rc = rte_eal_remote_launch(pf_rt_worker_main, rt, rt->lcores[i].id);
@@ -311,6 +324,7 @@ pf_runtime_destroy(struct pf_runtime *rt)
 		return;
 	for (i = 0; i < rt->n_stages; i++) {
 		pf_stage_destroy(rt->stages[i]);
+		rte_free(rt->rts[i].lat);
 		for (j = 0; j < PF_MAX_EDGES; j++)
 			rte_free(rt->rts[i].fan[j]);
 	}

@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "pf_inject.h"
+#include "pf_latency.h"
 #include "pf_tap.h"
 #include "rt_internal.h"
 
@@ -51,6 +52,22 @@ prefetch_burst(struct rte_mbuf **pkts, uint16_t n)
 }
 
 /*
+ * Latency on: did this dequeue (ring positions @p c .. @p c + @p n - 1) take
+ * the packet the producer stamped? Then record how long it sat (pf_latency.h).
+ */
+static __rte_noinline void
+lat_ring_check(struct pf_rt_ring *r, uint32_t c, uint16_t n)
+{
+	uint64_t s = __atomic_load_n(&r->lat_sample, __ATOMIC_ACQUIRE);
+	uint32_t pos = (uint32_t)(s >> 32);
+
+	if (s == 0 || pos - c >= n || pos + 1 == r->lat_seen)
+		return;
+	r->lat_seen = pos + 1;
+	pf_lat_record(&r->sojourn, (uint32_t)((uint32_t)rte_rdtsc() - (uint32_t)s));
+}
+
+/*
  * A burst from each of @p rs's input rings. Out of line: on one lcore the
  * rings of direct edges stay empty and the pass does not come here. Once
  * every ring is empty and every producer runs on this lcore, the rings
@@ -62,7 +79,7 @@ run_rings(struct pf_rt_stage *rs, int me, bool timed)
 	struct rte_mbuf *pkts[PF_BURST_MAX];
 	uint16_t i, n, moved = 0;
 	bool settled = true;
-	uint32_t max;
+	uint32_t max, c;
 
 	for (i = 0; i < rs->n_in; i++) {
 		struct pf_rt_ring *r = rs->in[i];
@@ -74,11 +91,14 @@ run_rings(struct pf_rt_stage *rs, int me, bool timed)
 		max = __atomic_load_n(&r->burst, __ATOMIC_RELAXED);
 		if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 			max = pf_rt_room(rs, me, max);
+		c = r->ring->cons.head;
 		n = (uint16_t)rte_ring_dequeue_burst(r->ring, (void **)pkts, max, NULL);
 		if (n == 0) {
 			settled = false;
 			continue;
 		}
+		if (unlikely(__atomic_load_n(&pf_lat_on, __ATOMIC_RELAXED)))
+			lat_ring_check(r, c, n);
 		prefetch_burst(pkts, n);
 		r->dequeued += n;
 		if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
@@ -90,6 +110,31 @@ run_rings(struct pf_rt_stage *rs, int me, bool timed)
 	}
 	pf_rt_rings_settle(rs, settled);
 	return moved;
+}
+
+/*
+ * A source's burst in a timed pass: the port's rx is timed too (io_cycles,
+ * the driver's share, which no stage is charged; preempted intervals count
+ * as the typical one, as charge() does), then the burst runs from the time
+ * after it. Out of line: the untimed pass stays as it was.
+ */
+static __rte_noinline uint16_t
+run_source_timed(struct pf_rt_stage *rs, uint32_t max, int me)
+{
+	struct rte_mbuf *pkts[PF_BURST_MAX];
+	struct pf_stage *st = rs->st;
+	uint64_t t0 = rte_rdtsc(), t1, d;
+	uint16_t n = st->ops->dp.rx(st, pkts, (uint16_t)max);
+
+	if (n == 0)
+		return 0;           /* an empty poll is idle time, not a packet's */
+	t1 = rte_rdtsc();
+	d = pf_rt_interval(&rs->io_typ, t1 - t0, &rs->time_skipped);
+	rs->io_cycles += d << PF_RT_TIME_SHIFT;
+	if (unlikely(__atomic_load_n(&rs->tap, __ATOMIC_RELAXED) != NULL))
+		pf_tap_burst(&rs->tap, pkts, n);
+	pf_rt_run_burst(rs, pkts, n, me, t1);
+	return n;
 }
 
 /* One pass of a stage; returns packets it took in. */
@@ -106,12 +151,17 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool time
 			max = __atomic_load_n(&rs->burst, __ATOMIC_RELAXED);
 			if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 				max = pf_rt_room(rs, me, max);
-			n = max != 0 ? st->ops->dp.rx(st, pkts, (uint16_t)max) : 0;
-			if (n != 0) {
-				if (unlikely(__atomic_load_n(&rs->tap, __ATOMIC_RELAXED) != NULL))
-					pf_tap_burst(&rs->tap, pkts, n);
-				pf_rt_run_burst(rs, pkts, n, me, timed ? rte_rdtsc() : 0);
-				moved += n;
+			if (unlikely(timed)) {
+				moved = max != 0 ? run_source_timed(rs, max, me) : 0;
+			} else {
+				n = max != 0 ? st->ops->dp.rx(st, pkts, (uint16_t)max) : 0;
+				if (n != 0) {
+					if (unlikely(__atomic_load_n(&rs->tap, __ATOMIC_RELAXED) !=
+						     NULL))
+						pf_tap_burst(&rs->tap, pkts, n);
+					pf_rt_run_burst(rs, pkts, n, me, 0);
+					moved += n;
+				}
 			}
 		}
 	} else if (rings) {

@@ -549,9 +549,10 @@ test_direct(void **state)
 }
 
 /*
- * Stage time is charged per interval; one longer than pf_rt_time_max was
- * preempted (another thread had the CPU): the stage's last interval counts
- * instead and time_skipped says so, so a shared CPU does not inflate cycles.
+ * Stage time is charged per interval; one over the floor and many times the
+ * stage's typical interval was preempted (another thread had the CPU): the
+ * typical one counts instead and time_skipped says so, so a shared CPU does
+ * not inflate cycles. A stage that is slow every burst is not preempted.
  */
 static void
 test_time_preempted(void **state)
@@ -559,26 +560,39 @@ test_time_preempted(void **state)
 	struct pf_runtime *rt = rt_build("", fused3);
 	struct pf_rt_stage *src = rs_of(rt, "src"), *mid = rs_of(rt, "mid");
 	struct rte_mbuf *pkts[PF_BURST_MAX];
-	uint64_t before, last;
+	uint64_t before, typ, hz = rte_get_tsc_hz();
 
 	/* What pf_runtime_start sets (this runtime is not started). */
-	pf_rt_time_max = rte_get_tsc_hz() / 1000000 * PF_RT_TIME_MAX_US;
+	pf_rt_time_floor = hz / 1000000 * PF_RT_TIME_FLOOR_US;
 	mk_burst(pkts, 0, 32);
 	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc());
-	last = src->time_last;
+	typ = src->time_typ;
 	before = src->cycles;
-	assert_int_equal(before, last << PF_RT_TIME_SHIFT);
+	assert_int_equal(before, typ << PF_RT_TIME_SHIFT);
 	assert_int_equal(src->time_skipped, 0);
 	/* Began "an hour ago": preempted for the clock's purposes. */
 	mk_burst(pkts, 32, 32);
-	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc() - rte_get_tsc_hz() * 3600);
+	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc() - hz * 3600);
 	assert_int_equal(src->time_skipped, 1);
-	assert_int_equal(src->time_last, last);
-	assert_int_equal(src->cycles, before + (last << PF_RT_TIME_SHIFT));
+	assert_int_equal(src->cycles, before + (typ << PF_RT_TIME_SHIFT));
 	/* Its consumers' intervals were not. */
 	assert_int_equal(mid->time_skipped, 0);
 	assert_int_equal(fake_of(rt, "sink")->n, 64);
-	pf_rt_time_max = UINT64_MAX;
+	pf_rt_time_floor = UINT64_MAX;
+	rt_free(rt);
+	/* A stage slow in every burst (200 us, over the floor) is charged its time. */
+	rt = rt_build("", fused3);
+	src = rs_of(rt, "src");
+	mid = rs_of(rt, "mid");
+	pf_rt_time_floor = hz / 1000000 * PF_RT_TIME_FLOOR_US;
+	fake_of(rt, "mid")->spin_us = 200;
+	mk_burst(pkts, 0, 32);
+	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc());
+	mk_burst(pkts, 32, 32);
+	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc());
+	assert_int_equal(mid->time_skipped, 0);
+	assert_true(mid->cycles >= (2 * hz / 5000) << PF_RT_TIME_SHIFT);
+	pf_rt_time_floor = UINT64_MAX;
 	rt_free(rt);
 }
 
