@@ -1566,7 +1566,11 @@ size_mempool(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 		if (!ring_unused(t, i))
 			rings += t->rings[i].size - 1;
 	for (i = 0; i < t->n_ports; i++) {
-		rxd += (uint64_t)t->ports[i].rxd * t->ports[i].n_rxq;
+		/* net_af_xdp fills 2048 a queue whatever rxd says (DPDK 22.11, its fill ring). */
+		uint32_t fill = strncmp(t->ports[i].device, "net_af_xdp", 10) == 0 ?
+				RTE_MAX(t->ports[i].rxd, 2048u) : t->ports[i].rxd;
+
+		rxd += (uint64_t)fill * t->ports[i].n_rxq;
 		txd += (uint64_t)t->ports[i].txd * t->ports[i].n_txq;
 		preload += t->ports[i].pcap_preload;
 	}

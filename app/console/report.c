@@ -128,7 +128,11 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 		fprintf(out, "reloads: %" PRIu64 " applied (longest %.2f ms), %" PRIu64 " refused\n",
 			pf_reload_status.generation, pf_reload_status.max_ms,
 			pf_reload_status.failures);
-	if (rt->ports_closed)
+	if (rt->ports_closed && rt->mbufs_kept != 0)
+		fprintf(out, "mbufs still in use after shutdown: %" PRId64 "%s, and %" PRId64
+			" kept by net_af_xdp's fill rings\n", rt->mbufs_in_use,
+			rt->mbufs_in_use == 0 ? " (ok)" : " (LEAK)", rt->mbufs_kept);
+	else if (rt->ports_closed)
 		fprintf(out, "mbufs still in use after shutdown: %" PRId64 "%s\n", rt->mbufs_in_use,
 			rt->mbufs_in_use == 0 ? " (ok)" : " (LEAK)");
 }
@@ -238,9 +242,10 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 		json_latency(f, "sojourn", &r->sojourn);
 		fputc('}', f);
 	}
-	fprintf(f, "\n  },\n  \"totals\": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"replicas\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"in_flight\": %" PRIu64 ", \"unaccounted\": %" PRId64 "},\n  \"reload\": {\"generation\": %" PRIu64 ", \"failures\": %" PRIu64 ", \"last_ms\": %.3f, \"max_ms\": %.3f},\n  \"mbufs_in_use_after_stop\": %" PRId64 "\n}\n",
+	fprintf(f, "\n  },\n  \"totals\": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"replicas\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"in_flight\": %" PRIu64 ", \"unaccounted\": %" PRId64 "},\n  \"reload\": {\"generation\": %" PRIu64 ", \"failures\": %" PRIu64 ", \"last_ms\": %.3f, \"max_ms\": %.3f},\n  \"mbufs_in_use_after_stop\": %" PRId64 ",\n  \"mbufs_kept_by_drivers\": %" PRId64 "\n}\n",
 		tot.rx, tot.tx, tot.replicas, tot.dropped, tot.in_flight, tot.unaccounted,
 		pf_reload_status.generation, pf_reload_status.failures, pf_reload_status.last_ms,
-		pf_reload_status.max_ms, rt->ports_closed ? rt->mbufs_in_use : -1);
+		pf_reload_status.max_ms, rt->ports_closed ? rt->mbufs_in_use : -1,
+		rt->ports_closed ? rt->mbufs_kept : -1);
 	return fclose(f) == 0 ? 0 : -errno;
 }

@@ -183,6 +183,19 @@ struct pf_rt_link {
 	uint64_t down_at_down;      /**< its link_down drops then */
 };
 
+/**
+ * The kernel interface behind a port (net_af_packet, net_af_xdp: the device's if_index) as
+ * pipefwd found it, put back when the port closes: setting the port up makes it promiscuous
+ * and may give it the port's MAC, and both would outlive pipefwd.
+ */
+struct pf_rt_kernif {
+	unsigned int ifindex;       /**< 0: no kernel interface */
+	char name[16];              /**< IFNAMSIZ */
+	short promisc;              /**< IFF_PROMISC as found */
+	uint8_t mac[6];             /**< the interface's MAC as found */
+	bool has_mac;
+};
+
 struct pf_runtime {
 	struct pf_topo *topo;
 	/** Per port, what setting it up found (the env of every topology it runs points here). */
@@ -207,7 +220,14 @@ struct pf_runtime {
 	struct rte_rcu_qsbr *qsbr;  /**< workers report a quiescent state every pass */
 	struct rte_eth_stats port_stats[PF_MAX_PORTS]; /**< snapshot taken when ports close */
 	bool ports_closed;
-	int64_t mbufs_in_use;      /**< after shutdown: must be 0 (no leak) */
+	struct pf_rt_kernif port_kernif[PF_MAX_PORTS]; /**< put back when the port closes */
+	/**
+	 * Per port, the mbufs its rx queues took at set-up when its driver keeps them at close
+	 * (net_af_xdp's fill ring: port.c); mbufs_kept is what those drivers kept at shutdown.
+	 */
+	uint32_t port_rx_held[PF_MAX_PORTS];
+	int64_t mbufs_kept;
+	int64_t mbufs_in_use;      /**< after shutdown, less mbufs_kept: must be 0 (no leak) */
 	/**
 	 * PF_RX_*: sources start polling once every worker runs (the last one
 	 * sets PF_RX_POLLING) and stop for good at PF_RX_STOPPED (shutdown).

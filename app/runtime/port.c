@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ports: probe, configure and start each port of the topology; read and
- * snapshot their stats; stop and close them at shutdown.
+ * snapshot their stats; stop and close them at shutdown, leaving a kernel
+ * interface behind a port as it was found.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <net/if_arp.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
+#include <rte_ether.h>
 
 #include "pf_log.h"
 #include "pf_portplan.h"
@@ -31,6 +40,88 @@ port_fast_free_ok(const struct pf_runtime *rt)
 		    strcmp(rt->topo->stages[s].ops->type, "l2fib") == 0)
 			return false;
 	return true;
+}
+
+/*
+ * A driver that keeps the mbufs its rx queues took when the port closes: DPDK 22.11's
+ * net_af_xdp (zero-copy UMEM over the pool) puts 2048 a queue in its fill ring at queue
+ * set-up, replaces each it receives, and its close deletes the socket without returning
+ * them. pipefwd counts them at set-up and leaves them out of the leak check.
+ */
+static bool
+port_keeps_rx_mbufs(const char *driver)
+{
+	return driver != NULL && strcmp(driver, "net_af_xdp") == 0;
+}
+
+static int
+kernif_ioctl(unsigned long req, struct ifreq *ifr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = ioctl(fd, req, ifr) < 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+/* Note the kernel interface behind a port (if any) before setting the port up changes it. */
+static void
+kernif_save(struct pf_rt_kernif *k, unsigned int ifindex)
+{
+	struct ifreq ifr;
+
+	memset(k, 0, sizeof(*k));
+	RTE_BUILD_BUG_ON(sizeof(k->name) < IF_NAMESIZE);
+	if (ifindex == 0 || if_indextoname(ifindex, k->name) == NULL)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", k->name);
+	if (kernif_ioctl(SIOCGIFFLAGS, &ifr) < 0)
+		return;
+	k->promisc = ifr.ifr_flags & IFF_PROMISC;
+	if (kernif_ioctl(SIOCGIFHWADDR, &ifr) == 0 && ifr.ifr_hwaddr.sa_family == ARPHRD_ETHER) {
+		memcpy(k->mac, ifr.ifr_hwaddr.sa_data, sizeof(k->mac));
+		k->has_mac = true;
+	}
+	k->ifindex = ifindex;
+}
+
+/*
+ * After the port closed: its interface's promiscuous mode and MAC as kernif_save found them.
+ * An interface the driver made (net_tap's) is gone by now, or is another one by that index.
+ */
+static void
+kernif_restore(const struct pf_rt_kernif *k, const char *port)
+{
+	char name[IF_NAMESIZE];
+	struct ifreq ifr;
+	int rc;
+
+	if (k->ifindex == 0 || if_indextoname(k->ifindex, name) == NULL ||
+	    strcmp(name, k->name) != 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", k->name);
+	if (kernif_ioctl(SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_PROMISC) != k->promisc) {
+		ifr.ifr_flags = (ifr.ifr_flags & ~IFF_PROMISC) | k->promisc;
+		rc = kernif_ioctl(SIOCSIFFLAGS, &ifr);
+		if (rc < 0)
+			PF_LOG(WARNING, "port %s: cannot turn %s's promiscuous mode back %s: %s",
+			       port, k->name, k->promisc ? "on" : "off", strerror(-rc));
+	}
+	if (!k->has_mac || kernif_ioctl(SIOCGIFHWADDR, &ifr) < 0 ||
+	    memcmp(ifr.ifr_hwaddr.sa_data, k->mac, sizeof(k->mac)) == 0)
+		return;
+	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+	memcpy(ifr.ifr_hwaddr.sa_data, k->mac, sizeof(k->mac));
+	rc = kernif_ioctl(SIOCSIFHWADDR, &ifr);
+	if (rc < 0)
+		PF_LOG(WARNING, "port %s: cannot give %s its MAC " RTE_ETHER_ADDR_PRT_FMT " back: %s",
+		       port, k->name, k->mac[0], k->mac[1], k->mac[2], k->mac[3], k->mac[4],
+		       k->mac[5], strerror(-rc));
 }
 
 /* Spread the hash space evenly over the rx queues (devices default to it, not all do). */
@@ -90,14 +181,17 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;
 	struct pf_port_plan plan;
+	uint16_t idx = pc - rt->topo->ports;
+	int64_t in_use;
 	struct pf_port_want want = { .n_rxq = pc->n_rxq, .n_txq = pc->n_txq, .rss = pc->rss,
 				     .offloads = !pc->offloads_off };
 	char desc[256];
-	uint16_t pid = rt->port_run[pc - rt->topo->ports].port_id, q;
+	uint16_t pid = rt->port_run[idx].port_id, q;
 	int rc, socket;
 
 	if (rte_eth_dev_info_get(pid, &info) != 0)
 		return pf_node_err(errs, pc->node, "ports.%s: cannot read device info", pc->name);
+	kernif_save(&rt->port_kernif[idx], info.if_index);
 	want.fast_free_ok = port_fast_free_ok(rt);
 	if (pf_port_plan(&info, &want, &plan) < 0)
 		return pf_node_err(errs, pc->node,
@@ -113,7 +207,7 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 		conf.rx_adv_conf.rss_conf.rss_key_len = plan.rss_key_len;
 	}
 	conf.rxmode.offloads = plan.rx_offloads;
-	rt->port_run[pc - rt->topo->ports].rx_cksum_off =
+	rt->port_run[idx].rx_cksum_off =
 		(plan.rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) == 0;
 	conf.txmode.offloads = plan.tx_offloads;
 	rc = rte_eth_dev_configure(pid, plan.n_rxq, plan.n_txq, &conf);
@@ -129,6 +223,7 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 		return pf_node_err(errs, pc->node, "ports.%s: configure failed: %s", pc->name,
 				   strerror(-rc));
 	socket = rte_eth_dev_socket_id(pid);
+	in_use = pf_rt_mbufs_in_use(rt);
 	for (q = 0; q < plan.n_rxq; q++) {
 		/* The pool of the port's socket: rx writes into memory local to the NIC. */
 		rc = rte_eth_rx_queue_setup(pid, q, pc->rxd, socket, NULL, pf_rt_pool_for(rt, socket));
@@ -136,6 +231,8 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 			return pf_node_err(errs, pc->node, "ports.%s: rx queue %u: %s", pc->name, q,
 					   strerror(-rc));
 	}
+	if (port_keeps_rx_mbufs(info.driver_name))
+		rt->port_rx_held[idx] = pf_rt_mbufs_in_use(rt) - in_use;
 	for (q = 0; q < plan.n_txq; q++) {
 		rc = rte_eth_tx_queue_setup(pid, q, pc->txd, socket, NULL);
 		if (rc < 0)
@@ -163,21 +260,65 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 	return 0;
 }
 
+/*
+ * net_af_xdp frees a sent mbuf when it reads the completion ring, at its next send: a burst
+ * of none on every queue takes what the last sends left. A NIC in zero-copy mode completes a
+ * little later: again until the pools stop changing (100 ms at most).
+ */
+static void
+port_tx_reclaim(struct pf_runtime *rt)
+{
+	struct rte_mbuf *none[1];
+	struct rte_eth_dev_info info;
+	int64_t last = -1, now;
+	uint16_t i, q;
+	int round;
+
+	for (round = 0; round < 100; round++) {
+		for (i = 0; i < rt->topo->n_ports; i++) {
+			uint16_t pid = rt->port_run[i].port_id;
+
+			if (rt->port_rx_held[i] == 0 || !rte_eth_dev_is_valid_port(pid) ||
+			    rte_eth_dev_info_get(pid, &info) != 0)
+				continue;
+			for (q = 0; q < info.nb_tx_queues; q++)
+				rte_eth_tx_burst(pid, q, none, 0);
+		}
+		now = pf_rt_mbufs_in_use(rt);
+		if (now == last)
+			return;
+		last = now;
+		rte_delay_us_sleep(1000);
+	}
+}
+
 void
 pf_rt_close_ports(struct pf_runtime *rt)
 {
+	int64_t in_use, kept;
 	uint16_t i;
 
 	if (rt->ports_closed)
 		return;
+	port_tx_reclaim(rt);
+	rt->mbufs_kept = 0;
 	for (i = 0; i < rt->topo->n_ports; i++) {
 		uint16_t pid = rt->port_run[i].port_id;
 
 		if (!rte_eth_dev_is_valid_port(pid))
 			continue;
 		rte_eth_stats_get(pid, &rt->port_stats[i]);
+		in_use = pf_rt_mbufs_in_use(rt);
 		rte_eth_dev_stop(pid);
 		rte_eth_dev_close(pid);
+		/* What the driver took at set-up less what its close gave back. */
+		kept = (int64_t)rt->port_rx_held[i] - (in_use - pf_rt_mbufs_in_use(rt));
+		if (rt->port_rx_held[i] != 0 && kept > 0) {
+			PF_LOG(INFO, "port %s: its driver kept the %" PRId64 " mbufs of its fill "
+			       "ring at close (not a leak of pipefwd's)", rt->topo->ports[i].name, kept);
+			rt->mbufs_kept += kept;
+		}
+		kernif_restore(&rt->port_kernif[i], rt->topo->ports[i].name);
 	}
 	rt->ports_closed = true;
 }

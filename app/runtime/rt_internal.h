@@ -28,6 +28,8 @@ void pf_rt_close_ports(struct pf_runtime *rt);
 
 /* runtime.c: the mbuf pool of a NUMA socket (created on first use). */
 struct rte_mempool *pf_rt_pool_for(struct pf_runtime *rt, int socket);
+/* runtime.c: the mbufs taken from every pool (caches count as free). */
+int64_t pf_rt_mbufs_in_use(const struct pf_runtime *rt);
 
 /*
  * Stage cycles are sampled (an rdtsc costs about 40 cycles, a packet on a

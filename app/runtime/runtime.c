@@ -289,7 +289,6 @@ void
 pf_runtime_stop(struct pf_runtime *rt)
 {
 	uint64_t deadline = rte_rdtsc() + 2 * rte_get_tsc_hz();
-	int i;
 
 	/* Sources stop first; then every ring and tx buffer drains. A pass that
 	 * starts after PF_RX_STOPPED is seen cannot add packets, so two complete
@@ -309,10 +308,19 @@ pf_runtime_stop(struct pf_runtime *rt)
 	rte_eal_mp_wait_lcore();
 	pf_services_set_qsbr(NULL);
 	pf_rt_close_ports(rt);
-	rt->mbufs_in_use = 0;
+	rt->mbufs_in_use = pf_rt_mbufs_in_use(rt) - rt->mbufs_kept;
+}
+
+int64_t
+pf_rt_mbufs_in_use(const struct pf_runtime *rt)
+{
+	int64_t n = 0;
+	int i;
+
 	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
 		if (rt->pools[i] != NULL && (rt->pools[i] != rt->pool || i == rt->pool->socket_id))
-			rt->mbufs_in_use += rte_mempool_in_use_count(rt->pools[i]);
+			n += rte_mempool_in_use_count(rt->pools[i]);
+	return n;
 }
 
 void
