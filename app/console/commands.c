@@ -32,6 +32,7 @@ static const struct pf_cmd *const cmd_tables[] = {
 	pf_lookup_cmds,
 	pf_source_cmds,
 	pf_port_cmds,
+	pf_plan_cmds,
 };
 
 static pthread_mutex_t con_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -53,6 +53,7 @@ extern const struct pf_cmd pf_learn_cmds[];      /* console/learn_cmds.c */
 extern const struct pf_cmd pf_lookup_cmds[];     /* console/lookup_cmds.c */
 extern const struct pf_cmd pf_source_cmds[];     /* console/source_cmds.c */
 extern const struct pf_cmd pf_port_cmds[];       /* console/ports.c */
+extern const struct pf_cmd pf_plan_cmds[];       /* console/plan_cmds.c */
 
 /* What commands.c asks of the modules at start and stop (console-internal). */
 /** capture.c: the capture directory (NULL: the default) and dpdk-dumpcap's pdump. */

@@ -13,6 +13,13 @@
 
 /** Cost assumed for a cross-lcore ring hand-off, cycles per packet (measured here). */
 #define PF_CROSS_CYCLES_DEFAULT 130.0
+/**
+ * The planner's hand-off per packet per cross-lcore edge, both sides, since
+ * the prefetch at dequeue (docs/scaling.md "Where the hand-off goes": l3-1k
+ * 45, full 56), and the producer's share of it (rx +14.6 of 45: the enqueue).
+ */
+#define PF_HANDOFF_CYCLES_DEFAULT 45.0
+#define PF_HANDOFF_PROD_SHARE 0.33
 /** Sliding window of the advice: default and longest, seconds. */
 #define PF_REBALANCE_WINDOW_DEFAULT 10.0
 #define PF_REBALANCE_WINDOW_MAX 60.0
@@ -29,6 +36,21 @@
  * The main thread calls it often (every pass of its loop).
  */
 void pf_rebalance_sample(const struct pf_runtime *rt);
+
+/** What the pipeline measured over a window, per second (pf_rebalance_window). */
+struct pf_load_window {
+	double secs;                       /**< the span measured */
+	double cycles[PF_MAX_STAGES];      /**< stage cycles (process + dispatch) */
+	double packets[PF_MAX_STAGES];     /**< packets each stage processed */
+	double io[PF_MAX_STAGES];          /**< a source's cycles in its port rx */
+	double ring_pkts[PF_MAX_RINGS];    /**< packets on each edge (ring or direct) */
+};
+
+/**
+ * The counters' rates over the last @p window_s seconds (since start until
+ * the first sample), into @p w. Console lock. Returns 0 or -EINVAL.
+ */
+int pf_rebalance_window(const struct pf_runtime *rt, double window_s, struct pf_load_window *w);
 
 /**
  * Propose an lcore map for @p rt from its load over the last @p window_s

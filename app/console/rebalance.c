@@ -27,6 +27,8 @@
 struct rb_sample {
 	uint64_t tsc;
 	uint64_t cycles[PF_MAX_STAGES];
+	uint64_t packets[PF_MAX_STAGES];
+	uint64_t io[PF_MAX_STAGES];
 	uint64_t pkts[PF_MAX_RINGS];
 };
 
@@ -42,8 +44,11 @@ rb_read(const struct pf_runtime *rt, struct rb_sample *s)
 	uint16_t i;
 
 	s->tsc = rte_rdtsc();
-	for (i = 0; i < rt->n_stages; i++)
+	for (i = 0; i < rt->n_stages; i++) {
 		s->cycles[i] = RD(rt->rts[i].cycles);
+		s->packets[i] = RD(rt->rts[i].packets);
+		s->io[i] = RD(rt->rts[i].io_cycles);
+	}
 	for (i = 0; i < rt->n_rings; i++)
 		s->pkts[i] = RD(rt->rings[i].enqueued) + RD(rt->rings[i].direct);
 }
@@ -87,6 +92,40 @@ rb_oldest_within(double window_s, uint64_t now, struct rb_sample *out)
 	return found;
 }
 
+/* The counters now and the oldest sample in the window (since start if none); seconds between. */
+static double
+rb_span(const struct pf_runtime *rt, double window_s, struct rb_sample *now,
+	struct rb_sample *base)
+{
+	rb_read(rt, now);
+	if (!rb_oldest_within(window_s, now->tsc, base) || base->tsc >= now->tsc) {
+		memset(base, 0, sizeof(*base));
+		base->tsc = rt->start_tsc;      /* no sample yet: since start */
+	}
+	return (double)(now->tsc - base->tsc) / (double)rte_get_tsc_hz();
+}
+
+int
+pf_rebalance_window(const struct pf_runtime *rt, double window_s, struct pf_load_window *w)
+{
+	static struct rb_sample now, base;     /* console lock; off the stack */
+	double secs = rb_span(rt, window_s, &now, &base);
+	uint16_t i;
+
+	if (secs <= 0)
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->secs = secs;
+	for (i = 0; i < rt->n_stages; i++) {
+		w->cycles[i] = (double)(now.cycles[i] - base.cycles[i]) / secs;
+		w->packets[i] = (double)(now.packets[i] - base.packets[i]) / secs;
+		w->io[i] = (double)(now.io[i] - base.io[i]) / secs;
+	}
+	for (i = 0; i < rt->n_rings; i++)
+		w->ring_pkts[i] = (double)(now.pkts[i] - base.pkts[i]) / secs;
+	return 0;
+}
+
 int
 pf_rebalance_suggest(const struct pf_runtime *rt, double cross_cycles, double window_s,
 		     double *used_s, struct pf_place_input *in, struct pf_place_result *res)
@@ -100,12 +139,7 @@ pf_rebalance_suggest(const struct pf_runtime *rt, double cross_cycles, double wi
 	    rt->n_stages > PF_PLACE_MAX_STAGES)
 		return -EINVAL;
 	/* Static: the telemetry lock serialises callers; 35 KB stays off the stack. */
-	rb_read(rt, &now);
-	if (!rb_oldest_within(window_s, now.tsc, &base) || base.tsc >= now.tsc) {
-		memset(&base, 0, sizeof(base));
-		base.tsc = rt->start_tsc;      /* no sample yet: since start */
-	}
-	secs = (double)(now.tsc - base.tsc) / hz;
+	secs = rb_span(rt, window_s, &now, &base);
 	if (secs <= 0)
 		return -EINVAL;
 	*used_s = secs;

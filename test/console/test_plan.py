@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""pipefwd-ctl plan: the layout planner on a running pipeline (issue 31).
+
+    test_plan.py PIPEFWD_TEST PIPEFWD_CTL
+
+rx -> d1 -> d2 -> tx fused on lcore 1 (lcore 2 spare), looping traffic; d1
+and d2 are the test-only delay stage, each busy-waiting 20 us a burst, so
+they cost far more than rx and tx. The plan for 2 cores must:
+- measure every stage on every packet (packets/input 1) and d1, d2 dearer
+  than rx and tx together;
+- propose the split that puts one delay stage on each lcore,
+  [rx d1] | [d2 tx], as the best layout, as an lcores: diff of the file;
+- predict each layout by the model docs/scaling.md states, recomputed here
+  from the stage costs the plan reports (busiest lcore: its stages, the
+  port rx on the source's lcore, the hand-off per crossing edge, its
+  producer's share on the producer's side), and the fused one as the layout
+  running now;
+- refuse bad parameters with a usage error, not a traceback.
+No timing is asserted: the costs are whatever this machine measured.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import replaylib  # noqa: E402
+
+PIPEFWD, CTL = sys.argv[1], sys.argv[2]
+
+TOPOLOGY = """eal: [--no-huge, -m, "256", --no-pci, --log-level=lib.eal:warning]
+ports:
+  p0: {{ device: "net_pcap0,rx_pcap={d}/in.pcap,infinite_rx=1" }}
+  p1: {{ device: "net_null0" }}
+stages:
+  rx: {{ type: rx, ports: [p0], next: d1 }}
+  d1: {{ type: delay, us: 20, next: d2 }}
+  d2: {{ type: delay, us: 20, next: tx }}
+  tx: {{ type: tx, ports: [p1] }}
+lcores:
+  1: [rx, d1, d2, tx]
+  2: []
+"""
+
+
+def ctl(prefix, *args):
+    p = subprocess.run(["/usr/bin/python3", CTL, "--file-prefix", prefix] + list(args),
+                       capture_output=True, text=True, timeout=30)
+    return p.returncode, p.stdout + p.stderr
+
+
+def busiest(plan, groups):
+    """The model, independently: cycles per input packet of the busiest lcore."""
+    st = plan["stages"]
+    h = plan["handoff_cycles_x10"] / 10.0
+    hp = plan["handoff_prod_cycles_x10"] / 10.0
+    io = plan["io_cycles_x10"] / 10.0
+    lc = [g.split() for g in groups.split(" | ")]
+    where = {n: i for i, g in enumerate(lc) for n in g}
+    load = [0.0] * len(lc)
+    for n, s in st.items():
+        f = s["frac_x1000"] / 1000.0
+        load[where[n]] += (s["cycles_x10"] / 10.0 + (io if s["source"] else 0)) * f
+    for a, b in (("rx", "d1"), ("d1", "d2"), ("d2", "tx")):
+        if where[a] != where[b]:
+            f = st[b]["frac_x1000"] / 1000.0          # every packet goes on
+            load[where[a]] += hp * f
+            load[where[b]] += (h - hp) * f
+    return max(load)
+
+
+def check(plan, errors):
+    st = plan["stages"]
+    if sorted(st) != ["d1", "d2", "rx", "tx"]:
+        errors.append("stages %s" % sorted(st))
+        return
+    for n, s in st.items():
+        if not 990 <= s["frac_x1000"] <= 1010:
+            errors.append("%s sees %s packets a packet read, want 1" % (n, s["frac_x1000"]))
+    cyc = {n: s["cycles_x10"] / 10.0 for n, s in st.items()}
+    if not min(cyc["d1"], cyc["d2"]) > cyc["rx"] + cyc["tx"]:
+        errors.append("the delay stages should be the dear ones: %s" % cyc)
+    lays = [plan["layouts"][k] for k in sorted(plan["layouts"], key=int)]
+    if lays[0]["kind"] != "split" or lays[0]["groups"] != "rx d1 | d2 tx":
+        errors.append("best layout %s, want the split rx d1 | d2 tx" % lays[0])
+    if [l["kpps"] for l in lays] != sorted((l["kpps"] for l in lays), reverse=True):
+        errors.append("layouts not best first: %s" % lays)
+    for l in lays:
+        if l["kind"] not in ("split", "fused"):
+            continue
+        want = busiest(plan, l["groups"])
+        got = l["busiest_cycles_x10"] / 10.0
+        if abs(got - want) > 0.01 * want + 0.2:
+            errors.append("%s %s: busiest %.1f cycles, the model says %.1f" % (
+                l["kind"], l["groups"], got, want))
+        kpps = plan["tsc_hz"] / got / 1e3
+        if abs(l["kpps"] - kpps) > 0.01 * kpps + 1:
+            errors.append("%s: %s kpps, hz / busiest is %.0f" % (l["groups"], l["kpps"], kpps))
+    fused = next((l for l in lays if l["kind"] == "fused"), None)
+    if fused is None or abs(plan.get("current_kpps", 0) - fused["kpps"]) > 1:
+        errors.append("the running layout (fused) should be predicted as fused: %s" % plan)
+    if len([l for l in lays if l["kind"] == "split"]) != 3:
+        errors.append("--all: want the 3 two-lcore splits of 4 stages: %s" % lays)
+
+
+def main():
+    d = tempfile.mkdtemp(prefix="pf-plan-")
+    prefix = "plan_%d" % os.getpid()
+    replaylib.write_pcap(d + "/in.pcap", [replaylib.udp4(sport=1000 + i) for i in range(64)])
+    topo = d + "/topology.yaml"
+    with open(topo, "w") as f:
+        f.write(TOPOLOGY.format(d=d))
+    proc = subprocess.Popen([PIPEFWD, "-q", "-d", "60", "-j", d + "/stats.json", topo, "--",
+                             "--file-prefix=" + prefix], stderr=subprocess.PIPE, text=True)
+    errors = []
+    try:
+        plan = None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            time.sleep(1.0)
+            rc, out = ctl(prefix, "--json", "plan", "--cores", "2", "--all", "--window", "2")
+            if rc == 0:
+                plan = json.loads(out)
+                break
+        if plan is None:
+            errors.append("no plan within 30 s: rc %d: %s" % (rc, out))
+        else:
+            print(json.dumps(plan))
+            check(plan, errors)
+        rc, out = ctl(prefix, "plan", "--cores", "2")
+        print(out)
+        if rc != 0 or "+  1: [rx, d1]" not in out or "+  2: [d2, tx]" not in out or \
+                "-  1: [rx, d1, d2, tx]" not in out:
+            errors.append("plan text: want the lcores diff to [rx, d1] / [d2, tx]: rc %d: %s"
+                          % (rc, out))
+        for bad in (["--cores", "0"], ["--handoff", "nan"], ["--window", "61"],
+                    ["--rss", "2"]):
+            rc, out = ctl(prefix, "plan", *bad)
+            if rc == 0 or "Traceback" in out:
+                errors.append("plan %s not refused cleanly: rc %d: %s" % (" ".join(bad), rc, out))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    for e in errors:
+        print("FAIL:", e)
+    if not errors:
+        shutil.rmtree(d, ignore_errors=True)
+        print("plan: costs measured, the balanced split proposed, the model's figures hold")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
