@@ -25,6 +25,7 @@
 #include <rte_log.h>
 #include <rte_version.h>
 
+#include "pf_conf.h"
 #include "pf_console.h"
 #include "pf_hugepages.h"
 #include "pf_eal.h"
@@ -125,6 +126,41 @@ print_counters(FILE *out)
 	}
 }
 
+/*
+ * --capture-dir must be a directory pipefwd can write in, said at start rather than at the
+ * first capture (a missing one, a file, "" which realpath() leaves as it is).
+ */
+static int
+check_capture_dir(const char *dir)
+{
+	struct stat sb;
+
+	if (dir[0] == '\0') {
+		fprintf(stderr, "pipefwd: --capture-dir: empty: give a directory\n");
+		return -EINVAL;
+	}
+	if (pf_ctl_char_at(dir, strlen(dir)) >= 0) {
+		fprintf(stderr, "pipefwd: --capture-dir: a control character at offset %ld: a "
+			"path is printable text\n", pf_ctl_char_at(dir, strlen(dir)));
+		return -EINVAL;
+	}
+	if (stat(dir, &sb) < 0) {
+		fprintf(stderr, "pipefwd: --capture-dir %s: %s\n", dir, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "pipefwd: --capture-dir %s: %s, not a directory\n", dir,
+			pf_file_kind(sb.st_mode));
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		fprintf(stderr, "pipefwd: --capture-dir %s: cannot write in it: %s\n", dir,
+			strerror(errno));
+		return -EACCES;
+	}
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct options *o)
 {
@@ -193,6 +229,8 @@ parse_args(int argc, char **argv, struct options *o)
 		usage(stderr);
 		return -EINVAL;
 	}
+	if (o->capture_dir != NULL && check_capture_dir(o->capture_dir) < 0)
+		return -EINVAL;
 	o->topology = argv[optind++];
 	/* getopt stops at the topology: anything after it that is not behind '--'
 	 * (`pipefwd topo.yaml -d 6`) would silently become an EAL argument. */

@@ -68,6 +68,13 @@ int pf_conf_load_string(const char *name, const char *text, size_t len, struct p
 			struct pf_errs *errs);
 void pf_conf_free(struct pf_doc *doc);
 
+/**
+ * The offset of the first control character in @p s (@p len bytes: C0 and NUL, DEL, a C1
+ * code point in UTF-8), or -1. The loader refuses them in every YAML string; names and
+ * paths that come another way (the console) are held to the same rule.
+ */
+long pf_ctl_char_at(const char *s, size_t len);
+
 /** Value of @p key in mapping @p map, or NULL. */
 const struct pf_node *pf_map_get(const struct pf_node *map, const char *key);
 

@@ -96,6 +96,23 @@ node_push(struct pf_node *n, struct pf_node *key, struct pf_node *item)
 
 static int load_node(struct loader *ld, yaml_event_t *ev, struct pf_node **out);
 
+/*
+ * A quoted "\e" or "\n" makes control characters: in a name, a path or a device string they
+ * would reach logs, terminals and EAL (a NUL would cut the value short unseen).
+ */
+long
+pf_ctl_char_at(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] < 0x20 || s[i] == 0x7f ||
+		    (s[i] == 0xc2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f))
+			return (long)i;
+	return -1;
+}
+
 static int
 load_collection(struct loader *ld, struct pf_node *n)
 {
@@ -159,6 +176,7 @@ load_node(struct loader *ld, yaml_event_t *ev, struct pf_node **out)
 {
 	struct pf_node *n;
 	const yaml_char_t *anchor = NULL, *tag;
+	long bad;
 	int rc = 0;
 
 	*out = NULL;
@@ -178,6 +196,16 @@ load_node(struct loader *ld, yaml_event_t *ev, struct pf_node **out)
 		if (n->value == NULL) {
 			free(n);
 			return -ENOMEM;
+		}
+		bad = pf_ctl_char_at((const char *)ev->data.scalar.value, ev->data.scalar.length);
+		if (bad >= 0) {
+			const unsigned char *c = ev->data.scalar.value + bad;
+
+			pf_err_add(ld->errs, ld->file, n->line, n->col,
+				   "a control character (%s%02X) at offset %ld of a string: names, "
+				   "paths and device strings are printable text",
+				   c[0] == 0xc2 ? "U+00" : "\\x", c[0] == 0xc2 ? c[1] : c[0], bad);
+			ld->failed = true;
 		}
 		break;
 	case YAML_SEQUENCE_START_EVENT:

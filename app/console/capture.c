@@ -63,6 +63,7 @@
 #include <rte_telemetry.h>
 #include <rte_version.h>
 
+#include "pf_conf.h"
 #include "pf_console.h"
 #include "pf_log.h"
 #include "pf_meta.h"
@@ -379,7 +380,8 @@ cap_alloc(struct cap_slot *s, const struct pf_runtime *rt, uint32_t snap_max)
 
 /* The section header comment: what, who, and which interface is which port. */
 static void
-cap_comment(struct cap_slot *s, const struct pf_runtime *rt, const char *what)
+cap_comment(struct cap_slot *s, const struct pf_runtime *rt, const struct cap_request *req,
+	    const char *what)
 {
 	const struct pf_topo *t = rt->topo;
 	size_t len;
@@ -387,7 +389,7 @@ cap_comment(struct cap_slot *s, const struct pf_runtime *rt, const char *what)
 
 	len = snprintf(s->comment, sizeof(s->comment),
 		       "pipefwd capture of %s, next %" PRIu64 " packets; %s; topology %s, pid %d;"
-		       " interfaces:", s->target, s->sink.wanted, what, t->file, (int)getpid());
+		       " interfaces:", req->target, req->count, what, t->file, (int)getpid());
 	/* rte_pcapng numbers interfaces in RTE_ETH_FOREACH_DEV order. */
 	RTE_ETH_FOREACH_DEV(pid) {
 		const char *name = "(not a pipefwd port)";
@@ -407,18 +409,26 @@ cap_arm(struct pf_runtime *rt, const char *params)
 {
 	struct cap_slot *s = &cap;
 	struct cap_request req = { 0 };
-	char buf[1024], what[512], os[192], app[128], stages[CAP_STR];
+	char buf[1024], what[512], os[192], app[128], stages[CAP_STR], file[PATH_MAX];
 	struct utsname un;
+	rte_pcapng_t *png;
 	uint32_t snap_max = RTE_MIN((uint32_t)rt->topo->mbuf_data_size - RTE_PKTMBUF_HEADROOM,
 				    UINT16_MAX - 512u);
 	bool created;
 	int fd, taps;
 	uint16_t i;
+	long bad;
 
 	s->error[0] = '\0';
 	if (params == NULL || strlen(params) >= sizeof(buf))
 		return cap_fail(s, "usage: /pipefwd/capture,TARGET,COUNT[,overwrite]"
 				   "[,snaplen=N],FILE (beneath the capture directory)");
+	/* A file name with a newline or ESC would go to the log and to every status reader. */
+	bad = pf_ctl_char_at(params, strlen(params));
+	if (bad >= 0)
+		return cap_fail(s, "a control character (\\x%02X) at offset %ld of the request: "
+				   "targets and file names are printable text",
+				(unsigned char)params[bad], bad);
 	snprintf(buf, sizeof(buf), "%s", params);
 	if (cap_parse(s, buf, &req, snap_max) < 0)
 		return -EINVAL;
@@ -430,12 +440,34 @@ cap_arm(struct pf_runtime *rt, const char *params)
 	fd = cap_file_open(req.path, req.overwrite, &created, s->error, sizeof(s->error));
 	if (fd < 0)
 		return fd;
+	if (req.path[0] == '/')
+		snprintf(file, sizeof(file), "%s", req.path);
+	else
+		snprintf(file, sizeof(file), "%s/%s", cap_dir(), req.path);
+	cap_comment(s, rt, &req, what);
+	if (uname(&un) == 0)
+		snprintf(os, sizeof(os), "%s %s", un.sysname, un.release);
+	else
+		snprintf(os, sizeof(os), "Linux");
+	snprintf(app, sizeof(app), "pipefwd (%s)", rte_version());
+	/* 22.11's rte_pcapng_fdopen leaves a failed write()'s reason in errno, not rte_errno. */
+	errno = 0;
+	rte_errno = 0;
+	png = rte_pcapng_fdopen(fd, os, NULL, app, s->comment);
+	if (png == NULL) {
+		int e = errno != 0 ? errno : rte_errno;
+
+		close(fd);
+		if (created)
+			unlink(file);
+		return cap_fail(s, "cannot start the pcapng file: %s",
+				e != 0 ? strerror(e) : "the pcapng library gave no reason");
+	}
+	/* Only a capture that starts replaces the one the status shows. */
+	s->png = png;
 	snprintf(s->target, sizeof(s->target), "%s", req.target);
 	snprintf(s->stages, sizeof(s->stages), "%s", stages);
-	if (req.path[0] == '/')
-		snprintf(s->file, sizeof(s->file), "%s", req.path);
-	else
-		snprintf(s->file, sizeof(s->file), "%s/%s", cap_dir(), req.path);
+	snprintf(s->file, sizeof(s->file), "%s", file);
 	s->sink.wanted = req.count;
 	s->sink.snaplen = req.snaplen;
 	s->sink.n_ports = rt->topo->n_ports;
@@ -443,19 +475,6 @@ cap_arm(struct pf_runtime *rt, const char *params)
 		s->sink.port_id[i] = rt->port_run[i].port_id;
 	if (strncmp(what, "edge", 4) == 0)
 		s->isb_port = s->sink.port_id[0];
-	cap_comment(s, rt, what);
-	if (uname(&un) == 0)
-		snprintf(os, sizeof(os), "%s %s", un.sysname, un.release);
-	else
-		snprintf(os, sizeof(os), "Linux");
-	snprintf(app, sizeof(app), "pipefwd (%s)", rte_version());
-	s->png = rte_pcapng_fdopen(fd, os, NULL, app, s->comment);
-	if (s->png == NULL) {
-		close(fd);
-		if (created)
-			unlink(s->file);
-		return cap_fail(s, "cannot start the pcapng file: %s", rte_strerror(rte_errno));
-	}
 	s->sink.claimed = 0;
 	s->sink.dropped = 0;
 	s->written = 0;

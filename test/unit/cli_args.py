@@ -46,6 +46,15 @@ def main():
         (['--check', topo, '--', eal, '-l', '1-2'], 78,
          'lcore 1 is the main lcore', ''),
         (['--check', topo, '--', eal, '-m', '1G'], 78, "-m '1G': a size in megabytes", ''),
+        # issue 32 item 10: --capture-dir checked at start, not at the first capture
+        (['-d', '1', '--capture-dir', '', topo, '--', eal], 64, '--capture-dir: empty: give a directory', ''),
+        (['-d', '1', '--capture-dir', '/nonexistent/caps', topo, '--', eal], 64,
+         '--capture-dir /nonexistent/caps: No such file or directory', ''),
+        (['-d', '1', '--capture-dir', topo, topo, '--', eal], 64,
+         f'--capture-dir {topo}: a regular file, not a directory', ''),
+        (['--capture-dir', '/tmp/a\nb\x1b[31m', '--check', topo], 64,
+         '--capture-dir: a control character at offset 6', ''),
+        (['--check', '--capture-dir', fixdir, topo], 0, '', ': ok:'),
     ]
     failures = 0
     for argv, status, err, out in cases:
@@ -68,7 +77,8 @@ def main():
                                                   'dpdk')):
             if os.path.exists(os.path.join(d, prefix)):
                 errs.append(f'created DPDK runtime dir {d}/{prefix}')
-        print(f'{"ok" if not errs else "FAIL":4} pipefwd {" ".join(argv)}')
+        shown = " ".join(argv).encode("unicode_escape").decode()
+        print(f'{"ok" if not errs else "FAIL":4} pipefwd {shown}')
         for e in errs:
             print('     ' + e)
         failures += bool(errs)

@@ -26,6 +26,7 @@ static const char *const bad_fixtures[] = {
 	"bad_burst_capacity.yaml",
 	"bad_burst_stage.yaml",
 	"bad_burst_zero.yaml",
+	"bad_control_chars.yaml",
 	"bad_cycle.yaml",
 	"bad_duplicate_key.yaml",
 	"bad_duplicate_names.yaml",
