@@ -40,6 +40,7 @@
 #include <rte_malloc.h>
 #include <rte_vect.h>
 
+#include "lpm.h"        /* lpm_cksum_adjust */
 #include "lpm6_fib.h"
 #include "nd6.h"
 #include "pf_ip6.h"
@@ -153,14 +154,14 @@ fib6_free(struct lpm6_fib *fib)
  * equal first k bytes are adjacent among those routes: one pass counts runs.
  */
 static uint32_t
-count_tbl8_6(const struct lpm6_cfg *cfg)
+count_tbl8_6(const struct pf_rconf *rt)
 {
 	uint8_t last[16][16];
 	bool have[16] = { false };
 	uint32_t i, n = 0, k;
 
-	for (i = 0; i < cfg->n_routes; i++) {
-		const struct lpm6_route *r = &cfg->routes[i];
+	for (i = 0; i < rt->n_routes; i++) {
+		const struct pf_rconf_route *r = pf_rconf_route(rt, i);
 
 		for (k = 3; k < 16 && r->len > 8 * k; k++) {
 			if (have[k] && memcmp(last[k], r->prefix, k) == 0)
@@ -194,7 +195,7 @@ fib6_build(struct pf_stage *st, const char *stage, const struct lpm6_cfg *cfg,
 {
 	static uint32_t seq;
 	const struct pf_stage_env *env = st->env;
-	const struct lpm_cfg *nc = &cfg->base;
+	const struct pf_rconf *nc = &cfg->rt;
 	const struct pf_lrn *ln = ((const struct lpm6_priv *)st->priv)->ln;
 	const struct pf_lrn_conf *lrn = pf_lrn_conf_of(ln);
 	uint32_t n_lrn = ln != NULL ? env->n_ports + lrn->nexthops : 0;
@@ -242,8 +243,8 @@ fib6_build(struct pf_stage *st, const char *stage, const struct lpm6_cfg *cfg,
 		}
 		memcpy(fib->nh[i].macs + 6, pc->mac, 6);
 		fib->nh[i].port = (uint8_t)nc->nh[i].port;
-		if (pf_ip6_zero_or_loopback(cfg->gw6[i]) != 0) {
-			int id = pf_neigh_gw6_id(st->edge_table[LPM6_EDGE_NEIGH], cfg->gw6[i]);
+		if (nc->nh[i].has_gw) {
+			int id = pf_neigh_gw6_id(st->edge_table[LPM6_EDGE_NEIGH], nc->nh[i].gw);
 
 			if (id < 0) {
 				fib6_free(fib);
@@ -260,45 +261,48 @@ fib6_build(struct pf_stage *st, const char *stage, const struct lpm6_cfg *cfg,
 		fib->nh[i].max_plen = pc->max_frame > RTE_ETHER_HDR_LEN + 40 ?
 				      (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN - 40) : 0;
 	}
-	lc.max_rules = cfg->n_routes + 2 * n_addr + 2 + lrn->routes;
+	lc.max_rules = nc->n_routes + 2 * n_addr + 2 + lrn->routes;
 	/* Each own address or connected prefix needs at most 13 more groups. */
-	lc.number_tbl8s = count_tbl8_6(cfg) + 26 * n_addr + 1 + lrn->tbl8;
+	lc.number_tbl8s = count_tbl8_6(nc) + 26 * n_addr + 1 + lrn->tbl8;
 	snprintf(name, sizeof(name), "pf_lpm6_%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	fib->lpm = rte_lpm6_create(name, st->socket, &lc);
 	if (fib->lpm == NULL) {
 		fib6_free(fib);
 		return pf_err_add(errs, NULL, 0, 0,
 				  "stage %s: cannot create an LPM6 table for %u routes, %u tbl8 groups: %s (raise EAL -m)",
-				  stage, cfg->n_routes, lc.number_tbl8s, rte_strerror(rte_errno));
+				  stage, nc->n_routes, lc.number_tbl8s, rte_strerror(rte_errno));
 	}
 	fib->n_tbl8 = lc.number_tbl8s;
-	fib->n_routes = cfg->n_routes;
+	fib->n_routes = nc->n_routes;
 	/*
 	 * rte_lpm6 has no depth 0: ::/0 (or "no route") goes in as its two
 	 * halves, first, so that a lookup never misses and the data path
 	 * takes its next hop as it is (a route of the same /1 replaces it).
 	 * They write all of tbl24: about 30 ms per table.
 	 */
-	for (i = 0; i < cfg->n_routes; i++)
-		if (cfg->routes[i].len == 0) {
-			fib->dflt = cfg->routes[i].nh;
+	for (i = 0; i < nc->n_routes; i++) {
+		const struct pf_rconf_route *r = pf_rconf_route(nc, i);
+
+		if (r->len == 0) {
+			fib->dflt = r->nh;
 			fib->dflt_cfg = true;
-		} else if (cfg->routes[i].len == 1) {
-			fib->half_cfg[cfg->routes[i].prefix[0] >> 7] = cfg->routes[i].nh;
+		} else if (r->len == 1) {
+			fib->half_cfg[r->prefix[0] >> 7] = r->nh;
 		}
+	}
 	memset(pfx, 0, sizeof(pfx));
 	rc = rte_lpm6_add(fib->lpm, pfx, 1, fib->dflt);
 	pfx[0] = 0x80;
 	if (rc == 0)
 		rc = rte_lpm6_add(fib->lpm, pfx, 1, fib->dflt);
 	/*
-	 * In address order (the order lpm6_cfg_parse sorted them in, a covering
+	 * In address order (the order lpm6_parse sorted them in, a covering
 	 * prefix before the longer ones inside it): consecutive adds touch
 	 * neighbouring table entries. Without hugepages a random walk over the
 	 * tables misses the TLB at every level, ten times slower for 1M routes.
 	 */
-	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
-		const struct lpm6_route *r = &cfg->routes[i];
+	for (i = 0; i < nc->n_routes && rc == 0; i++) {
+		const struct pf_rconf_route *r = pf_rconf_route(nc, i);
 
 		if (r->len != 0)
 			rc = rte_lpm6_add(fib->lpm, r->prefix, r->len, r->nh);
@@ -345,7 +349,7 @@ fib6_build(struct pf_stage *st, const char *stage, const struct lpm6_cfg *cfg,
 	/* CPU time too: on a shared machine the wall clock also counts other work. */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	PF_LOG(INFO, "lpm6 %s: %u routes, %u next hops, %u tbl8 groups, built in %.2f s (%.2f s CPU)",
-	       stage, cfg->n_routes, nc->n_nh, lc.number_tbl8s,
+	       stage, nc->n_routes, nc->n_nh, lc.number_tbl8s,
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz(),
 	       (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9);
 	*out = fib;
@@ -393,8 +397,8 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 	lp->host = (st->edge_connected & (1u << LPM6_EDGE_HOST)) != 0;
 	if (st->edge_connected & (1u << LPM6_EDGE_NEIGH))
 		lp->nt = st->edge_table[LPM6_EDGE_NEIGH];
-	if (((const struct lpm6_cfg *)st->conf->cfg)->base.learnt.routes != 0) {
-		lp->ln = pf_lrn_open(st, &((const struct lpm6_cfg *)st->conf->cfg)->base.learnt, errs);
+	if (((const struct lpm6_cfg *)st->conf->cfg)->learnt.routes != 0) {
+		lp->ln = pf_lrn_open(st, &((const struct lpm6_cfg *)st->conf->cfg)->learnt, errs);
 		if (lp->ln == NULL)
 			return -ENOMEM;
 	}
@@ -1149,34 +1153,6 @@ lpm6_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint
 }
 
 /* For live edits (lpm6_routes.c): is there a neigh stage to resolve a gateway by address? */
-bool
-lpm6_edit_neigh_wired(const struct pf_stage_conf *sc)
-{
-	return sc->next[LPM6_EDGE_NEIGH] != PF_NONE;
-}
-
-static int
-lpm6_parse(struct pf_stage_conf *sc, const struct pf_stage_env *env, struct pf_errs *errs)
-{
-	const struct lpm6_cfg *cfg;
-	uint32_t i;
-	int rc;
-
-	rc = lpm6_cfg_parse(sc, env, errs);
-	cfg = sc->cfg;
-	if (cfg != NULL && pf_lrn_parse(sc, 6, &((struct lpm6_cfg *)sc->cfg)->base.learnt, errs) < 0)
-		rc = -EINVAL;
-	if (rc < 0 || cfg == NULL || sc->next[LPM6_EDGE_NEIGH] != PF_NONE)
-		return rc;
-	/* Only the neigh stage can find a next hop's MAC from its address. */
-	for (i = 0; i < cfg->base.n_nh; i++)
-		if (pf_ip6_zero_or_loopback(cfg->gw6[i]) != 0)
-			return pf_node_err(errs, sc->node,
-					   "stages.%s: next hop %s is an address: wire the neigh edge (next: { out: ..., neigh: ... })",
-					   sc->name, cfg->base.nh[i].name);
-	return 0;
-}
-
 /* ---- table contents for the stats socket -------------------------------- */
 
 /* "addr/len" of @p a (masked by the caller) into @p buf. */
@@ -1192,7 +1168,7 @@ lpm6_fmt_prefix(char *buf, size_t len, const uint8_t *a, uint8_t plen)
 
 /*
  * /pipefwd/table,STAGE,routes: the configured routes in prefix order (the
- * order lpm6_cfg_parse sorted them in), the ports' connected prefixes and
+ * order lpm6_parse sorted them in), the ports' connected prefixes and
  * addresses, then the learnt routes, as lpm's page. Runs on the telemetry
  * thread under the stats lock a reload and a learnt batch take.
  */
@@ -1209,14 +1185,14 @@ lpm6_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struc
 	sh = pf_show_start(d, req, pf_lrn_show_cols, PF_LRN_SHOW_COLS);
 	if (sh == NULL)
 		return -ENOMEM;
-	for (i = 0; i < cfg->n_routes; i++) {
-		const struct lpm6_route *r = &cfg->routes[i];
-		const struct lpm_nh_conf *nh = &cfg->base.nh[r->nh];
+	for (i = 0; i < cfg->rt.n_routes; i++) {
+		const struct pf_rconf_route *r = pf_rconf_route(&cfg->rt, i);
+		const struct pf_rconf_nh *nh = &cfg->rt.nh[r->nh];
 
 		if (req->port >= 0 && nh->port != req->port)
 			continue;
 		lpm6_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->len);
-		if (pf_ip6_zero_or_loopback(cfg->gw6[r->nh]) != 0)
+		if (nh->has_gw)
 			snprintf(mac, sizeof(mac), "-");   /* by address: neigh's table has it */
 		else
 			pf_show_mac(mac, nh->mac);
@@ -1302,7 +1278,7 @@ lpm6_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struc
 		return 0;
 	pf_sink_str(d, "port", st->env->ports[e.port].name);
 	if (hop < fib->n_user_nh) {
-		pf_sink_str(d, "nexthop", cfg->base.nh[hop].name);
+		pf_sink_str(d, "nexthop", cfg->rt.nh[hop].name);
 	} else if (lp->ln != NULL && hop >= fib->learnt_base &&
 		   pf_lrn_obj(lp->ln, hop - fib->learnt_base)->kind == PF_LRN_NH) {
 		inet_ntop(AF_INET6, pf_lrn_obj(lp->ln, hop - fib->learnt_base)->gw, gw, sizeof(gw));

@@ -18,9 +18,6 @@
 #include "pf_neigh.h"
 #include "pf_route.h"
 
-enum { LPM6_EDGE_DROP, LPM6_EDGE_OUT, LPM6_EDGE_ICMP, LPM6_EDGE_NEIGH, LPM6_EDGE_HOST,
-	LPM6_EDGE_MAX };
-
 enum lpm6_nh_kind {
 	LPM6_NH_FWD = 0,    /* route: rewrite and send */
 	LPM6_NH_LOCAL,      /* one of the router's global addresses */

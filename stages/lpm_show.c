@@ -46,7 +46,7 @@ lpm_fmt_prefix(char *buf, size_t len, uint32_t ip, uint8_t plen)
 		 ip & 0xff, plen);
 }
 
-/* Configured routes in prefix order (the order lpm_routes_check_dups sorted them in). */
+/* Configured routes in prefix order (the order pf_rconf_check_dups sorted them in). */
 static int
 lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct pf_sink *d)
 {
@@ -59,14 +59,14 @@ lpm_show_routes(const struct pf_stage *st, const struct pf_show_req *req, struct
 	sh = pf_show_start(d, req, pf_lrn_show_cols, PF_LRN_SHOW_COLS);
 	if (sh == NULL)
 		return -ENOMEM;
-	for (i = 0; i < cfg->n_routes; i++) {
-		const struct lpm_route *r = &cfg->routes[i];
-		const struct lpm_nh_conf *nh = &cfg->nh[r->nh];
+	for (i = 0; i < cfg->rt.n_routes; i++) {
+		const struct pf_rconf_route *r = pf_rconf_route(&cfg->rt, i);
+		const struct pf_rconf_nh *nh = &cfg->rt.nh[r->nh];
 
 		if (req->port >= 0 && nh->port != req->port)
 			continue;
-		lpm_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->len);
-		if (nh->gw != 0)
+		lpm_fmt_prefix(pfx, sizeof(pfx), pf_rconf_ip4(r->prefix), r->len);
+		if (nh->has_gw)
 			snprintf(mac, sizeof(mac), "-");   /* by address: neigh's table has it */
 		else
 			pf_show_mac(mac, nh->mac);
@@ -154,9 +154,10 @@ lpm_show_lookup(const struct pf_stage *st, const struct pf_show_req *req, struct
 	pf_sink_str(d, "result", lpm_kinds[fib->nh[nh].kind]);
 	pf_sink_str(d, "prefix", pfx);
 	pf_sink_str(d, "port", st->env->ports[fib->nh[nh].port].name);
-	if ((fib->nh[nh].kind == LPM_NH_FWD || fib->nh[nh].kind == LPM_NH_GW) && nh < cfg->n_nh)
-		pf_sink_str(d, "nexthop", cfg->nh[nh].name);
-	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh && cfg->nh[nh].gw == 0) {
+	if ((fib->nh[nh].kind == LPM_NH_FWD || fib->nh[nh].kind == LPM_NH_GW) &&
+	    nh < cfg->rt.n_nh)
+		pf_sink_str(d, "nexthop", cfg->rt.nh[nh].name);
+	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->rt.n_nh && !cfg->rt.nh[nh].has_gw) {
 		pf_show_mac(mac, fib->nh[nh].macs);
 		pf_sink_str(d, "mac", mac);
 	}
@@ -188,8 +189,8 @@ lpm_trace(const struct pf_stage *st, const struct rte_mbuf *m, char *buf, size_t
 	mask = depth == 0 ? 0 : ~0u << (32 - depth);
 	lpm_fmt_prefix(pfx, sizeof(pfx), dst & mask, depth);
 	pf_show_mac(mac, fib->nh[nh].macs);
-	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->n_nh)
-		snprintf(buf, len, "lookup: %s via %s (%s) port %s", pfx, cfg->nh[nh].name, mac,
+	if (fib->nh[nh].kind == LPM_NH_FWD && nh < cfg->rt.n_nh)
+		snprintf(buf, len, "lookup: %s via %s (%s) port %s", pfx, cfg->rt.nh[nh].name, mac,
 			 st->env->ports[fib->nh[nh].port].name);
 	else
 		snprintf(buf, len, "lookup: %s %s port %s", pfx, lpm_kinds[fib->nh[nh].kind],

@@ -32,7 +32,7 @@ fib_free(struct lpm_fib *fib)
 
 /* Count the tbl8 groups rte_lpm will use: one per /24 holding a route longer than /24. */
 static int
-count_tbl8(const struct lpm_cfg *cfg, const struct pf_stage_env *env, uint32_t *out)
+count_tbl8(const struct pf_rconf *rt, const struct pf_stage_env *env, uint32_t *out)
 {
 	uint64_t *seen = calloc((1u << 24) / 64, sizeof(uint64_t));
 	uint32_t i, k, n = 0, extra[2 * PF_MAX_PORTS], n_extra = 0;
@@ -48,13 +48,13 @@ count_tbl8(const struct lpm_cfg *cfg, const struct pf_stage_env *env, uint32_t *
 		if (pc->ipv4_len <= 30)
 			extra[n_extra++] = (pc->ipv4 | ~(~0u << (32 - pc->ipv4_len))) >> 8;
 	}
-	for (i = 0; i < cfg->n_routes + n_extra; i++) {
-		if (i < cfg->n_routes) {
-			if (cfg->routes[i].len <= 24)
+	for (i = 0; i < rt->n_routes + n_extra; i++) {
+		if (i < rt->n_routes) {
+			if (pf_rconf_route(rt, i)->len <= 24)
 				continue;
-			k = cfg->routes[i].prefix >> 8;
+			k = pf_rconf_ip4(pf_rconf_route(rt, i)->prefix) >> 8;
 		} else {
-			k = extra[i - cfg->n_routes];
+			k = extra[i - rt->n_routes];
 		}
 		if (!(seen[k / 64] & (1ull << (k % 64)))) {
 			seen[k / 64] |= 1ull << (k % 64);
@@ -150,21 +150,21 @@ fib_fill_connected(const struct lpm_fib *fib, const struct pf_stage_env *env, ui
 	return rc;
 }
 
-/* Route indexes of @p cfg ordered by prefix length (counting sort), or NULL. */
+/* Route indexes of @p rt ordered by prefix length (counting sort), or NULL. */
 static uint32_t *
-routes_by_len(const struct lpm_cfg *cfg)
+routes_by_len(const struct pf_rconf *rt)
 {
 	uint32_t start[RTE_LPM_MAX_DEPTH + 2] = { 0 }, i;
-	uint32_t *idx = malloc(sizeof(uint32_t) * RTE_MAX(cfg->n_routes, 1u));
+	uint32_t *idx = malloc(sizeof(uint32_t) * RTE_MAX(rt->n_routes, 1u));
 
 	if (idx == NULL)
 		return NULL;
-	for (i = 0; i < cfg->n_routes; i++)
-		start[cfg->routes[i].len + 1]++;
+	for (i = 0; i < rt->n_routes; i++)
+		start[pf_rconf_route(rt, i)->len + 1]++;
 	for (i = 1; i <= RTE_LPM_MAX_DEPTH + 1; i++)
 		start[i] += start[i - 1];
-	for (i = 0; i < cfg->n_routes; i++)
-		idx[start[cfg->routes[i].len]++] = i;
+	for (i = 0; i < rt->n_routes; i++)
+		idx[start[pf_rconf_route(rt, i)->len]++] = i;
 	return idx;
 }
 
@@ -180,6 +180,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 {
 	static uint32_t seq;
 	const struct pf_stage_env *env = st->env;
+	const struct pf_rconf *rt = &cfg->rt;
 	const struct pf_lrn *ln = ((const struct lpm_priv *)st->priv)->ln;
 	const struct pf_lrn_conf *lrn = pf_lrn_conf_of(ln);
 	struct rte_lpm_config lc = { 0 };
@@ -192,10 +193,10 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	int rc;
 
 	*out = NULL;
-	rc = count_tbl8(cfg, env, &need);
+	rc = count_tbl8(rt, env, &need);
 	if (rc < 0)
 		return rc;
-	n_nh = cfg->n_nh + 3 * nports;
+	n_nh = rt->n_nh + 3 * nports;
 	/* The learnt ids after "no route" (nh[n_nh]). */
 	fib = rte_zmalloc_socket("pf_lpm_fib", sizeof(*fib) + (n_nh + 1 + lrn->nexthops) *
 				 sizeof(fib->nh[0]), RTE_CACHE_LINE_SIZE, st->socket);
@@ -203,49 +204,51 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 		return pf_err_add(errs, NULL, 0, 0, "stage %s: out of memory", stage);
 	fib->mode = cfg->mode;
 	fib->n_nh = n_nh;
-	fib->n_user_nh = cfg->n_nh;
+	fib->n_user_nh = rt->n_nh;
 	fib->miss = n_nh;
 	fib->dflt = fib->miss;
 	fib->n_ports = nports;
-	fib->conn_base = cfg->n_nh + 2 * nports;
+	fib->conn_base = rt->n_nh + 2 * nports;
 	fib->learnt_base = n_nh + 1;
-	for (i = 0; i < cfg->n_nh; i++) {
-		const struct pf_port_conf *pc = &env->ports[cfg->nh[i].port];
+	for (i = 0; i < rt->n_nh; i++) {
+		const struct pf_port_conf *pc = &env->ports[rt->nh[i].port];
 
 		if (!pc->has_mac) {
 			fib_free(fib);
 			return pf_err_add(errs, NULL, 0, 0,
 					  "stage %s: next hop %s: port %s has no MAC address",
-					  stage, cfg->nh[i].name, pc->name);
+					  stage, rt->nh[i].name, pc->name);
 		}
-		memcpy(fib->nh[i].macs, cfg->nh[i].mac, 6);
+		memcpy(fib->nh[i].macs, rt->nh[i].mac, 6);
 		memcpy(fib->nh[i].macs + 6, pc->mac, 6);
-		fib->nh[i].port = (uint8_t)cfg->nh[i].port;
+		fib->nh[i].port = (uint8_t)rt->nh[i].port;
 		fib->nh[i].kind = LPM_NH_FWD;
 		fib->nh[i].max_len = pc->max_frame > RTE_ETHER_HDR_LEN ?
 				     (uint16_t)(pc->max_frame - RTE_ETHER_HDR_LEN) : 0;
-		if (cfg->nh[i].gw != 0) {
+		if (rt->nh[i].has_gw) {
+			uint32_t gw = pf_rconf_ip4(rt->nh[i].gw);
+
 			/* max_len 0 keeps it off the fast path: lpm_ip4 resolves it. */
 			if (conn != 0) {
 				fib_free(fib);
 				return pf_err_add(errs, NULL, 0, 0,
 						  "stage %s: next hop %s is an address: wire the neigh edge (next: { neigh: ... })",
-						  stage, cfg->nh[i].name);
+						  stage, rt->nh[i].name);
 			}
-			memcpy(fib->nh[i].macs, &cfg->nh[i].gw, 4);
+			memcpy(fib->nh[i].macs, &gw, 4);
 			fib->nh[i].kind = LPM_NH_GW;
 			fib->nh[i].max_len = 0;
 		}
 	}
 	for (i = 0; i < nports; i++) {
-		fib->nh[cfg->n_nh + 2 * nports + i].kind = LPM_NH_CONN;
-		fib->nh[cfg->n_nh + 2 * nports + i].port = (uint8_t)i;
+		fib->nh[rt->n_nh + 2 * nports + i].kind = LPM_NH_CONN;
+		fib->nh[rt->n_nh + 2 * nports + i].port = (uint8_t)i;
 		if (env->ports[i].has_mac)
-			memcpy(fib->nh[cfg->n_nh + 2 * nports + i].macs + 6, env->ports[i].mac, 6);
-		fib->nh[cfg->n_nh + i].kind = LPM_NH_LOCAL;
-		fib->nh[cfg->n_nh + i].port = (uint8_t)i;
-		fib->nh[cfg->n_nh + nports + i].kind = LPM_NH_DBCAST;
-		fib->nh[cfg->n_nh + nports + i].port = (uint8_t)i;
+			memcpy(fib->nh[rt->n_nh + 2 * nports + i].macs + 6, env->ports[i].mac, 6);
+		fib->nh[rt->n_nh + i].kind = LPM_NH_LOCAL;
+		fib->nh[rt->n_nh + i].port = (uint8_t)i;
+		fib->nh[rt->n_nh + nports + i].kind = LPM_NH_DBCAST;
+		fib->nh[rt->n_nh + nports + i].port = (uint8_t)i;
 	}
 	fib->fast_len = UINT16_MAX;
 	for (i = 0; i < n_nh; i++)
@@ -261,21 +264,21 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 	lc.number_tbl8s = need + 1 + lrn->tbl8;
 	snprintf(name, sizeof(name), "pf_lpm%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	fib->lpm = rte_lpm_create(name, st->socket, &lc);
-	order = routes_by_len(cfg);
+	order = routes_by_len(rt);
 	if (fib->lpm == NULL || order == NULL) {
 		free(order);
 		fib_free(fib);
 		return pf_err_add(errs, NULL, 0, 0,
 				  "stage %s: cannot create an LPM table for %u routes, %u tbl8 groups: %s (raise EAL -m)",
-				  stage, cfg->n_routes, lc.number_tbl8s, rte_strerror(rte_errno));
+				  stage, rt->n_routes, lc.number_tbl8s, rte_strerror(rte_errno));
 	}
 	fib->n_tbl8 = lc.number_tbl8s;
-	fib->n_routes = cfg->n_routes;
+	fib->n_routes = rt->n_routes;
 	if (ln != NULL) {
 		/* Routes are noted as they are written (fib_fill); groups are handed
 		 * out from 0 by the build, the rest by the trie afterwards. */
 		fib->dir = pf_dir24_create(fib->lpm, 0, lc.number_tbl8s,
-					   cfg->n_routes + 3 * nports + lrn->routes, st->socket);
+					   rt->n_routes + 3 * nports + lrn->routes, st->socket);
 		if (fib->dir == NULL) {
 			free(order);
 			fib_free(fib);
@@ -283,11 +286,11 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 					  stage);
 		}
 	}
-	for (i = 0; i < cfg->n_routes && rc == 0; i++) {
-		const struct lpm_route *r = &cfg->routes[order[i]];
+	for (i = 0; i < rt->n_routes && rc == 0; i++) {
+		const struct pf_rconf_route *r = pf_rconf_route(rt, order[i]);
 
 		if (conn <= r->len)
-			rc = fib_fill_connected(fib, env, cfg->n_nh + 2 * nports, &conn,
+			rc = fib_fill_connected(fib, env, rt->n_nh + 2 * nports, &conn,
 						r->len, &groups, lc.number_tbl8s);
 		if (rc != 0)
 			break;
@@ -295,11 +298,12 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 			fib->dflt = r->nh;
 			fib->dflt_cfg = true;
 		} else
-			rc = fib_fill(fib, r->prefix, r->len, r->nh, &groups, lc.number_tbl8s);
+			rc = fib_fill(fib, pf_rconf_ip4(r->prefix), r->len, r->nh, &groups,
+				      lc.number_tbl8s);
 	}
 	free(order);
 	if (rc == 0 && conn <= 32)
-		rc = fib_fill_connected(fib, env, cfg->n_nh + 2 * nports, &conn, 32, &groups,
+		rc = fib_fill_connected(fib, env, rt->n_nh + 2 * nports, &conn, 32, &groups,
 					lc.number_tbl8s);
 	/* The ports' own addresses last: /32s that win over any equal route. */
 	for (i = 0; i < nports && rc == 0; i++) {
@@ -309,9 +313,9 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 			continue;
 		if (pc->ipv4_len <= 30)
 			rc = fib_fill(fib, pc->ipv4 | ~(~0u << (32 - pc->ipv4_len)), 32,
-				      cfg->n_nh + nports + i, &groups, lc.number_tbl8s);
+				      rt->n_nh + nports + i, &groups, lc.number_tbl8s);
 		if (rc == 0)
-			rc = fib_fill(fib, pc->ipv4, 32, cfg->n_nh + i, &groups, lc.number_tbl8s);
+			rc = fib_fill(fib, pc->ipv4, 32, rt->n_nh + i, &groups, lc.number_tbl8s);
 	}
 	if (rc < 0) {
 		fib_free(fib);
@@ -331,7 +335,7 @@ fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cf
 			 RTE_LPM_TBL8_GROUP_NUM_ENTRIES * sizeof(struct rte_lpm_tbl_entry) +
 			 sizeof(*fib) + (n_nh + 1 + lrn->nexthops) * sizeof(fib->nh[0]);
 	PF_LOG(INFO, "lpm %s: %u routes, %u next hops, %u tbl8 groups, %.1f MiB, built in %.2f s",
-	       stage, cfg->n_routes, cfg->n_nh, groups,
+	       stage, rt->n_routes, rt->n_nh, groups,
 	       (double)fib->mem_bytes / (1 << 20),
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
 	*out = fib;

@@ -207,12 +207,13 @@ stage(const struct pf_topo *t, const char *name)
 }
 
 static bool
-has_route(const struct lpm_cfg *cfg, uint32_t prefix, uint8_t len)
+has_route(const struct pf_rconf *cfg, uint32_t prefix, uint8_t len)
 {
 	uint32_t i;
 
 	for (i = 0; i < cfg->n_routes; i++)
-		if (cfg->routes[i].prefix == prefix && cfg->routes[i].len == len)
+		if (pf_rconf_ip4(pf_rconf_route(cfg, i)->prefix) == prefix &&
+		    pf_rconf_route(cfg, i)->len == len)
 			return true;
 	return false;
 }
@@ -221,7 +222,7 @@ static void
 test_routes(void **state)
 {
 	struct pf_change ch[3];
-	const struct lpm_cfg *cfg;
+	const struct pf_rconf *cfg;
 	struct pf_topo *t;
 	char msg[PF_ERR_MSG_MAX];
 
@@ -231,7 +232,7 @@ test_routes(void **state)
 	ch[2] = change("lpm", "routes", true, "10.9.0.0/16");       /* inline, line 20 */
 	t = load(ch, 3, msg, sizeof(msg));
 	assert_non_null(t);
-	cfg = stage(t, "lpm")->cfg;
+	cfg = &((const struct lpm_cfg *)stage(t, "lpm")->cfg)->rt;
 	assert_int_equal(cfg->n_routes, 2);
 	assert_true(has_route(cfg, 0x0a320000, 16));
 	assert_true(has_route(cfg, 0x0a140000, 16));
@@ -349,7 +350,7 @@ test_routes_via(void **state)
 		{ "10.70.0.0/16 via", "unknown next hop 'via' (a name under nexthops: or an IPv4" },
 		{ "10.9.0.0/16 10.1.0.9", "exists (via 10.0.0.9)" },
 	};
-	const struct lpm_cfg *cfg;
+	const struct pf_rconf *cfg;
 	struct pf_change ch[5];
 	struct pf_topo *t;
 	char msg[PF_ERR_MSG_MAX];
@@ -365,20 +366,21 @@ test_routes_via(void **state)
 	t = load(ch, 5, msg, sizeof(msg));
 	if (t == NULL)
 		fail_msg("%s", msg);
-	cfg = stage(t, "lpm")->cfg;
+	cfg = &((const struct lpm_cfg *)stage(t, "lpm")->cfg)->rt;
 	assert_int_equal(cfg->n_routes, 6);            /* 2 from the file, 4 added, 1 deleted */
 	assert_int_equal(cfg->n_nh, 4);                /* n1, gw, 10.0.0.9, 10.1.0.9 */
 	for (i = 0; i < cfg->n_routes; i++) {
-		const struct lpm_nh_conf *nh = &cfg->nh[cfg->routes[i].nh];
+		const struct pf_rconf_route *r = pf_rconf_route(cfg, i);
+		const struct pf_rconf_nh *nh = &cfg->nh[r->nh];
 
-		switch (cfg->routes[i].prefix) {
+		switch (pf_rconf_ip4(r->prefix)) {
 		case 0x0a320000: case 0x0a330000:
 			assert_string_equal(nh->name, "10.1.0.9");
-			assert_int_equal(nh->gw, 0x0a010009);
+			assert_int_equal(pf_rconf_ip4(nh->gw), 0x0a010009);
 			assert_int_equal(nh->port, 1);
 			break;
 		case 0x0a340000:
-			assert_int_equal(nh->gw, 0x0a000009);
+			assert_int_equal(pf_rconf_ip4(nh->gw), 0x0a000009);
 			assert_int_equal(nh->port, 0);
 			break;
 		case 0x0a350000:
@@ -411,13 +413,14 @@ test_routes_via(void **state)
 }
 
 static bool
-has_route6(const struct lpm6_cfg *cfg, uint8_t b4, uint8_t b5, uint8_t len)
+has_route6(const struct pf_rconf *cfg, uint8_t b4, uint8_t b5, uint8_t len)
 {
 	uint8_t want[16] = { 0x20, 0x01, 0x0d, 0xb8, b4, b5 };
 	uint32_t i;
 
 	for (i = 0; i < cfg->n_routes; i++)
-		if (memcmp(cfg->routes[i].prefix, want, 16) == 0 && cfg->routes[i].len == len)
+		if (memcmp(pf_rconf_route(cfg, i)->prefix, want, 16) == 0 &&
+		    pf_rconf_route(cfg, i)->len == len)
 			return true;
 	return false;
 }
@@ -440,7 +443,7 @@ test_routes6(void **state)
 		{ "2001:db8:60::/48", false, "expected 'PREFIX/LEN NEXTHOP" },
 		{ "2001:db8:60::/48 2001:db8:1::7", false, "has no neigh edge to resolve it" },
 	};
-	const struct lpm6_cfg *cfg;
+	const struct pf_rconf *cfg;
 	struct pf_change ch[4];
 	struct pf_topo *t;
 	char msg[PF_ERR_MSG_MAX];
@@ -455,14 +458,15 @@ test_routes6(void **state)
 	t = load(ch, 4, msg, sizeof(msg));
 	if (t == NULL)
 		fail_msg("%s", msg);
-	cfg = stage(t, "lpm6")->cfg;
+	cfg = &((const struct lpm6_cfg *)stage(t, "lpm6")->cfg)->rt;
 	assert_int_equal(cfg->n_routes, 3);
 	assert_true(has_route6(cfg, 0, 0x50, 48));
 	assert_true(has_route6(cfg, 0, 0x20, 48));
 	assert_true(has_route6(cfg, 0, 0x09, 48));
 	assert_false(has_route6(cfg, 0, 0x30, 48));
 	for (i = 1; i < cfg->n_routes; i++)
-		assert_true(memcmp(cfg->routes[i - 1].prefix, cfg->routes[i].prefix, 16) < 0);
+		assert_true(memcmp(pf_rconf_route(cfg, i - 1)->prefix, pf_rconf_route(cfg, i)->prefix,
+				   16) < 0);
 	assert_string_equal(ch[0].entry, "2001:db8:50::/48 n1");
 	assert_string_equal(ch[0].file, r6_path);
 	assert_int_equal(ch[0].col, 0);
@@ -498,7 +502,7 @@ test_routes6_via(void **state)
 	};
 	static const uint8_t gw7[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 7 };
 	static const uint8_t gw9[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 9 };
-	const struct lpm6_cfg *cfg;
+	const struct pf_rconf *cfg;
 	struct pf_change ch[3];
 	struct pf_topo *t;
 	char msg[PF_ERR_MSG_MAX];
@@ -512,17 +516,18 @@ test_routes6_via(void **state)
 	t = load(ch, 3, msg, sizeof(msg));
 	if (t == NULL)
 		fail_msg("%s", msg);
-	cfg = stage(t, "lpm6")->cfg;
+	cfg = &((const struct lpm6_cfg *)stage(t, "lpm6")->cfg)->rt;
 	assert_int_equal(cfg->n_routes, 4);
-	assert_int_equal(cfg->base.n_nh, 3);           /* n1, 2001:db8:1::7, 2001:db8:1::9 */
+	assert_int_equal(cfg->n_nh, 3);                /* n1, 2001:db8:1::7, 2001:db8:1::9 */
 	for (i = 0; i < cfg->n_routes; i++) {
-		uint32_t k = cfg->routes[i].nh;
+		const struct pf_rconf_route *r = pf_rconf_route(cfg, i);
+		uint32_t k = r->nh;
 
-		assert_int_equal(cfg->base.nh[k].port, 1);
-		if (cfg->routes[i].prefix[5] == 0x50 || cfg->routes[i].prefix[5] == 0x51)
-			assert_memory_equal(cfg->gw6[k], gw9, 16);
+		assert_int_equal(cfg->nh[k].port, 1);
+		if (r->prefix[5] == 0x50 || r->prefix[5] == 0x51)
+			assert_memory_equal(cfg->nh[k].gw, gw9, 16);
 		else
-			assert_memory_equal(cfg->gw6[k], gw7, 16);
+			assert_memory_equal(cfg->nh[k].gw, gw7, 16);
 	}
 	assert_string_equal(ch[0].entry, "2001:db8:50::/48 2001:db8:1::9");
 	assert_string_equal(ch[1].entry, "2001:db8:51::/48 2001:db8:1::9");
