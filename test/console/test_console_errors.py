@@ -15,6 +15,7 @@ is written here from the topology, not read from pipefwd.
 usage: test_console_errors.py PIPEFWD PIPEFWD_CTL
 """
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -119,6 +120,20 @@ def main():
         # Usage errors need no pipefwd: nothing is asked.
         for args, rc, words in USAGE[:5]:
             expect(args, rc, words, prefix="nosuch_%d" % os.getpid())
+        # prom --listen: a port that is no port, one in use, an address not served (issue 32
+        # item 10: 127.0.0.1:99999 was a traceback, so were :http and a port in use).
+        busy = socket.socket()
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        for args, rc, words in (
+                (["prom", "--listen", "127.0.0.1:99999"], 2, ["port must be a number in 0..65535"]),
+                (["prom", "--listen", "127.0.0.1:http"], 2, ["port must be a number"]),
+                (["prom", "--listen", "[::1]:65536"], 2, ["port must be a number"]),
+                (["prom", "--listen", "127.0.0.1:%d" % busy.getsockname()[1]], 1,
+                 ["cannot listen there: Address already in use"]),
+                (["prom", "--listen", "192.0.2.1:9100"], 1, ["only loopback addresses"])):
+            expect(args, rc, words, prefix="nosuch_%d" % os.getpid())
+        busy.close()
         write_pcap(os.path.join(tmp, "empty.pcap"), [])
         topo = os.path.join(tmp, "topo.yaml")
         with open(topo, "w") as f:
