@@ -113,6 +113,8 @@ def gen_rules(n=240):
         for k in RNG.choice([("src",), ("dst",), ("src", "dst"), ("src", "dst")]):
             w += [k, str(v6_prefix() if v6 else v4_prefix())]
         proto = RNG.choice([None, "tcp", "udp", "udp", "tcp", "icmp", "sctp", "47"])
+        if v6 and proto == "icmp":
+            proto = "icmpv6"     # an IPv6 rule's ICMP (icmp in one is refused)
         if proto is not None:
             w += ["proto", proto]
         if proto in ("tcp", "udp", "sctp"):
