@@ -28,7 +28,7 @@
 const char *const pf_acl_action_names[] = { "deny", "permit", "permit-reflect", NULL };
 const char *const pf_acl_alg_names[] = { "default", "scalar", "sse", "avx2", "avx512x16",
 					  "avx512x32", NULL };
-const char *const pf_acl_timeout_names[] = { "tcp_established", "tcp_transient", "udp", "other",
+static const char *const pf_acl_timeout_names[] = { "tcp_established", "tcp_transient", "udp", "other",
 					      NULL };
 
 /* VPP's defaults (seconds), except "other", which VPP folds into udp. */
@@ -372,7 +372,8 @@ pf_acl_rule_format(const struct acl_rule *r, char *buf, size_t len)
 			r->dport_lo, r->dport_hi, r->priority);
 }
 
-int
+/* Append @p r to @p cfg (grows the array). Returns 0 or -ENOMEM / -E2BIG. */
+static int
 pf_acl_cfg_add_rule(struct acl_cfg *cfg, const struct acl_rule *r)
 {
 	struct acl_rule *nr;
@@ -394,7 +395,11 @@ pf_acl_cfg_add_rule(struct acl_cfg *cfg, const struct acl_rule *r)
 	return 0;
 }
 
-int
+/*
+ * Read a rule file: one rule per line, '#' comments. Every bad line is
+ * reported as "file:line:col: message" in @p errs. Returns 0 or -errno.
+ */
+static int
 pf_acl_rules_load_file(const char *path, struct acl_cfg *cfg, struct pf_errs *errs)
 {
 	char line[ACL_LINE_MAX + 2], msg[200];

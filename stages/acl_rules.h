@@ -86,7 +86,6 @@ struct acl_cfg {
 
 extern const char *const pf_acl_action_names[];   /* "deny", "permit", "permit-reflect" */
 extern const char *const pf_acl_alg_names[];      /* the "algorithm:" words, NULL-ended */
-extern const char *const pf_acl_timeout_names[];  /* the "session_timeouts:" keys, NULL-ended */
 
 /*
  * Parse one rule line (comments and surrounding blanks allowed) into @p r.
@@ -94,15 +93,6 @@ extern const char *const pf_acl_timeout_names[];  /* the "session_timeouts:" key
  * a message in @p msg and the 1-based column of the offending word in @p col.
  */
 int pf_acl_rule_parse(const char *line, struct acl_rule *r, char *msg, size_t msg_len, int *col);
-
-/* Append @p r to @p cfg (grows the array). Returns 0 or -ENOMEM / -E2BIG. */
-int pf_acl_cfg_add_rule(struct acl_cfg *cfg, const struct acl_rule *r);
-
-/*
- * Read a rule file: one rule per line, '#' comments. Every bad line is
- * reported as "file:line:col: message" in @p errs. Returns 0 or -errno.
- */
-int pf_acl_rules_load_file(const char *path, struct acl_cfg *cfg, struct pf_errs *errs);
 
 /* Format @p r back into the text format (for logs and tests). */
 int pf_acl_rule_format(const struct acl_rule *r, char *buf, size_t len);

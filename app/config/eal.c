@@ -91,7 +91,12 @@ where_set(struct eal_where *w, const struct pf_node *const *nodes, int i)
 		snprintf(w->what, sizeof(w->what), "command line");
 }
 
-bool
+/*
+ * Whether @p prefix is a plain name EAL can make a directory of beneath its
+ * runtime directory: letters, digits, '_', '-' and '.' (not first), 1 to
+ * PF_EAL_PREFIX_MAX characters. No '/', no "..".
+ */
+static bool
 pf_eal_prefix_ok(const char *p)
 {
 	size_t n = strlen(p), i;

@@ -52,7 +52,8 @@ table_open(const char *path, struct stat *sb, const char **why)
 	return fd;
 }
 
-int
+/* Stamp @p path into @p out (path not set). Returns 0 or -errno. */
+static int
 pf_file_stamp_read(const char *path, struct pf_file_stamp *out)
 {
 	uint64_t h = 0xcbf29ce484222325ull, w;

@@ -57,11 +57,4 @@ unsigned int pf_eal_main_lcore(const struct pf_eal *e);
 int pf_eal_read(struct pf_eal *e, int argc, char *const *argv, const struct pf_node *const *nodes,
 		struct pf_errs *errs);
 
-/**
- * Whether @p prefix is a plain name EAL can make a directory of beneath its
- * runtime directory: letters, digits, '_', '-' and '.' (not first), 1 to
- * PF_EAL_PREFIX_MAX characters. No '/', no "..".
- */
-bool pf_eal_prefix_ok(const char *prefix);
-
 #endif /* PF_EAL_H */

@@ -125,12 +125,6 @@ struct pf_change;
  */
 int pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n,
 			struct pf_topo **out, struct pf_errs *errs);
-/**
- * What sc->edits records for the changes @p ch[0..n) of YAML stage @p group:
- * a hash of its net changes (an add and a later delete of the same key
- * cancel out), 0 when none is left. Keys must be normalised (edit did it).
- */
-uint64_t pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group);
 
 int pf_topo_port_index(const struct pf_topo *topo, const char *name);
 
@@ -148,8 +142,6 @@ int pf_topo_group_index(const struct pf_topo *topo, const char *group);
 /** Ring index from stage @p from to stage @p to, or -1. */
 int pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to);
 
-/** Stamp @p path into @p out (path not set). Returns 0 or -errno. */
-int pf_file_stamp_read(const char *path, struct pf_file_stamp *out);
 /**
  * The first table file of @p a whose stamp (path, size, mtime, content hash)
  * differs in @p b, or that only one of them read; NULL when they read the

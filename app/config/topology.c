@@ -945,7 +945,12 @@ change_cancelled(const struct pf_change *ch, unsigned int n, unsigned int k)
 	return false;
 }
 
-uint64_t
+/*
+ * What sc->edits records for the changes @p ch[0..n) of YAML stage @p group:
+ * a hash of its net changes (an add and a later delete of the same key
+ * cancel out), 0 when none is left. Keys must be normalised (edit did it).
+ */
+static uint64_t
 pf_changes_hash(const struct pf_change *ch, unsigned int n, const char *group)
 {
 	uint64_t h = 1469598103934665603ull;

@@ -5,7 +5,12 @@
  */
 #include "direct.h"
 
-bool
+/*
+ * Whether @p rs's input rings may hold packets once every stage s runs on
+ * lcore @p want[s]: it or one of its producers moves, or a producer runs on
+ * another lcore (its rings_maybe stays set then).
+ */
+static bool
 pf_rt_rings_maybe(const struct pf_runtime *rt, const struct pf_rt_stage *rs, const int *want)
 {
 	uint16_t s = (uint16_t)(rs - rt->rts), k;

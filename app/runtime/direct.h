@@ -127,13 +127,6 @@ pf_rt_rings_settle(struct pf_rt_stage *rs, bool settled)
 		__atomic_store_n(&rs->rings_maybe, 0, __ATOMIC_RELAXED);
 }
 
-/*
- * Control thread: whether @p rs's input rings may hold packets once every
- * stage s runs on lcore @p want[s]: it or one of its producers moves, or a
- * producer runs on another lcore (its rings_maybe stays set then).
- */
-bool pf_rt_rings_maybe(const struct pf_runtime *rt, const struct pf_rt_stage *rs,
-		       const int *want);
 /* Control thread, at start (every ring empty): only a stage fed from another lcore polls. */
 void pf_rt_rings_maybe_start(struct pf_runtime *rt);
 /*

@@ -54,7 +54,13 @@ lcore_by_id(struct pf_runtime *rt, int id)
 	return NULL;
 }
 
-int
+/*
+ * Publish @p topo's burst sizes (source rx bursts, ring dequeue bursts) to
+ * the runtime-owned copies the workers read every burst, so the running
+ * topology itself is never read on the data path. @p topo must have the
+ * running stages and rings (reload checks that). Returns how many changed.
+ */
+static int
 pf_runtime_apply_bursts(struct pf_runtime *rt, const struct pf_topo *topo)
 {
 	int changed = 0;

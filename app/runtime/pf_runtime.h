@@ -309,15 +309,6 @@ void pf_runtime_destroy(struct pf_runtime *rt);
  */
 int pf_runtime_apply_lcore_map(struct pf_runtime *rt, const struct pf_topo *topo);
 
-/**
- * Publish @p topo's burst sizes (source rx bursts, ring dequeue bursts) to
- * the runtime-owned copies the workers read every burst, so the running
- * topology itself is never read on the data path. @p topo must have the
- * running stages and rings (reload checks that). Returns how many changed.
- * pf_runtime_apply_lcore_map() calls it first.
- */
-int pf_runtime_apply_bursts(struct pf_runtime *rt, const struct pf_topo *topo);
-
 /** Sum of packets received from all ports so far. */
 uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);
 
