@@ -192,8 +192,8 @@ bool pf_stage_fed_by(const struct pf_stage_env *env, const struct pf_stage_conf 
  * and an edit racing the read is seen by the next reload. A path that is
  * not a regular file (directory, FIFO, device) or is larger than
  * PF_TABLE_MAX_BYTES is refused here, before any blocking open: -EINVAL
- * with the error at the YAML value naming the file. A file that does not
- * exist or cannot be read is recorded empty (the parser says why).
+ * with the error at the YAML value naming the file; so is one that cannot
+ * be opened or read, and a size-0 file that holds data (/proc).
  * Returns 0, -EINVAL or -ENOMEM. No DPDK.
  */
 int pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path, struct pf_errs *errs);

@@ -132,23 +132,60 @@ file_node(const struct pf_stage_conf *sc, const char *path, const char **key)
 	return sc->node;
 }
 
+/*
+ * A regular file whose size is 0 may still hold data: /proc's files say 0 and are read
+ * as they are made (/proc/self/status), or refuse to be read (/proc/self/mem: EIO).
+ * Read one byte to know: NULL for a truly empty file, else what is wrong.
+ */
+static const char *
+empty_or_pseudo(int fd, char *buf, size_t len)
+{
+	char c;
+	ssize_t got;
+
+	do
+		got = read(fd, &c, 1);
+	while (got < 0 && errno == EINTR);
+	if (got == 0)
+		return NULL;
+	if (got > 0)
+		return "is not a table file: its size is 0 yet it holds data (a /proc file?)";
+	snprintf(buf, len, "cannot be read: %s", strerror(errno));
+	return buf;
+}
+
+/* The error at the YAML value that names @p path (the key's position, not the file's). */
+static int
+file_err(struct pf_stage_conf *sc, const char *path, const char *why, struct pf_errs *errs)
+{
+	const struct pf_node *v;
+	const char *key;
+
+	v = file_node(sc, path, &key);
+	return pf_node_err(errs, v, "stages.%s%s%s: '%s' %s", sc->name, key ? "." : "",
+			   key ? key : "", path, why);
+}
+
 int
 pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path, struct pf_errs *errs)
 {
 	struct pf_file_stamp *f;
-	const struct pf_node *v;
-	const char *why, *key;
+	char buf[160];
+	const char *why;
 	struct stat sb;
-	int fd;
+	int fd, rc;
 
 	fd = table_open(path, &sb, &why);
-	if (fd >= 0)
+	if (fd >= 0) {
+		if (sb.st_size == 0)
+			why = empty_or_pseudo(fd, buf, sizeof(buf));
 		close(fd);
-	if (why != NULL) {
-		v = file_node(sc, path, &key);
-		return pf_node_err(errs, v, "stages.%s%s%s: '%s' %s", sc->name, key ? "." : "",
-				   key ? key : "", path, why);
+	} else if (why == NULL) {
+		snprintf(buf, sizeof(buf), "cannot be opened: %s", strerror(-fd));
+		why = buf;
 	}
+	if (why != NULL)
+		return file_err(sc, path, why, errs);
 	f = realloc(sc->files, (sc->n_files + 1u) * sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;
@@ -157,8 +194,13 @@ pf_stage_conf_add_file(struct pf_stage_conf *sc, const char *path, struct pf_err
 	f->path = strdup(path);
 	if (f->path == NULL)
 		return -ENOMEM;
-	/* Unreadable: recorded as empty; the parser reports why. */
-	(void)pf_file_stamp_read(path, f);
+	rc = pf_file_stamp_read(path, f);
+	if (rc < 0) {
+		/* An I/O error, or the file went between the two opens. */
+		free(f->path);
+		snprintf(buf, sizeof(buf), "cannot be read: %s", strerror(-rc));
+		return file_err(sc, path, buf, errs);
+	}
 	sc->n_files++;
 	return 0;
 }

@@ -241,8 +241,20 @@ test_rule_file_errors(void **state)
 	assert_int_equal(load_errors("    rules_file: fixtures/nope.rules\n", &errs), -EINVAL);
 	assert_int_equal(errs.n, 1);
 	pf_err_format(&errs.e[0], line, sizeof(line));
-	assert_string_equal(line, "fixtures/nope.rules: error: cannot open rule file: No such file "
-			    "or directory");
+	/* Where the topology names it (issue 32 item 10: the key's position was lost). */
+	assert_string_equal(line, "inline.yaml:9:17: error: stages.acl.rules_file: "
+			    "'fixtures/nope.rules' cannot be opened: No such file or directory");
+	assert_int_equal(load_errors("    rules_file: /proc/self/mem\n", &errs), -EINVAL);
+	assert_int_equal(errs.n, 1);
+	pf_err_format(&errs.e[0], line, sizeof(line));
+	assert_string_equal(line, "inline.yaml:9:17: error: stages.acl.rules_file: "
+			    "'/proc/self/mem' cannot be read: Input/output error");
+	assert_int_equal(load_errors("    rules_file: /proc/self/status\n", &errs), -EINVAL);
+	assert_int_equal(errs.n, 1);
+	pf_err_format(&errs.e[0], line, sizeof(line));
+	assert_string_equal(line, "inline.yaml:9:17: error: stages.acl.rules_file: "
+			    "'/proc/self/status' is not a table file: its size is 0 yet it holds "
+			    "data (a /proc file?)");
 }
 
 static void

@@ -735,7 +735,7 @@ test_config_errors(void **state)
 	expect_error("  l2: { type: l2fib, next: tx, domains: { a: { ports: [p0] }, b: { ports: [p1] } }, static: [ { mac: \"" A "\", port: p0, domain: b } ] }\n",
 		     "port 'p0' is not in domain 'b'");
 	expect_error("  l2: { type: l2fib, ports: [p0], next: tx, static: /nonexistent/macs }\n",
-		     "cannot open '/nonexistent/macs'");
+		     "stages.l2.static: '/nonexistent/macs' cannot be opened: No such file");
 
 	/* A bad line in a static file is reported at file:line:col. */
 	assert_true(fd >= 0);
