@@ -97,7 +97,8 @@ usage(FILE *out)
 		"  -V, --version          print the version and exit\n"
 		"  -h, --help             this text\n"
 		"\n"
-		"EAL options after '--' are appended to the topology's eal list (last wins).\n"
+		"EAL options after '--' follow the topology's eal list; an lcore set there\n"
+		"(-l, -c, --lcores) replaces pipefwd's own --lcores, one in both is refused.\n"
 		"Exit: 0 ok, 64 bad command line, 78 configuration error, 3 accounting mismatch,\n"
 		"1 runtime error.\n");
 }
