@@ -35,10 +35,10 @@
  * One writer, the control thread (batches, upkeep, reloads, in turn).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_pause.h>
 #include <rte_vect.h>
 
 #include "lpm6_fib.h"
@@ -172,8 +172,10 @@ tbl8_gate(struct lpm6_tbl *t)
 		return;
 	if (!pf_rcu_done(fib->w.free_tok)) {
 		__atomic_store_n(&lp->g_waits, lp->g_waits + 1, __ATOMIC_RELAXED);
+		/* A grace period is microseconds on workers of their own; where
+		 * lcores share CPUs the workers need this one to get there. */
 		while (!pf_rcu_done(fib->w.free_tok))
-			rte_pause();
+			sched_yield();
 	}
 	fib->w.freed = false;
 }

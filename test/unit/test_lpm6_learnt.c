@@ -10,13 +10,19 @@
  * fragmented datagram on one); blackhole, unreachable and prohibit (ICMPv6
  * 1/0 and 1/1 made by the icmp6 stage); a connected route; a learnt ::/0 and
  * the /1 halves rte_lpm6 holds it as; refusals; a lost neighbour; a reload
- * that keeps the learnt routes and one refused that changes nothing.
+ * that keeps the learnt routes and one refused that changes nothing; and
+ * lookups that stay right while learnt routes beside them churn.
  */
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include "../../stages/lpm6_fib.h"
 #include "pf_route.h"
@@ -613,6 +619,132 @@ test_reload_refused(void **state)
 	send_check("2001:db8:78::1", 1000, 4, E_ICMP, NULL);
 }
 
+/*
+ * Forwarding goes on during churn without a misrouted lookup (rte_lpm6 gives
+ * a tbl8 group a delete emptied to the next add that needs one): a reader
+ * thread (a worker, reporting quiescent states to a QSBR the services use, as
+ * the runtime's do) looks up one address in each of 32 configured /48s
+ * while a learnt /56 inside each, beside the address, comes and goes: the
+ * group under the /48 that the lookup goes through is made with the /56 and
+ * freed with it. Every lookup must give the /48's next hop.
+ */
+#define CHURN_NETS 32
+
+struct reader {
+	const struct rte_lpm6 *lpm;
+	struct rte_rcu_qsbr *v;
+	volatile int stop;
+	uint64_t lookups, wrong;
+	uint8_t probe[CHURN_NETS][16];
+};
+
+static void *
+reader_loop(void *arg)
+{
+	struct reader *r = arg;
+	uint32_t i, hop;
+
+	rte_rcu_qsbr_thread_register(r->v, 0);
+	rte_rcu_qsbr_thread_online(r->v, 0);
+	while (!r->stop) {
+		for (i = 0; i < CHURN_NETS; i++) {
+			if (rte_lpm6_lookup(r->lpm, r->probe[i], &hop) != 0 || hop != i)
+				r->wrong++;
+			r->lookups++;
+		}
+		rte_rcu_qsbr_quiescent(r->v, 0);
+	}
+	rte_rcu_qsbr_thread_offline(r->v, 0);
+	rte_rcu_qsbr_thread_unregister(r->v, 0);
+	return NULL;
+}
+
+static void
+test_churn_readers(void **state)
+{
+	static char yaml[8192];
+	struct pf_topo *tn, *tl;
+	struct pf_stage *n6, *l6;
+	struct reader *r = calloc(1, sizeof(*r));
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	struct rte_rcu_qsbr *v = rte_zmalloc("ut_lrn6_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	const struct lpm6_priv *lp;
+	struct pf_route_result res = { 0 };
+	struct pf_route_op op;
+	uint32_t k, net, ops = 0;
+	size_t n;
+	pthread_t t;
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(v);
+	assert_int_equal(rte_rcu_qsbr_init(v, 1), 0);
+	/* Next hop nK and route 2001:db8:1K::/48 (K hex) per net: next hop index K. */
+	n = (size_t)snprintf(yaml, sizeof(yaml),
+		"ports:\n"
+		"  p0: { device: net_null0, mac: \"02:00:00:00:00:10\", ipv6: \"2001:db8:1::1/64\" }\n"
+		"  p1: { device: net_null1, mac: \"02:00:00:00:00:11\", ipv6: \"2001:db8:2::1/64\" }\n"
+		"stages:\n"
+		"  rx: { type: rx, ports: [p0, p1], next: { ipv6: lpm6 } }\n"
+		"  lpm6:\n    type: lpm6\n    nexthops:\n");
+	for (net = 0; net < CHURN_NETS; net++)
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+				      "      n%u: { port: p1, mac: \"02:00:00:00:01:%02x\" }\n", net,
+				      net);
+	n += (size_t)snprintf(yaml + n, sizeof(yaml) - n, "    routes:\n");
+	for (net = 0; net < CHURN_NETS; net++)
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+				      "      - { prefix: \"2001:db8:1%02x::/48\", via: n%u }\n", net, net);
+	snprintf(yaml + n, sizeof(yaml) - n,
+		 "    learnt: { routes: 1000, nexthops: 64, groups: 8, tbl8: 512 }\n"
+		 "    next: { out: tx, neigh: neigh }\n"
+		 "  neigh: { type: neigh, size: 64, next: { out: tx } }\n"
+		 "  tx: { type: tx, ports: [p0, p1] }\n"
+		 "lcores:\n  1: [rx, lpm6, neigh, tx]\n");
+	n6 = pf_test_stage(yaml, "neigh", &tn);
+	l6 = pf_test_stage_fed(yaml, "lpm6", &tl, n6);
+	lp = l6->priv;
+	for (net = 0; net < CHURN_NETS; net++) {
+		a6("2001:db8:100::1", r->probe[net]);
+		r->probe[net][5] = (uint8_t)net;   /* 2001:db8:1NN::1, beside the churn */
+	}
+	r->lpm = lp->fib->lpm;
+	r->v = v;
+	pf_services_set_qsbr(v);
+	assert_int_equal(pthread_create(&t, NULL, reader_loop, r), 0);
+	srand(7);
+	for (k = 0; k < 5000 || r->lookups < 50000000; k++) {
+		/* 2001:db8:1NN:8000::/56: its add takes the group the probe's lookup
+		 * goes through, its delete frees it */
+		op6(&op, PF_ROUTE_ADD, 0, "2001:db8:100:8000::", 56);
+		op.prefix[5] = (uint8_t)(rand() % CHURN_NETS);
+		if (rand() % 2 == 0)
+			op.op = PF_ROUTE_DEL;
+		else
+			via(&op, GW_B, 1);
+		assert_int_equal(l6->ops->ctl.learn(l6, &op, 1, &res), 0);
+		ops++;
+		if (k > 5000000)
+			break;
+	}
+	r->stop = 1;
+	pthread_join(t, NULL);
+	pf_services_set_qsbr(NULL);
+	assert_int_equal(res.refused, 0);
+	if (r->wrong != 0)
+		fail_msg("%" PRIu64 " of %" PRIu64 " lookups wrong during %u updates (%" PRIu64
+			 " adds waited)", r->wrong, r->lookups, ops, lp->g_waits);
+	print_message("%" PRIu64 " lookups right during %u updates (%u added, %u deleted; %"
+		      PRIu64 " adds waited for a grace period)\n", r->lookups, ops, res.added,
+		      res.deleted, lp->g_waits);
+	pf_stage_destroy(l6);
+	pf_stage_destroy(n6);
+	pf_topo_free(tl);
+	pf_topo_free(tn);
+	rte_free(v);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -626,6 +758,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_neighbour_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_keeps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_refused, setup, teardown),
+		cmocka_unit_test(test_churn_readers),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
