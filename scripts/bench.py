@@ -62,6 +62,8 @@ TRAFFIC = {
     # The smallest IPv6/UDP frame is 62 bytes (14 + 40 + 8): 66 with the FCS.
     "64B6": dict(sizes=[62], frames=4096, ipv6=True,
                  desc="66-byte IPv6/UDP frames (62 + FCS), 4096 flows to routed prefixes"),
+    # More flows than one core's L2 holds the lookups of (lpm's tbl24 lines, acl's trie).
+    "64B-64k": dict(sizes=[60], frames=65536, desc="64-byte frames, 65536 UDP flows"),
     # IMIX with IPv6's smallest UDP frame in place of the 64-byte one.
     "imix6": dict(sizes=[62] * 7 + [590] * 4 + [1514], frames=4096, ipv6=True,
                   desc="IPv6/UDP IMIX 7:4:1 of 66/594/1518-byte frames, 4096 flows to routed "
@@ -345,6 +347,16 @@ FULL = dict(kind="full", stages="""\
   tx:  { type: tx, ports: [p1] }
 """ % GW_MAC, split=[["rx", "acl"], ["lpm", "tx"]])
 
+# Two policies (an ingress and an egress ACL, the same 10k rules) around the route
+# lookup: stage work far above the hand-off, split in two halves of about equal cost.
+BIG = dict(kind="big", stages="""\
+  rx:      { type: rx, ports: [p0], next: { ipv4: acl } }
+  acl:     { type: acl, rules_file: "@ACL@", next: lpm }
+  lpm:     { type: lpm, nexthops: { gw: { port: p1, mac: "%s" } }, routes_file: "@ROUTES@", next: acl_out }
+  acl_out: { type: acl, rules_file: "@ACL@", next: tx }
+  tx:      { type: tx, ports: [p1] }
+""" % GW_MAC, split=[["rx", "acl"], ["lpm", "acl_out", "tx"]])
+
 
 def case(name, title, topo, peers=(), traffic="64B", quick=False,
          layouts=("fused", "pipelined"), rounds=None, **tables):
@@ -382,6 +394,14 @@ CASES = [
     case("l2-4M", "L2 bridge, 4M MACs", L2, layouts=["fused"], rounds=3, macs=1 << 22),
     case("full", "rx -> acl (100 rules) -> lpm (1k routes) -> tx", FULL, quick=True, acl=100,
          routes=1 << 10),
+    # The same with the split the planner picks for it (docs/scaling.md, 6).
+    case("full-rx", "rx -> acl (100 rules) -> lpm (1k routes) -> tx, split [rx] | [acl lpm tx]",
+         dict(FULL, kind="full-rx", split=[["rx"], ["acl", "lpm", "tx"]]), acl=100,
+         routes=1 << 10),
+    # Where pipelining should win (issue 31 item 4): one rx queue, work per packet
+    # far above the hand-off, lookups over more than one core's cache.
+    case("big", "rx -> acl (10k rules) -> lpm (64k routes) -> acl (10k rules) -> tx, 64k flows",
+         BIG, traffic="64B-64k", rounds=3, acl=10000, routes=1 << 16),
 ]
 
 # Sweeps: fused layout, pipefwd only, one parameter varied over `values`.
@@ -485,6 +505,77 @@ def sink_opackets(prefix, port=1):
     return r["/ethdev/stats"]["opackets"]
 
 
+def worker_oncpu(pid):
+    """{lcore id: ns on a CPU since start} of pipefwd's worker threads (the
+    scheduler's own account, /proc/PID/task/TID/schedstat)."""
+    out = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                m = re.match(r"rte-worker-(\d+)$", f.read().strip())
+            if m:
+                with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                    out[int(m.group(1))] = int(f.read().split()[0])
+        except OSError:
+            pass
+    return out
+
+
+def cpu_snapshot(pid, prefix):
+    """Per worker lcore: its time on a CPU, its busy and total cycles, and the
+    packets of its busiest stage (those it takes in)."""
+    cpu = worker_oncpu(pid)
+    hz = telemetry(prefix, "/pipefwd/totals")["/pipefwd/totals"]["tsc_hz"]
+    lc = telemetry(prefix, "/pipefwd/lcores")["/pipefwd/lcores"]
+    st = telemetry(prefix, "/pipefwd/stages")["/pipefwd/stages"]
+    out = {}
+    for k, v in lc.items():
+        if not v.get("stages") or int(k) not in cpu:
+            continue
+        out[int(k)] = dict(ns=cpu[int(k)], busy=v["busy_cycles"], total=v["total_cycles"], hz=hz,
+                           pkts=max(st[n]["packets"] for n in v["stages"] if n in st))
+    return out
+
+
+def free_cpu(a, b, secs):
+    """What the lcores did per second of CPU they had, between snapshots @a and
+    @b (@secs apart): each lcore's packets over its time on a CPU less its
+    idle passes (passes that moved nothing, timed on the wall clock). An
+    lcore that never idles (a source on looping traffic, or the one that
+    holds the others back) is measured exactly: the scheduler counts only
+    the time it ran. One that idles is measured at most that fast (a
+    preemption inside an idle pass counts as idle), so the slowest lcore is
+    the layout's rate on CPUs of its own: the load-proof counterpart of the
+    wall-clock Mpps. share: the CPU each lcore got."""
+    caps, share = {}, {}
+    for k in b:
+        if k not in a:
+            continue
+        ns, total = b[k]["ns"] - a[k]["ns"], b[k]["total"] - a[k]["total"]
+        idle, pkts = total - (b[k]["busy"] - a[k]["busy"]), b[k]["pkts"] - a[k]["pkts"]
+        share[str(k)] = round(ns / 1e9 / secs, 3)
+        work = ns / 1e9 - idle / b[k]["hz"]
+        if work > 0 and pkts > 0:
+            caps[str(k)] = round(pkts / work / 1e6, 3)
+    # An lcore whose idle passes took more than its CPU time (preempted while
+    # idle) is not measured: the rate is then at most the others' (free_upper).
+    return dict(free_mpps=min(caps.values()) if caps else None, lcore_free_mpps=caps,
+                cpu_share=share, free_upper=len(caps) < len(share))
+
+
+def planned(plan, lmap):
+    """The planner's Mpps for the fused layout and for the split @lmap
+    ({lcore: [stages]}), from /pipefwd/plan,all=1."""
+    out = {}
+    want = " | ".join(" ".join(g) for _, g in sorted(lmap.items(), key=lambda kv: int(kv[0])))
+    for l in plan.get("layouts", {}).values():
+        if l["kind"] == "fused":
+            out["fused"] = l["kpps"] / 1000.0
+        if l["kind"] == "split" and l["groups"] == want:
+            out["pipelined"] = l["kpps"] / 1000.0
+    return out
+
+
 def median(xs):
     return statistics.median(xs) if xs else None
 
@@ -566,7 +657,7 @@ class Bench:
     @staticmethod
     def mem(tables):
         big = tables.get("routes", 0) >= 1 << 18 or tables.get("macs", 0) >= 1 << 20 or \
-            tables.get("routes6", 0) >= 1 << 18
+            tables.get("routes6", 0) >= 1 << 18 or tables.get("acl", 0) >= 5000
         return 2048 if big else 512
 
     def topology(self, c, layout, burst=32, tables=None):
@@ -720,10 +811,18 @@ class Bench:
                         return res
                     time.sleep(0.05)
                 time.sleep(self.warm if warm is None else warm)
+                c0 = cpu_snapshot(p.pid, prefix) if json_path else None
                 t0, a = time.monotonic(), sink_opackets(prefix, sink_port)
                 time.sleep(self.window)
                 t1, b = time.monotonic(), sink_opackets(prefix, sink_port)
                 res.update(ok=True, mpps=(b - a) / (t1 - t0) / 1e6)
+                if json_path:
+                    # The planner's predictions from this run's costs, and what the
+                    # lcores did per second of CPU they had (docs/scaling.md, 5).
+                    res.update(free_cpu(c0, cpu_snapshot(p.pid, prefix), t1 - t0))
+                    plan = telemetry(prefix, "/pipefwd/plan,cores=2,all=1,window=%g" %
+                                     max(self.window, 0.5), timeout=5.0)
+                    res["plan"] = plan.get("/pipefwd/plan", {})
             except (OSError, ValueError, KeyError, TypeError) as e:
                 res["error"] = "telemetry: %s (see %s)" % (e, rel(logf))
             finally:
@@ -786,7 +885,7 @@ class Bench:
         a = a.replace(self.build + "/", "build/")
         return a.replace(ROOT + "/", "")
 
-    def summarize(self, runs, cmd=None, **extra):
+    def summarize(self, runs, cmd=None, split=None, **extra):
         ok = [r for r in runs if r["ok"]]
         s = dict(extra)
         if cmd:
@@ -811,6 +910,20 @@ class Bench:
             s["tsc_hz"] = ok[0].get("tsc_hz")
             if any(r.get("unaccounted") for r in ok):
                 s["warning"] = "accounting mismatch in a run"
+        if any(r.get("free_mpps") for r in ok):
+            s["free_mpps"] = round(median([r["free_mpps"] for r in ok if r.get("free_mpps")]), 3)
+            s["cpu_share"] = [r.get("cpu_share") for r in ok]
+            s["lcore_free_mpps"] = [r.get("lcore_free_mpps") for r in ok]
+            s["free_upper"] = any(r.get("free_upper") for r in ok)
+            s["plan_io_cycles"] = median([r["plan"]["io_cycles_x10"] / 10.0 for r in ok
+                                          if r.get("plan")])
+        if split and any(r.get("plan") for r in ok):
+            pred = [planned(r.get("plan", {}), split) for r in ok]
+            s["predicted"] = {k: round(median([p[k] for p in pred if k in p]), 3)
+                              for k in ("fused", "pipelined") if any(k in p for p in pred)}
+            s["plan_stage_cycles"] = {k: round(median([r["plan"]["stages"][k]["cycles_x10"] / 10.0
+                                                       for r in ok if r.get("plan")]), 1)
+                                      for k in ok[-1].get("plan", {}).get("stages", {})}
         warns = [r["warning"] for r in runs if r.get("warning")]
         if warns:
             s["warning"] = warns[0]
@@ -853,8 +966,9 @@ class Bench:
                                                              desc=PEERS[r["peer"]]["desc"])
                 else:
                     layout = r["label"].rsplit("-", 1)[1]
+                    split = {str(i + 1): g for i, g in enumerate(c["topo"]["split"])}
                     row["pipefwd"][layout] = self.summarize(runs[r["label"]], r["cmd"],
-                                                            **meta[layout])
+                                                            split=split, **meta[layout])
             for layout in ("fused", "pipelined"):
                 if layout in meta and "skipped" in meta[layout]:
                     row["pipefwd"][layout] = meta[layout]
@@ -882,6 +996,24 @@ class Bench:
                 row["ratio_pipelined"] = round(pl["mpps"] / pm, 3)
         else:
             row["peer"] = None
+        # The planner: each layout predicted from its own run and from the other's,
+        # against what it did per second of CPU (free_mpps) and on the wall clock.
+        pred = {}
+        for lay, m in (("fused", f), ("pipelined", pl)):
+            if not m.get("mpps"):
+                continue
+            pred[lay] = dict(wall_mpps=m["mpps"], free_mpps=m.get("free_mpps"),
+                             free_upper=m.get("free_upper", False),
+                             from_fused=f.get("predicted", {}).get(lay),
+                             from_pipelined=pl.get("predicted", {}).get(lay))
+        if pred:
+            row["prediction"] = pred
+            for lay, v in pred.items():
+                log("  %-9s wall %.2f Mpps, per CPU second %s%s; planner from fused run %s, "
+                    "from pipelined run %s" % (lay, v["wall_mpps"],
+                                               "at most " if v["free_upper"] else "",
+                                               fmt(v["free_mpps"]),
+                                               fmt(v["from_fused"]), fmt(v["from_pipelined"])))
         cf, cp = f.get("cycles_per_packet"), pl.get("cycles_per_packet")
         if cf and cp:
             # Ring hand-off: stage cycles in the pipelined layout over fused, per

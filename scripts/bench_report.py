@@ -19,7 +19,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
-STAGE_ORDER = ["rx", "acl", "lpm", "l2fib", "xc", "tx"]
+STAGE_ORDER = ["rx", "acl", "lpm", "acl_out", "l2fib", "xc", "tx"]
 
 
 def f2(x, f="%.2f"):
@@ -261,7 +261,7 @@ def targets12(res):
 # Sections report() writes; any other "## " section of the existing document
 # (another tool's, e.g. the instruction counts) is kept, before Commands.
 OWN_SECTIONS = ("Machine", "Method", "pipefwd against the peers", "Cycles per packet per stage",
-                "Burst-size sweep", "Cost against table size", "Targets (issue 12, wall clock)",
+                "The planner against the measurement", "Burst-size sweep", "Cost against table size", "Targets (issue 12, wall clock)",
                 "Targets (issue 8)", "Start to forwarding", "Commands")
 
 
@@ -442,6 +442,41 @@ def report(res, out, doc=None):
     w("")
     if "cycles" in made:
         w("![cycles per packet per stage](img/bench_cycles.png)\n")
+
+    pred = [r for r in res["cases"] if r.get("prediction")]
+    if pred:
+        w("## The planner against the measurement\n")
+        w("`/pipefwd/plan,cores=2,all=1` asked at the end of each run's window (docs/scaling.md, "
+          "section 5): each layout's Mpps predicted from the costs the fused run measured and "
+          "from those the pipelined run measured, medians over the runs, against the wall-clock "
+          "Mpps and against *per CPU second*: each worker lcore's packets over the time the "
+          "scheduler gave it (/proc/PID/task/TID/schedstat) less its idle passes, the slowest "
+          "lcore's, which is what the layout forwards on CPUs of its own (the model's claim) "
+          "whatever else runs on the machine. *share*: the CPU the lcores got (median). "
+          "`<=`: an lcore idled for more than its CPU time (preempted while idle) and could "
+          "not be measured; the rate is then at most the other's (its error in brackets).\n")
+        w("| case | layout | wall Mpps | share | per CPU second | from fused run | error | "
+          "from pipelined run | error |")
+        w("|---|---|---|---|---|---|---|---|---|")
+        for r in pred:
+            for lay, v in r["prediction"].items():
+                s = r["pipefwd"].get(lay, {})
+                shares = [sh for sh in s.get("cpu_share", []) if sh]
+                share = " ".join("%s:%.0f%%" % (k, 100 * statistics.median(
+                    [sh.get(k, 0) for sh in shares])) for k in sorted(shares[0])) if shares else "-"
+                m = v.get("free_mpps")
+
+                def err(p):
+                    return "-" if not p or not m else "%s%+.0f%%" % (
+                        "(" if v.get("free_upper") else "", 100.0 * (p - m) / m) + (
+                        ")" if v.get("free_upper") else "")
+
+                w("| %s | %s | %s | %s | %s%s | %s | %s | %s | %s |" % (
+                    r["case"], lay, f2(v.get("wall_mpps")), share,
+                    "<= " if v.get("free_upper") else "", f2(m),
+                    f2(v.get("from_fused")), err(v.get("from_fused")),
+                    f2(v.get("from_pipelined")), err(v.get("from_pipelined"))))
+        w("")
 
     sweeps = {s["name"]: s for s in res.get("sweeps", [])}
     if "burst" in sweeps:

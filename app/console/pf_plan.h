@@ -11,7 +11,10 @@
  * input packet (its fraction), plus the source's I/O (the port's rx and the
  * loop, per input packet) on each lcore that reads a port, plus for every
  * edge that crosses lcores the hand-off: `handoff_prod` per packet on the
- * producer's lcore and `handoff_cons` on the consumer's. The layout forwards
+ * producer's lcore and `handoff_cons` on the consumer's, and `recycle` more
+ * on the producer's when that lcore runs a source (its packets' mbufs come
+ * back from another core). Packets a full ring drops count as carried: the
+ * model is of the layout's capacity, not of its overflow. The layout forwards
  * hz / (its busiest lcore's cost) input packets per second: the bottleneck.
  *
  * Candidates for `cores` worker lcores:
@@ -59,6 +62,12 @@ struct pf_plan_input {
 	double io_cycles;           /**< per packet, on each lcore running a source, beside stages */
 	double handoff_prod;        /**< per packet per cross-lcore edge, producer's lcore */
 	double handoff_cons;        /**< ... consumer's lcore */
+	/**
+	 * Per packet that leaves a source's lcore, on that lcore: its port rx
+	 * gets back mbufs freed on another core, cold (the driver writes their
+	 * header, metadata and frame lines), timed in io_cycles, not a stage.
+	 */
+	double recycle;
 	uint16_t cores;             /**< worker lcores available (>= 1) */
 	bool rss;                   /**< the sources' ports can spread flows over rx queues */
 	bool all_splits;            /**< every cut of each k, not only the best (a bench's split) */

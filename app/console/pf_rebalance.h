@@ -20,6 +20,12 @@
  */
 #define PF_HANDOFF_CYCLES_DEFAULT 45.0
 #define PF_HANDOFF_PROD_SHARE 0.33
+/**
+ * And the port rx of a source's lcore per packet that leaves it: the mbufs
+ * come back cold from the other core (io_cycles, pipelined over fused, make
+ * bench of 2026-12-06: l3-1k +16, full +43, full-big +32).
+ */
+#define PF_HANDOFF_RECYCLE_DEFAULT 30.0
 /** Sliding window of the advice: default and longest, seconds. */
 #define PF_REBALANCE_WINDOW_DEFAULT 10.0
 #define PF_REBALANCE_WINDOW_MAX 60.0
@@ -43,6 +49,7 @@ struct pf_load_window {
 	double cycles[PF_MAX_STAGES];      /**< stage cycles (process + dispatch) */
 	double packets[PF_MAX_STAGES];     /**< packets each stage processed */
 	double io[PF_MAX_STAGES];          /**< a source's cycles in its port rx */
+	double ring_full[PF_MAX_STAGES];   /**< packets each stage dropped: next ring full */
 	double ring_pkts[PF_MAX_RINGS];    /**< packets on each edge (ring or direct) */
 };
 

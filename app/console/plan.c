@@ -25,21 +25,25 @@ double
 pf_plan_map_cost(const struct pf_plan_input *in, const int *map, uint16_t n_lcores,
 		 double *load)
 {
+	bool src_lcore[PF_PLAN_MAX_STAGES] = { false };
 	double busiest = 0;
 	uint16_t i;
 
 	memset(load, 0, sizeof(*load) * n_lcores);
 	for (i = 0; i < in->n_stages; i++) {
 		load[map[i]] += in->st[i].cpp * in->st[i].frac;
-		if (in->st[i].source)
+		if (in->st[i].source) {
 			load[map[i]] += in->io_cycles * in->st[i].frac;
+			src_lcore[map[i]] = true;
+		}
 	}
 	for (i = 0; i < in->n_edges; i++) {
 		const struct pf_plan_edge *e = &in->e[i];
 
 		if (map[e->from] == map[e->to])
 			continue;
-		load[map[e->from]] += in->handoff_prod * e->frac;
+		load[map[e->from]] += (in->handoff_prod +
+				       (src_lcore[map[e->from]] ? in->recycle : 0)) * e->frac;
 		load[map[e->to]] += in->handoff_cons * e->frac;
 	}
 	for (i = 0; i < n_lcores; i++)
@@ -195,14 +199,14 @@ pf_plan(const struct pf_plan_input *in, struct pf_plan_layout *out, int max)
 			l.lcores = k;
 			l.copies = k;
 			finish(in, &l, (fused + (double)(k - 1) / k * f0 *
-					(in->handoff_prod + in->handoff_cons)) / k);
+					(in->handoff_prod + in->recycle + in->handoff_cons)) / k);
 			if (n < max)
 				out[n++] = l;
 		}
 		/* With two lcores it is the split "sources | the rest": listed as that. */
 		if (replicable && rest > 0 && k > 2) {
 			/* rx alone, the rest shared by k-1 instances, all of it crossing. */
-			double a = rx + in->handoff_prod * f0;
+			double a = rx + (in->handoff_prod + in->recycle) * f0;
 			double b = (rest + in->handoff_cons * f0) / (k - 1);
 
 			memset(&l, 0, sizeof(l));

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * /pipefwd/plan[,cores=N][,handoff=C][,rss=0|1][,window=S][,all=1]: predicted Mpps of
+ * /pipefwd/plan[,cores=N][,handoff=C][,recycle=C][,rss=0|1][,window=S][,all=1]: Mpps of
  * candidate layouts of the running pipeline (app/console/pf_plan.h), from what
  * it measured over the window: each stage's cycles per packet (the hand-off
  * of every edge that crosses lcores now taken out), the packets each stage
  * and edge sees per packet the sources read, the sources' port rx (their
  * io_cycles, timed apart from the stages), and the hand-off cost per
  * cross-lcore edge (C, default PF_HANDOFF_CYCLES_DEFAULT: measured on this
- * machine, docs/scaling.md). Instances of a stage count as one stage. all=1
+ * machine, docs/scaling.md), and the recycling a source's lcore pays for
+ * packets that leave it (PF_HANDOFF_RECYCLE_DEFAULT). Instances of a stage count as one stage. all=1
  * lists every split, not only the best of each size (the bench looks up its own).
  */
 #include <errno.h>
@@ -30,6 +31,7 @@ struct plan_ctx {
 	uint16_t order[PF_PLAN_MAX_STAGES];   /* logical stage -> its instance 0 (rt index) */
 	int logical[PF_MAX_STAGES];           /* rt stage -> logical index */
 	double rx_pps;                        /* packets the sources read per second */
+	double overflow;                      /* packets full rings dropped per second */
 	int current[PF_PLAN_MAX_STAGES];      /* lcore index of each logical stage now */
 	bool instances;                       /* some stage runs as instances now */
 };
@@ -133,10 +135,46 @@ sources_rss(const struct pf_runtime *rt)
 	return any;
 }
 
-static int
-build(const struct pf_runtime *rt, struct plan_ctx *c, double handoff, double window)
+/*
+ * Packets a full ring dropped count as carried (the model is of capacity):
+ * a stage's drops go back on its out edges in their proportions, and a
+ * stage downstream sees its packets times what its inputs would have
+ * carried over what they did (@p scale, by logical stage, in order).
+ */
+static void
+overflow_back(struct plan_ctx *c, const double *drops, double *scale)
 {
-	double cyc[PF_MAX_STAGES];
+	struct pf_plan_input *in = &c->in;
+	double act[PF_PLAN_MAX_EDGES], would, got, out;
+	uint16_t i, k, s;
+
+	for (k = 0; k < in->n_edges; k++)
+		act[k] = in->e[k].frac;
+	for (i = 0; i < c->n; i++) {
+		s = i;                  /* c->order is logical order: index i is stage i */
+		would = got = out = 0;
+		for (k = 0; k < in->n_edges; k++) {
+			if (in->e[k].to == s) {
+				would += in->e[k].frac;
+				got += act[k];
+			}
+			if (in->e[k].from == s)
+				out += act[k];
+		}
+		scale[s] = in->st[s].source || got <= 0 ? 1 : would / got;
+		for (k = 0; k < in->n_edges; k++)
+			if (in->e[k].from == s)
+				in->e[k].frac = (act[k] + (out > 0 ? drops[s] * act[k] / out : 0)) *
+						scale[s];
+	}
+}
+
+static int
+build(const struct pf_runtime *rt, struct plan_ctx *c, double handoff, double recycle,
+      double window)
+{
+	double cyc[PF_MAX_STAGES], drops[PF_PLAN_MAX_STAGES] = { 0 };
+	double scale[PF_PLAN_MAX_STAGES];
 	struct pf_plan_input *in = &c->in;
 	uint16_t i, r, k;
 	int rc;
@@ -151,6 +189,7 @@ build(const struct pf_runtime *rt, struct plan_ctx *c, double handoff, double wi
 	in->hz = (double)rte_get_tsc_hz();
 	in->handoff_prod = handoff * PF_HANDOFF_PROD_SHARE;
 	in->handoff_cons = handoff - in->handoff_prod;
+	in->recycle = recycle;
 	for (i = 0; i < rt->n_stages; i++) {
 		cyc[i] = c->w.cycles[i];
 		if (rt->rts[i].kind & PF_RT_KIND_SOURCE)
@@ -160,7 +199,13 @@ build(const struct pf_runtime *rt, struct plan_ctx *c, double handoff, double wi
 	}
 	if (c->rx_pps <= 0)
 		return -EAGAIN;       /* nothing forwarded in the window: no costs to go by */
-	/* The hand-off each crossing edge added to its stages now is not theirs. */
+	/* The sources' port rx (timed apart from the stages: io_cycles). */
+	for (i = 0; i < rt->n_stages; i++)
+		in->io_cycles += c->w.io[i];
+	/*
+	 * The hand-off each crossing edge added now is not the stages': out of
+	 * their cycles, and the recycling out of the port rx of a source's lcore.
+	 */
 	for (r = 0; r < rt->n_rings; r++) {
 		const struct pf_ring_conf *rc_ = rt->rings[r].conf;
 
@@ -168,22 +213,27 @@ build(const struct pf_runtime *rt, struct plan_ctx *c, double handoff, double wi
 			continue;
 		cyc[rc_->from] -= in->handoff_prod * c->w.ring_pkts[r];
 		cyc[rc_->to] -= in->handoff_cons * c->w.ring_pkts[r];
+		for (i = 0; i < rt->n_stages; i++)
+			if ((rt->rts[i].kind & PF_RT_KIND_SOURCE) &&
+			    rt->rts[i].owner == rt->rts[rc_->from].owner)
+				break;
+		if (i < rt->n_stages)
+			in->io_cycles -= recycle * c->w.ring_pkts[r];
 	}
+	if (in->io_cycles < 0)
+		in->io_cycles = 0;
+	in->io_cycles /= c->rx_pps;
 	for (i = 0; i < rt->n_stages; i++) {
 		struct pf_plan_stage *s = &in->st[c->logical[i]];
 
 		if (cyc[i] < 0)
 			cyc[i] = 0;
-		s->cpp += cyc[i];            /* a sum for now: per packet below */
+		s->cpp += cyc[i];            /* sums for now: per packet below */
 		s->frac += c->w.packets[i];
+		drops[c->logical[i]] += c->w.ring_full[i];
+		c->overflow += c->w.ring_full[i];
 		s->source = (rt->rts[i].kind & PF_RT_KIND_SOURCE) != 0;
 		c->current[c->logical[i]] = lcore_index(rt, rt->rts[i].owner);
-	}
-	for (i = 0; i < c->n; i++) {
-		struct pf_plan_stage *s = &in->st[i];
-
-		s->cpp = s->frac > 0 ? s->cpp / s->frac : 0;
-		s->frac /= c->rx_pps;
 	}
 	for (r = 0; r < rt->n_rings; r++) {
 		uint16_t f = (uint16_t)c->logical[rt->rings[r].conf->from];
@@ -197,12 +247,17 @@ build(const struct pf_runtime *rt, struct plan_ctx *c, double handoff, double wi
 				return -EINVAL;
 			in->e[in->n_edges++] = (struct pf_plan_edge){ .from = f, .to = t };
 		}
-		in->e[k].frac += c->w.ring_pkts[r] / c->rx_pps;
+		in->e[k].frac += c->w.ring_pkts[r];
 	}
-	/* The sources' port rx (timed apart from the stages: io_cycles). */
-	for (i = 0; i < rt->n_stages; i++)
-		in->io_cycles += c->w.io[i];
-	in->io_cycles /= c->rx_pps;
+	overflow_back(c, drops, scale);
+	for (i = 0; i < c->n; i++) {
+		struct pf_plan_stage *s = &in->st[i];
+
+		s->cpp = s->frac > 0 ? s->cpp / s->frac : 0;
+		s->frac = s->frac * scale[i] / c->rx_pps;
+	}
+	for (k = 0; k < in->n_edges; k++)
+		in->e[k].frac /= c->rx_pps;
 	in->rss = sources_rss(rt);
 	return 0;
 }
@@ -259,6 +314,7 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	static struct pf_plan_layout out[PF_PLAN_MAX_LAYOUTS];
 	const struct pf_runtime *rt = con->rt;
 	double handoff = PF_HANDOFF_CYCLES_DEFAULT, window = PF_REBALANCE_WINDOW_DEFAULT, v;
+	double recycle = PF_HANDOFF_RECYCLE_DEFAULT;
 	double cores = rt->n_lcores, load[PF_PLAN_MAX_STAGES];
 	char buf[128], *save = NULL, *tok;
 	int rss = -1, n, i, rc;
@@ -273,6 +329,8 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 			rc = num(tok + 6, 1, PF_PLAN_MAX_LAYOUTS / 4, &cores);
 		else if (strncmp(tok, "handoff=", 8) == 0)
 			rc = num(tok + 8, 0, 100000, &handoff);
+		else if (strncmp(tok, "recycle=", 8) == 0)
+			rc = num(tok + 8, 0, 100000, &recycle);
 		else if (strncmp(tok, "window=", 7) == 0)
 			rc = num(tok + 7, 0.5, PF_REBALANCE_WINDOW_MAX, &window);
 		else if (strncmp(tok, "rss=", 4) == 0 && num(tok + 4, 0, 1, &v) == 0)
@@ -285,7 +343,7 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 			return rc;
 	}
 	memset(&c, 0, sizeof(c));
-	rc = build(rt, &c, handoff, window);
+	rc = build(rt, &c, handoff, recycle, window);
 	if (rc == -EAGAIN) {
 		pf_console_error(d, "no packet read in the window: nothing to measure costs by");
 		return 0;
@@ -304,10 +362,13 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "rss", c.in.rss);
 	add_x(d, "handoff_cycles_x10", handoff, 10);
 	add_x(d, "handoff_prod_cycles_x10", c.in.handoff_prod, 10);
+	add_x(d, "recycle_cycles_x10", recycle, 10);
 	add_x(d, "io_cycles_x10", c.in.io_cycles, 10);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", (uint64_t)c.in.hz);
 	rte_tel_data_add_dict_u64(d, "window_ms", (uint64_t)(c.w.secs * 1000));
 	add_x(d, "measured_kpps", c.rx_pps / 1e6, 1000);
+	/* Full rings: the producers' cycles include freeing what they refused. */
+	add_x(d, "overflow_x1000", c.overflow / c.rx_pps, 1000);
 	/* The worker lcores now, for a client that writes a layout as an lcores: map. */
 	buf[0] = '\0';
 	for (i = 0, rc = 0; i < rt->n_lcores && rc < (int)sizeof(buf); i++)
@@ -315,7 +376,7 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 			       rt->lcores[i].id);
 	rte_tel_data_add_dict_string(d, "lcores_now", buf);
 	/* The layout running now, through the same model (not with instances). */
-	if (!c.instances)
+	if (!c.instances && rt->n_lcores <= PF_PLAN_MAX_STAGES)
 		add_x(d, "current_kpps", c.in.hz /
 		      pf_plan_map_cost(&c.in, c.current, rt->n_lcores, load) / 1e6, 1000);
 	st = rte_tel_data_alloc();
@@ -357,7 +418,7 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 }
 
 const struct pf_cmd pf_plan_cmds[] = {
-	{ "/pipefwd/plan", "pipefwd layout plan. Params: [cores=N][,handoff=C][,rss=0|1][,window=S][,all=1]",
+	{ "/pipefwd/plan", "pipefwd layout plan. Params: [cores=N][,handoff=C][,recycle=C][,rss=0|1][,window=S][,all=1]",
 	  cmd_plan, false },
 	{ NULL, NULL, NULL, false },
 };

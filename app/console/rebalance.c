@@ -29,6 +29,7 @@ struct rb_sample {
 	uint64_t cycles[PF_MAX_STAGES];
 	uint64_t packets[PF_MAX_STAGES];
 	uint64_t io[PF_MAX_STAGES];
+	uint64_t ring_full[PF_MAX_STAGES];
 	uint64_t pkts[PF_MAX_RINGS];
 };
 
@@ -48,6 +49,7 @@ rb_read(const struct pf_runtime *rt, struct rb_sample *s)
 		s->cycles[i] = RD(rt->rts[i].cycles);
 		s->packets[i] = RD(rt->rts[i].packets);
 		s->io[i] = RD(rt->rts[i].io_cycles);
+		s->ring_full[i] = RD(rt->rts[i].ring_full);
 	}
 	for (i = 0; i < rt->n_rings; i++)
 		s->pkts[i] = RD(rt->rings[i].enqueued) + RD(rt->rings[i].direct);
@@ -120,6 +122,7 @@ pf_rebalance_window(const struct pf_runtime *rt, double window_s, struct pf_load
 		w->cycles[i] = (double)(now.cycles[i] - base.cycles[i]) / secs;
 		w->packets[i] = (double)(now.packets[i] - base.packets[i]) / secs;
 		w->io[i] = (double)(now.io[i] - base.io[i]) / secs;
+		w->ring_full[i] = (double)(now.ring_full[i] - base.ring_full[i]) / secs;
 	}
 	for (i = 0; i < rt->n_rings; i++)
 		w->ring_pkts[i] = (double)(now.pkts[i] - base.pkts[i]) / secs;

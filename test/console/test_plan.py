@@ -16,6 +16,9 @@ they cost far more than rx and tx. The plan for 2 cores must:
   port rx on the source's lcore, the hand-off per crossing edge, its
   producer's share on the producer's side), and the fused one as the layout
   running now;
+- after a reload to [rx] | [d1 d2 tx], where lcore 2 cannot keep up and the
+  ring drops most packets, still count every packet as seen by every stage
+  (the plan is of the layout's capacity, not of its overflow);
 - refuse bad parameters with a usage error, not a traceback.
 No timing is asserted: the costs are whatever this machine measured.
 """
@@ -60,6 +63,7 @@ def busiest(plan, groups):
     st = plan["stages"]
     h = plan["handoff_cycles_x10"] / 10.0
     hp = plan["handoff_prod_cycles_x10"] / 10.0
+    rec = plan["recycle_cycles_x10"] / 10.0
     io = plan["io_cycles_x10"] / 10.0
     lc = [g.split() for g in groups.split(" | ")]
     where = {n: i for i, g in enumerate(lc) for n in g}
@@ -70,7 +74,8 @@ def busiest(plan, groups):
     for a, b in (("rx", "d1"), ("d1", "d2"), ("d2", "tx")):
         if where[a] != where[b]:
             f = st[b]["frac_x1000"] / 1000.0          # every packet goes on
-            load[where[a]] += hp * f
+            # A source's lcore also takes back the mbufs of what leaves it.
+            load[where[a]] += (hp + (rec if where[a] == where["rx"] else 0)) * f
             load[where[b]] += (h - hp) * f
     return max(load)
 
@@ -139,8 +144,37 @@ def main():
                 "-  1: [rx, d1, d2, tx]" not in out:
             errors.append("plan text: want the lcores diff to [rx, d1] / [d2, tx]: rc %d: %s"
                           % (rc, out))
-        for bad in (["--cores", "0"], ["--handoff", "nan"], ["--window", "61"],
-                    ["--rss", "2"]):
+        # Pipelined, d1 and d2 on lcore 2 cannot keep up with rx on lcore 1: the
+        # ring drops most packets (ring_full), yet the plan is of the layout's
+        # capacity: every stage still sees every packet read.
+        with open(topo + ".new", "w") as f:
+            f.write(TOPOLOGY.format(d=d).replace("1: [rx, d1, d2, tx]\n  2: []",
+                                                 "1: [rx]\n  2: [d1, d2, tx]"))
+        os.replace(topo + ".new", topo)
+        rc, out = ctl(prefix, "reload")
+        if rc != 0:
+            errors.append("reload to the split: %s" % out)
+        time.sleep(4.0)            # a 2 s window of the new map, a 1 s sample, margin
+        rc, out = ctl(prefix, "--json", "plan", "--cores", "2", "--window", "2")
+        rc2, st = ctl(prefix, "--json", "stages")
+        if rc != 0 or rc2 != 0:
+            errors.append("plan after the split: rc %d: %s %s" % (rc, out, st))
+        else:
+            plan, st = json.loads(out), json.loads(st)
+            print(json.dumps(plan))
+            full = st["rx"].get("drops", {}).get("ring_full", 0) or st["rx"].get("ring_full", 0)
+            fr = {n: s["frac_x1000"] for n, s in plan["stages"].items()}
+            if not full:
+                errors.append("the split should overflow rx -> d1: %s" % st["rx"])
+            if not all(950 <= v <= 1050 for v in fr.values()):
+                errors.append("overflow drops count as carried: every stage sees every "
+                              "packet, got %s" % fr)
+            if not plan.get("overflow_x1000", 0) >= 10:
+                errors.append("overflow_x1000 should show the drops: %s" % plan)
+            rc, out = ctl(prefix, "plan", "--cores", "2", "--window", "2")
+            if rc != 0 or "warning: full rings dropped" not in out:
+                errors.append("plan text should warn of the overflow: rc %d: %s" % (rc, out))
+        for bad in (["--cores", "0"], ["--handoff", "nan"], ["--recycle", "-1"]):
             rc, out = ctl(prefix, "plan", *bad)
             if rc == 0 or "Traceback" in out:
                 errors.append("plan %s not refused cleanly: rc %d: %s" % (" ".join(bad), rc, out))

@@ -192,6 +192,39 @@ test_fractions(void **state)
 	assert_float_equal(load[1], 0.25 * (28 + 14 + 30), EPS);
 }
 
+/*
+ * Recycling: what leaves a source's lcore costs that lcore 20 more a packet
+ * ([rx] | [lpm tx]: 58 + 20), and not on an edge between two other lcores
+ * ([rx lpm] | [tx]: 86 + 20, [rx] [lpm] [tx]: lpm's lcore 30 + 28 + 15).
+ */
+static void
+test_recycle(void **state)
+{
+	struct pf_plan_input in;
+	double load[3];
+	int a[3] = { 0, 1, 1 }, b[3] = { 0, 0, 1 }, c[3] = { 0, 1, 2 };
+
+	l3(&in, 3, false);
+	in.recycle = 20;
+	assert_float_equal(pf_plan_map_cost(&in, a, 2, load), 78, EPS);
+	assert_float_equal(pf_plan_map_cost(&in, b, 2, load), 106, EPS);
+	pf_plan_map_cost(&in, c, 3, load);
+	assert_float_equal(load[0], 78, EPS);
+	assert_float_equal(load[1], 73, EPS);
+	/* The fan-out: max(43 + 15 + 20, (280 + 14 + 30) / 2). */
+	in.st[1].cpp = 280;
+	in.rss = false;
+	{
+		struct pf_plan_layout out[PF_PLAN_MAX_LAYOUTS];
+		int n = pf_plan(&in, out, PF_PLAN_MAX_LAYOUTS), i;
+
+		for (i = 0; i < n && out[i].kind != PF_PLAN_FANOUT; i++)
+			;
+		assert_true(i < n);
+		assert_float_equal(out[i].busiest, (280 + 14 + 30) / 2.0, EPS);
+	}
+}
+
 static void
 test_bad_input(void **state)
 {
@@ -218,6 +251,7 @@ main(void)
 		cmocka_unit_test(test_rss),
 		cmocka_unit_test(test_pipeline_wins),
 		cmocka_unit_test(test_fractions),
+		cmocka_unit_test(test_recycle),
 		cmocka_unit_test(test_bad_input),
 	};
 
