@@ -17,7 +17,14 @@ round (A B C D A B C D ...) so that the shared machine's load hits all alike:
   split    two independent pipelines rx0(q0)->lpm0->tx0, rx1(q1)->lpm1->tx1
            (no crossing: the upper bound of an instance-affine edge)
 
-Rate: pipefwd's own totals.tx over the run (-j), median of the rounds.
+Rate: pipefwd's own totals.tx over the run (-j), median of the rounds. And
+per CPU second (--cpu): the packets sent over the middle half of the run
+divided by the CPU time the workers had then (/proc/PID/task/TID/schedstat),
+times the workers: what the layout forwards on CPUs of its own, whatever
+else runs on the machine (every worker reads a queue that never runs dry, so
+none idles; bench.py's free_cpu for the pipelined cases). When the workers
+take turns on shared CPUs a ring between them overflows, and the work spent
+on the dropped packets makes the figure low (the share dropped is printed).
 """
 import argparse
 import json
@@ -26,12 +33,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (traffic generator)
 
 HEAD = """\
-eal: [--no-huge, -m, "1024", --no-pci, --log-level=lib.eal:warning, --no-telemetry,
+eal: [--no-huge, -m, "1024", --no-pci, --log-level=lib.eal:warning,{tel}
       "--lcores=0@0,1@1,2@0"]
 ports:
   p0: {{ device: "{dev}", mac: "02:00:00:00:00:10", rss: external }}
@@ -44,33 +52,61 @@ LPM = """\
     next: tx{sfx}
 """
 LAYOUTS = {
-    "one": (1, "stages:\n  rx: { type: rx, ports: [p0], next: lpm }\n  lpm:\n" + LPM.format(sfx="")
+    "one": (1, "stages:\n  rx: { type: rx, ports: [p0], next: { ipv4: lpm } }\n  lpm:\n" + LPM.format(sfx="")
             + "  tx: { type: tx, ports: [p1] }\nlcores:\n  1: [rx, lpm, tx]\n"),
-    "inst": (2, "stages:\n  rx: { type: rx, ports: [p0], instances: 2, next: lpm }\n"
+    "inst": (2, "stages:\n  rx: { type: rx, ports: [p0], instances: 2, next: { ipv4: lpm } }\n"
              "  lpm:\n    instances: 2\n" + LPM.format(sfx="")
              + "  tx: { type: tx, ports: [p1], instances: 2 }\n"
              "lcores:\n  1: [rx.0, lpm.0, tx.0]\n  2: [rx.1, lpm.1, tx.1]\n"),
-    "affine": (2, "stages:\n  rx: { type: rx, ports: [p0], instances: 2, affine: true, next: lpm }\n"
+    "affine": (2, "stages:\n  rx: { type: rx, ports: [p0], instances: 2, affine: true, next: { ipv4: lpm } }\n"
                "  lpm:\n    instances: 2\n" + LPM.format(sfx="")
                + "  tx: { type: tx, ports: [p1], instances: 2 }\n"
                "lcores:\n  1: [rx.0, lpm.0, tx.0]\n  2: [rx.1, lpm.1, tx.1]\n"),
     "split": (2, "stages:\n" + "".join(
-        "  rx%d: { type: rx, ports: [p0], queue: %d, next: lpm%d }\n  lpm%d:\n" % (k, k, k, k)
+        "  rx%d: { type: rx, ports: [p0], queue: %d, next: { ipv4: lpm%d } }\n  lpm%d:\n" % (k, k, k, k)
         + LPM.format(sfx=k) + "  tx%d: { type: tx, ports: [p1] }\n" % k for k in (0, 1))
         + "lcores:\n  1: [rx0, lpm0, tx0]\n  2: [rx1, lpm1, tx1]\n"),
 }
 
 
-def run(pipefwd, tmp, name, nq, secs, pcap):
+def cpu_rate(pid, prefix, secs):
+    """Packets sent per second of the workers' CPU time, times the workers,
+    over the middle half of a run of @secs."""
+    def snap():
+        tot = bench.telemetry(prefix, "/pipefwd/totals")["/pipefwd/totals"]
+        return bench.worker_oncpu(pid), tot["tx"], tot["dropped"]
+    time.sleep(secs / 4.0)
+    a = snap()
+    time.sleep(secs / 2.0)
+    b = snap()
+    # The workers that run stages (an lcore EAL has but the map leaves empty sleeps).
+    ns = [b[0][k] - a[0][k] for k in b[0] if k in a[0]]
+    ns = [x for x in ns if x > 0.1 * max(ns + [1])]
+    tx, drop = b[1] - a[1], b[2] - a[2]
+    if not ns or tx <= 0:
+        return None, None
+    return tx / (sum(ns) / 1e9) * len(ns) / 1e6, drop / (tx + drop)
+
+
+def run(pipefwd, tmp, name, nq, secs, pcap, cpu=False):
     dev = "net_pcap0," + ",".join("rx_pcap=%s" % pcap for _ in range(nq)) + ",infinite_rx=1"
     topo = os.path.join(tmp, name + ".yaml")
     js = os.path.join(tmp, name + ".json")
     with open(topo, "w") as f:
-        f.write(HEAD.format(dev=dev) + LAYOUTS[name][1])
+        f.write(HEAD.format(dev=dev, tel="" if cpu else " --no-telemetry,") + LAYOUTS[name][1])
     prefix = "rxq%d_%s" % (os.getpid(), name)
-    subprocess.run([pipefwd, "-q", "-d", str(secs), "-j", js, topo, "--",
-                    "--file-prefix=" + prefix],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen([pipefwd, "-q", "-d", str(secs), "-j", js, topo, "--",
+                          "--file-prefix=" + prefix],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rate = lost = None
+    if cpu:
+        time.sleep(1.0)         # start-up: EAL, ports; -d counts from forwarding
+        try:
+            rate, lost = cpu_rate(p.pid, prefix, secs)
+        except (OSError, ValueError, KeyError):
+            rate = None
+    if p.wait() != 0:
+        raise subprocess.CalledProcessError(p.returncode, pipefwd)
     # EAL leaves its runtime dir behind.
     subprocess.run(["rm", "-rf", ("/var/run/dpdk/" if os.geteuid() == 0 else
                                   os.environ.get("XDG_RUNTIME_DIR", "/tmp") + "/dpdk/") + prefix])
@@ -78,7 +114,7 @@ def run(pipefwd, tmp, name, nq, secs, pcap):
         st = json.load(f)
     tx = st["totals"]["tx"]
     cyc = {k: v.get("cycles_per_packet", 0) for k, v in st["stages"].items()}
-    return tx / secs / 1e6, cyc
+    return tx / secs / 1e6, cyc, rate, lost
 
 
 def main():
@@ -86,24 +122,36 @@ def main():
     ap.add_argument("build")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--secs", type=int, default=4)
+    ap.add_argument("--cpu", action="store_true",
+                    help="also the rate per CPU second (telemetry on)")
     args = ap.parse_args()
     pipefwd = os.path.join(args.build, "app/pipefwd")
     tmp = tempfile.mkdtemp(prefix="pf-rxq-")
     pcap = os.path.join(tmp, "64B.pcap")
     bench.write_pcap(pcap, bench.gen_traffic("64B"))
     res = {k: [] for k in LAYOUTS}
+    per_cpu = {k: [] for k in LAYOUTS}
     cycles = {}
     for r in range(args.rounds):
         for name, (nq, _) in LAYOUTS.items():
-            mpps, cyc = run(pipefwd, tmp, name, nq, args.secs, pcap)
+            mpps, cyc, rate, lost = run(pipefwd, tmp, name, nq, args.secs, pcap, args.cpu)
             res[name].append(mpps)
+            if rate:
+                per_cpu[name].append(rate)
             cycles[name] = cyc
-            print("round %d %-6s %.2f Mpps" % (r + 1, name, mpps), flush=True)
+            print("round %d %-6s %.2f Mpps%s" % (
+                r + 1, name, mpps, "" if rate is None else
+                ", %.2f per CPU second (%.1f %% dropped: full rings)" % (rate, 100 * lost)),
+                flush=True)
     one = statistics.median(res["one"])
+    one_cpu = statistics.median(per_cpu["one"]) if per_cpu["one"] else None
     for name, xs in res.items():
         m = statistics.median(xs)
-        print("%-6s median %.2f Mpps (%s) %.2fx one; cycles/pkt %s" %
+        c = statistics.median(per_cpu[name]) if per_cpu[name] else None
+        print("%-6s median %.2f Mpps (%s) %.2fx one%s; cycles/pkt %s" %
               (name, m, " ".join("%.2f" % x for x in xs), m / one,
+               "" if not c or not one_cpu else "; per CPU second %.2f (%s) %.2fx one" % (
+                   c, " ".join("%.2f" % x for x in per_cpu[name]), c / one_cpu),
                " ".join("%s=%.0f" % kv for kv in sorted(cycles[name].items()))))
     subprocess.run(["rm", "-rf", tmp])
 
