@@ -49,7 +49,8 @@
 
 #define foreach_neigh_ctr(_) \
 	_(NEIGH_CTR_PROTO, neigh_proto_unsupported, DROP, \
-	  "neither ARP nor IPv4 from lpm (wiring mistake)") \
+	  "not ARP, IPv4 from lpm, IPv6 from lpm6 or ND, or for a port without an address " \
+	  "of its family (wiring mistake)") \
 	_(NEIGH_CTR_FRAG_UNWIRED, neigh_frag_unwired, DROP, \
 	  "a held DF-clear datagram over the egress MTU, with no fragment edge wired") \
 	_(NEIGH_CTR_ARP_UNSUPPORTED, arp_unsupported, DROP, \
