@@ -40,6 +40,7 @@
 
 #define ROUTING_BATCH 1024               /* operations applied under the lock at once */
 #define ROUTING_RBUF (1u << 20)          /* bytes read at once (FPM stream, netlink) */
+#define ROUTING_READS 4                  /* reads of a socket per wake-up (below) */
 #define ROUTING_NL_RCVBUF (256u << 20)   /* a table's worth of notifications */
 #define ROUTING_TICK_MS 100
 #define ROUTING_QUIET_NS 1000000000ull   /* an FPM replay is over after a second of quiet */
@@ -431,13 +432,20 @@ fpm_lost(struct source *s, const char *why)
 	set_state(s, SRC_LOST);
 }
 
+/*
+ * At most ROUTING_READS reads per wake-up (epoll is level-triggered: the rest
+ * comes at the next one). A daemon that never pauses (zebra sending a full
+ * table, or a feed churning) would otherwise keep the thread here: no
+ * published state, no timers, the other sources starved.
+ */
 static void
 fpm_read(struct pf_routing *r, struct source *s)
 {
 	ssize_t got;
 	size_t off;
+	int n;
 
-	for (;;) {
+	for (n = 0; n < ROUTING_READS; n++) {
 		got = recv(s->conn_fd, s->rbuf + s->rlen, ROUTING_RBUF - s->rlen, MSG_DONTWAIT);
 		if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
 			close_fd(r, &s->conn_fd);
@@ -524,8 +532,9 @@ nl_read(struct pf_routing *r, struct source *s, int kind)
 {
 	int fd = kind == EV_DUMP ? s->dump_fd : s->notify_fd;
 	ssize_t got;
+	int n;
 
-	for (;;) {
+	for (n = 0; n < ROUTING_READS; n++) {   /* as fpm_read */
 		got = recv(fd, r->buf, ROUTING_RBUF, MSG_DONTWAIT);
 		if (got < 0 && errno == ENOBUFS) {
 			/* The kernel dropped notifications: only a dump says what we missed. */
