@@ -56,8 +56,12 @@ int pf_dir24_add(struct pf_dir24 *d, uint32_t ip, uint8_t len, uint32_t hop);
 /** Remove route @p ip/@p len: its entries take the covering route's. 0 or -ENOENT. */
 int pf_dir24_del(struct pf_dir24 *d, uint32_t ip, uint8_t len);
 
-/** The next hop of route @p ip/@p len exactly, 0 or -ENOENT. */
-int pf_dir24_get(const struct pf_dir24 *d, uint32_t ip, uint8_t len, uint32_t *hop);
+/**
+ * The next hop of route @p ip/@p len exactly, 0 or -ENOENT. The writer's
+ * (it remembers the prefix: a pf_dir24_add or pf_dir24_del of the same one
+ * that follows does not walk the trie again).
+ */
+int pf_dir24_get(struct pf_dir24 *d, uint32_t ip, uint8_t len, uint32_t *hop);
 
 /**
  * Call @p fn for every route whose next hop is @p hop (the writer may then
