@@ -3,7 +3,7 @@ BUILD ?= build
 MESON_OPTS ?= -Dwerror=true
 PY := /usr/bin/python3
 
-.PHONY: all deps build run test install bench bench-compare bench-instr bench-instr-baseline fuzz soak clean
+.PHONY: all deps build run test install bench bench-compare bench-instr bench-instr-baseline bench-converge fuzz soak clean
 all: build
 
 deps:
@@ -39,6 +39,15 @@ bench-compare: build
 bench-instr: build
 	@scripts/deps.sh dpdk-doc
 	@$(PY) scripts/bench_instr.py $(BUILD) $(if $(WRITE_REPORT),--write-report)
+
+# Routes from the network at scale (issue 30 item 9; docs/benchmarks.md "Convergence"):
+# FRR and BIRD in namespaces, root, about 6 minutes. CONV_FRR: route counts fed through
+# FRR; CONV_FEED: routes of the direct FPM feeder (0 skips either).
+CONV_FRR ?= 100000,1000000
+CONV_FEED ?= 1000000
+bench-converge: build
+	@$(PY) scripts/bench_converge.py --pipefwd $(BUILD)/app/pipefwd --frr $(CONV_FRR) \
+		--feed $(CONV_FEED) $(if $(JSON),--json $(JSON))
 
 # Re-record the gate's baseline (make test's instr_gate) after an intended change.
 bench-instr-baseline: build
