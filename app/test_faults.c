@@ -20,6 +20,16 @@ pf_fault_mbufs(uint32_t n)
 	return (uint32_t)atoi(f);
 }
 
+uint32_t
+pf_fault_changes_max(uint32_t n)
+{
+	const char *f = getenv("PIPEFWD_FAULT_CHANGES_MAX");
+
+	if (f == NULL || atoi(f) < 1 || (uint32_t)atoi(f) >= n)
+		return n;
+	return (uint32_t)atoi(f);
+}
+
 bool
 pf_fault_update_refuse(const char *name)
 {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pf_changes.h"
+#include "pf_fault.h"
 #include "pf_log.h"
 #include "pf_reload.h"
 #include "pf_topo.h"
@@ -105,6 +106,13 @@ cancels(const struct pf_change *list, unsigned int n, const struct pf_change *ch
 	return -1;
 }
 
+/* The production binary holds PF_CHANGES_MAX (app/runtime/pf_fault.h; pipefwd-test overrides). */
+__attribute__((weak)) uint32_t
+pf_fault_changes_max(uint32_t n)
+{
+	return n;
+}
+
 static int
 refuse(struct pf_changes *cl, const struct pf_change *ch, struct pf_errs *errs, int rc)
 {
@@ -126,11 +134,11 @@ pf_changes_apply(struct pf_changes *cl, struct pf_runtime *rt, struct pf_change 
 {
 	static const char full[] = "too many unsaved changes: save them (pipefwd-ctl changes --save)";
 	struct pf_topo *new = NULL;
-	unsigned int n = cl->n;
+	unsigned int n = cl->n, cap = pf_fault_changes_max(PF_CHANGES_MAX);
 	int k;
 
 	/* At the cap only a delete may go on: it may take an add back. */
-	if (n == PF_CHANGES_MAX && !ch->del) {
+	if (n >= cap && !ch->del) {
 		pf_err_add(errs, NULL, 0, 0, "%s", full);
 		return refuse(cl, ch, errs, -ENOSPC);
 	}
@@ -140,7 +148,7 @@ pf_changes_apply(struct pf_changes *cl, struct pf_runtime *rt, struct pf_change 
 		return refuse(cl, ch, errs, -EINVAL);
 	/* The stage's edit normalised the change (its key): does it take one back? */
 	k = cancels(cl->try, n, &cl->try[n]);
-	if (k < 0 && n == PF_CHANGES_MAX) {
+	if (k < 0 && n >= cap) {
 		pf_topo_free(new);
 		pf_err_add(errs, NULL, 0, 0, "%s", full);
 		return refuse(cl, ch, errs, -ENOSPC);

@@ -2,7 +2,7 @@
 /**
  * @file
  * Fault hooks for the fault tests. The production binary's are weak no-ops
- * (app/runtime/runtime.c, app/control/reload.c); only pipefwd-test links
+ * (app/runtime/runtime.c, app/control/reload.c, app/control/changes.c); only pipefwd-test links
  * app/test_faults.c, whose hooks read the PIPEFWD_FAULT_* variables
  * (docs/reliability.md), so `pipefwd` itself never looks at them.
  */
@@ -17,5 +17,11 @@ uint32_t pf_fault_mbufs(uint32_t n);
 
 /** Whether stage @p name's prepared update must be refused (PIPEFWD_FAULT_UPDATE_REFUSE). */
 bool pf_fault_update_refuse(const char *name);
+
+/**
+ * The unsaved live changes to hold at most instead of @p n (PIPEFWD_FAULT_CHANGES_MAX, 1..@p n):
+ * a test reaches the cap in a few changes instead of 256 table rebuilds.
+ */
+uint32_t pf_fault_changes_max(uint32_t n);
 
 #endif /* PF_FAULT_H */
