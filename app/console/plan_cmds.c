@@ -22,6 +22,7 @@
 
 #include "pf_console.h"
 #include "pf_plan.h"
+#include "pf_portplan.h"
 #include "pf_rebalance.h"
 
 struct plan_ctx {
@@ -112,7 +113,10 @@ lcore_index(const struct pf_runtime *rt, int owner)
 	return 0;
 }
 
-/* Whether every port a source reads can spread flows over rx queues (RSS). */
+/*
+ * Whether every port a source reads can spread flows over rx queues: RSS
+ * (not `rss: off`), or `rss: external` (the device fills them itself).
+ */
 static bool
 sources_rss(const struct pf_runtime *rt)
 {
@@ -126,6 +130,14 @@ sources_rss(const struct pf_runtime *rt)
 		if (!(rt->rts[i].kind & PF_RT_KIND_SOURCE))
 			continue;
 		for (p = 0; p < sc->n_rx_ports; p++) {
+			uint8_t mode = rt->topo->ports[sc->rx_ports[p]].rss;
+
+			if (mode == PF_RSS_OFF)
+				return false;
+			if (mode == PF_RSS_EXTERNAL) {   /* the device fills the queues itself */
+				any = true;
+				continue;
+			}
 			if (rte_eth_dev_info_get(rt->port_run[sc->rx_ports[p]].port_id, &info) != 0 ||
 			    info.max_rx_queues < 2 || info.flow_type_rss_offloads == 0)
 				return false;

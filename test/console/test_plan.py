@@ -19,7 +19,9 @@ they cost far more than rx and tx. The plan for 2 cores must:
 - after a reload to [rx] | [d1 d2 tx], where lcore 2 cannot keep up and the
   ring drops most packets, still count every packet as seen by every stage
   (the plan is of the layout's capacity, not of its overflow);
-- refuse bad parameters with a usage error, not a traceback.
+- refuse bad parameters with a usage error, not a traceback;
+- on two `rss: external` queues with every stage as two instances, offer the
+  RSS layouts (affine first: nothing crosses) and say a split in words.
 No timing is asserted: the costs are whatever this machine measured.
 """
 import json
@@ -50,6 +52,52 @@ lcores:
   1: [rx, d1, d2, tx]
   2: []
 """
+
+
+# Two rx queues the device fills itself (`rss: external`: one rx_pcap each),
+# every stage as two flow-hashed instances: the plan may offer RSS layouts.
+INSTANCES = """eal: [--no-huge, -m, "256", --no-pci, --log-level=lib.eal:warning]
+ports:
+  p0: {{ device: "net_pcap0,rx_pcap={d}/in.pcap,rx_pcap={d}/in.pcap,infinite_rx=1",
+        rss: external }}
+  p1: {{ device: "net_null0" }}
+stages:
+  rx: {{ type: rx, ports: [p0], instances: 2, next: d1 }}
+  d1: {{ type: delay, us: 20, instances: 2, next: tx }}
+  tx: {{ type: tx, ports: [p1], instances: 2 }}
+lcores:
+  1: [rx.0, d1.0, tx.0]
+  2: [rx.1, d1.1, tx.1]
+"""
+
+
+def instances(d, errors):
+    """rss: external counts as RSS (rss-affine offered and best: nothing
+    crosses), and a split proposed for a topology with instances is said in
+    words, not as an lcores: diff that would leave instances unmapped."""
+    topo = d + "/instances.yaml"
+    with open(topo, "w") as f:
+        f.write(INSTANCES.format(d=d))
+    prefix = "plan_i_%d" % os.getpid()
+    proc = subprocess.Popen([PIPEFWD, "-q", "-d", "30", topo, "--", "--file-prefix=" + prefix],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(3.0)
+        rc, out = ctl(prefix, "--json", "plan", "--cores", "2", "--window", "2")
+        if rc != 0:
+            errors.append("instances: plan rc %d: %s" % (rc, out))
+            return
+        plan = json.loads(out)
+        kinds = [plan["layouts"][k]["kind"] for k in sorted(plan["layouts"], key=int)]
+        if plan.get("rss") != 1 or kinds[0] != "rss-affine" or "current_kpps" in plan:
+            errors.append("instances: want rss 1, rss-affine first, no current: %s" % plan)
+        rc, out = ctl(prefix, "plan", "--cores", "2", "--rss", "0", "--window", "2")
+        print(out)
+        if rc != 0 or "change: run each stage once" not in out or "+++" in out:
+            errors.append("instances, --rss 0: the split in words, no diff: rc %d: %s" % (rc, out))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
 
 
 def ctl(prefix, *args):
@@ -181,6 +229,7 @@ def main():
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+    instances(d, errors)
     for e in errors:
         print("FAIL:", e)
     if not errors:
