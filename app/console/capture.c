@@ -63,7 +63,6 @@
 #include <rte_telemetry.h>
 #include <rte_version.h>
 
-#include "pf_conf.h"
 #include "pf_console.h"
 #include "pf_log.h"
 #include "pf_meta.h"
@@ -417,18 +416,11 @@ cap_arm(struct pf_runtime *rt, const char *params)
 	bool created;
 	int fd, taps;
 	uint16_t i;
-	long bad;
 
 	s->error[0] = '\0';
 	if (params == NULL || strlen(params) >= sizeof(buf))
 		return cap_fail(s, "usage: /pipefwd/capture,TARGET,COUNT[,overwrite]"
 				   "[,snaplen=N],FILE (beneath the capture directory)");
-	/* A file name with a newline or ESC would go to the log and to every status reader. */
-	bad = pf_ctl_char_at(params, strlen(params));
-	if (bad >= 0)
-		return cap_fail(s, "a control character (\\x%02X) at offset %ld of the request: "
-				   "targets and file names are printable text",
-				(unsigned char)params[bad], bad);
 	snprintf(buf, sizeof(buf), "%s", params);
 	if (cap_parse(s, buf, &req, snap_max) < 0)
 		return -EINVAL;

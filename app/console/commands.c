@@ -23,6 +23,7 @@
 #include <rte_telemetry.h>
 
 #include "pf_changes.h"
+#include "pf_conf.h"
 #include "pf_console.h"
 #include "pf_log.h"
 #include "pf_reload.h"
@@ -56,10 +57,21 @@ static int
 cmd_handle(const char *name, const char *params, struct rte_tel_data *d)
 {
 	const struct pf_cmd *c = cmd_find(name);
+	char msg[128];
+	long bad;
 	int rc;
 
 	if (c == NULL)
 		return -ENOENT;
+	/* A name, entry or file with a newline or ESC would reach the log and every reader. */
+	bad = params != NULL ? pf_ctl_char_at(params, strlen(params)) : -1;
+	if (bad >= 0) {
+		snprintf(msg, sizeof(msg), "a control character (\\x%02X) at offset %ld of the "
+			 "parameters: names, entries and file names are printable text",
+			 (unsigned char)params[bad], bad);
+		pf_console_error(d, msg);
+		return 0;
+	}
 	pthread_mutex_lock(&con_lock);
 	if (con.rt == NULL)
 		rc = -ENODEV;   /* starting or shutting down: reply null */

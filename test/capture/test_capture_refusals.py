@@ -8,7 +8,8 @@ test then fills the tmpfs, and a second capture must be refused with the
 reason ("No space left on device": it said "Success"), leave no file, and
 leave `capture --status` showing the first capture (it showed the refused
 request as capture 1, done). A capture whose file name or target holds a
-newline or ESC is refused (nothing made, nothing logged raw). At exit:
+newline or ESC is refused (nothing made, nothing logged raw), and so is
+any socket command's parameter holding one (a live change's entry). At exit:
 status 0, the accounting exact, no mbuf in use.
 
 Needs root and unshare (a tmpfs mount): skipped (77) without.
@@ -106,6 +107,14 @@ def main():
             r = ctl("capture", target, "-c", "1", "-w", name)
             check(r.returncode != 0 and "a control character" in r.stderr,
                   "capture %r into %r: rc %d, %r" % (target, name, r.returncode, r.stderr))
+        # Every command of the socket holds to the same rule (app/console/commands.c): a
+        # live change naming a next hop 'n1<ESC>[31m' was logged raw when refused.
+        for cmd in ("/pipefwd/change,add,xc,routes,10.0.0.0/8 n1\x1b[31m",
+                    "/pipefwd/change,add,xc,routes,10.0.0.0/8 n1\n  x: 1",
+                    "/pipefwd/stages,rx\x1b"):
+            r = ctl("raw", cmd)
+            check("a control character" in r.stdout + r.stderr,
+                  "%r: not refused for its control character: %r" % (cmd, r.stdout + r.stderr))
         check(sorted(os.listdir(view)) == ["first.pcapng"],
               "files in the capture directory: %s" % sorted(os.listdir(view)))
         check("\x1b" not in open(log.name).read(), "an ESC reached pipefwd's log")
