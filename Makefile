@@ -30,10 +30,10 @@ test: build $(BUILD)-asan/build.ninja
 	ninja -C $(BUILD)-asan && ASAN_BUILD=$(BUILD)-asan scripts/run-tests.sh $(BUILD)
 
 bench: build
-	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick) $(if $(WRITE_REPORT),--write-report)
+	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick) $(if $(WRITE_REPORT),--write-report) $(if $(CPUS),--cpus $(CPUS))
 
 bench-compare: build
-	@scripts/bench.sh $(BUILD) --compare $(or $(BASE),main)
+	@scripts/bench.sh $(BUILD) --compare $(or $(BASE),main) $(if $(CPUS),--cpus $(CPUS))
 
 # Instructions per packet under callgrind, pipefwd and peers (docs/benchmarks.md).
 bench-instr: build

@@ -39,6 +39,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_routes  # noqa: E402
 import pcaplib  # noqa: E402
 
+
+# The CPU map (--cpus): main lcore's CPU first, then the workers'. Default:
+# CPU 0, then the last CPU counting down.
+_NCPU = os.cpu_count() or 2
+CPU_MAP = [0] + [(_NCPU - 1 - i) % _NCPU for i in range(_NCPU)]
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 EXAMPLES = "/usr/share/dpdk/examples"
@@ -420,10 +426,10 @@ SWEEPS = [
 # Commands use the same vdevs; {eal} is the shared EAL part, {pcap} the traffic.
 PEERS = {
     "testpmd-io": dict(desc="dpdk-testpmd io forwarding", cmd=[
-        TESTPMD, "{eal}", "--lcores=0@0,1@{last}", "--", "--forward-mode=io", "--no-flush-rx",
+        TESTPMD, "{eal}", "--lcores=0@{main},1@{last}", "--", "--forward-mode=io", "--no-flush-rx",
         "--total-num-mbufs={mbufs}", "-a"]),
     "testpmd-mac": dict(desc="dpdk-testpmd mac forwarding (rewrites MACs)", cmd=[
-        TESTPMD, "{eal}", "--lcores=0@0,1@{last}", "--", "--forward-mode=mac", "--no-flush-rx",
+        TESTPMD, "{eal}", "--lcores=0@{main},1@{last}", "--", "--forward-mode=mac", "--no-flush-rx",
         "--total-num-mbufs={mbufs}", "-a"]),
     "l3fwd-lpm": dict(desc="DPDK examples/l3fwd, LPM lookup", build="l3fwd", cmd=[
         "{l3fwd}", "{eal}", "--lcores=1@{last}", "--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)",
@@ -438,7 +444,7 @@ PEERS = {
     # (nothing is routed to port 0, so they stay empty).
     "l3fwd-graph": dict(desc="DPDK examples/l3fwd-graph (rte_graph + rte_node)",
                         build="l3fwd-graph", vdev0=",tx_pcap=/dev/null,tx_pcap=/dev/null", cmd=[
-        "{l3fwd_graph}", "{eal}", "--lcores=0@0,1@{last}", "--", "-p", "0x3",
+        "{l3fwd_graph}", "{eal}", "--lcores=0@{main},1@{last}", "--", "-p", "0x3",
         "--config", "(0,0,1),(1,0,1)", "--eth-dest=1,%s" % GW_MAC]),
     # scripts/bench_ovs.py: private ovsdb-server + ovs-vswitchd-dpdk, NORMAL,
     # the sink added first (DPDK port 0); the megaflow cache fills on the first
@@ -672,12 +678,12 @@ class Bench:
         stages = stages.replace("@MACSIZE@", str(tables.get("macs", 0) + 4096))
         names = [ln.split(":")[0].strip() for ln in stages.splitlines() if ln.strip()]
         groups = [names] if layout == "fused" else c["topo"]["split"]
-        # Pinned like the peers: main lcore on CPU 0, the first worker on the
-        # last CPU, the next ones counting down (floating lcores let two
+        # Pinned like the peers: the main lcore on the CPU map's first CPU,
+        # the workers on the rest in order (floating lcores let two
         # pipeline workers share one CPU and cost 5x here).
-        ncpu = os.cpu_count() or 2
-        pin = ",".join(["0@0"] + ["%d@%d" % (i + 1, (ncpu - 1 - i) % ncpu)
-                                  for i in range(len(groups))])
+        main_cpu, workers = CPU_MAP[0], CPU_MAP[1:]
+        pin = ",".join(["0@%d" % main_cpu] + ["%d@%d" % (i + 1, workers[i % len(workers)])
+                                             for i in range(len(groups))])
         y = ['eal: [--no-huge, -m, "%d", --no-pci, "--lcores=%s"]' % (self.mem(tables), pin),
              "ports:",
              '  p0: { device: "net_pcap0,rx_pcap=%s,infinite_rx=1", mac: "%s" }' % (pcap, P0_MAC),
@@ -763,7 +769,7 @@ class Bench:
                "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1%s" % (pcap, p.get("vdev0", "")),
                "--vdev", "net_null0,no-rx=1"]
         build = p.get("build")
-        subs = dict(last=(os.cpu_count() or 2) - 1, mbufs=TRAFFIC_FRAMES(pcap) + 16384,
+        subs = dict(main=CPU_MAP[0], last=CPU_MAP[1], mbufs=TRAFFIC_FRAMES(pcap) + 16384,
                     l3fwd=self.build_l3fwd() if build == "l3fwd" else "",
                     l3fwd_graph=self.build_l3fwd_graph(t["routes"])
                     if build == "l3fwd-graph" else "",
@@ -1254,7 +1260,20 @@ def main():
     ap.add_argument("--note", help="one line on what was measured, shown in the report")
     ap.add_argument("--file-prefix", default="bench",
                     help="DPDK --file-prefix base for every run (default bench)")
+    ap.add_argument("--cpus", metavar="MAIN,W1[,W2...]",
+                    help="the CPU map: the main lcore's CPU, then the workers' in order "
+                    "(peers use MAIN and W1); default 0 and the last CPUs counting down. "
+                    "On a machine with isolated CPUs name them here (docs/scaling.md)")
     args = ap.parse_args()
+    global CPU_MAP
+    if args.cpus:
+        try:
+            CPU_MAP = [int(c) for c in args.cpus.split(",")]
+        except ValueError:
+            ap.error("--cpus: a comma-separated list of CPU numbers")
+        bad = [c for c in CPU_MAP if c not in os.sched_getaffinity(0)]
+        if len(CPU_MAP) < 2 or bad:
+            ap.error("--cpus: at least two CPUs this process may run on (not %s)" % bad)
     if args.compare:
         args.quick = True
         return compare(args)
