@@ -130,6 +130,19 @@ pf_burst_port_write(struct rte_mbuf **pkts, uint16_t n, uint16_t hint)
  * runs for a traced packet).
  */
 #define PF_STAGE_TX_ALL 0x100
+/**
+ * The stage's tables are built from the ports (lpm, lpm6: the connected
+ * subnets and local addresses): when ports are added or removed live, the
+ * runtime updates the stage (ctl prepare/commit or swap) as if its
+ * parameters had changed.
+ */
+#define PF_STAGE_PORT_TABLES 0x200
+/**
+ * What the stage keeps per port is made at start and cannot follow a port
+ * added or removed live (host: a kernel interface per port): a reload that
+ * changes the ports is refused while such a stage runs.
+ */
+#define PF_STAGE_PORTS_FIXED 0x400
 
 struct pf_stage;
 

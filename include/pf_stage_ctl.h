@@ -60,6 +60,16 @@ struct pf_port_conf {
 };
 
 /**
+ * Whether port index @p pc holds a port: a reload that removed a port
+ * leaves its index empty (every field zero) so the others keep theirs.
+ */
+static inline bool
+pf_port_present(const struct pf_port_conf *pc)
+{
+	return pc->name[0] != '\0';
+}
+
+/**
  * A table file a stage's parse read (routes, rules, static MACs): what a
  * reload compares to see that the file changed though the YAML did not.
  */
@@ -104,6 +114,12 @@ struct pf_stage_conf {
 	uint16_t tx_ports[PF_MAX_PORTS];
 	uint16_t tx_queue[PF_MAX_PORTS]; /**< tx queue per tx port, assigned by the topology */
 	void *cfg;                       /**< stage-private config from ops->parse */
+	/**
+	 * The ports and the rest of the topology this conf belongs to: what a
+	 * live update (prepare, swap build) builds for, which differs from the
+	 * running st->env when ports are added or removed.
+	 */
+	const struct pf_stage_env *env;
 	uint16_t n_files;                /**< table files parse read (pf_stage_conf_add_file) */
 	struct pf_file_stamp *files;
 	uint64_t edits;                  /**< hash of the live changes applied to cfg, 0: none */
@@ -138,8 +154,8 @@ struct pf_port_run {
 
 struct pf_stage_env {
 	const char *file;                 /**< the topology file */
-	uint16_t n_ports;
-	const struct pf_port_conf *ports; /**< n_ports, by port index */
+	uint16_t n_ports;                 /**< port indexes used (some may be holes) */
+	const struct pf_port_conf *ports; /**< n_ports, by port index (pf_port_present) */
 	/** By port index, the runtime's: NULL for a stand-alone stage (unit tests). */
 	const struct pf_port_run *run;
 	enum pf_clock_mode clock;
@@ -386,6 +402,28 @@ struct pf_stage_ctl {
 	 * Optional.
 	 */
 	bool (*host_iface)(const struct pf_stage *st, uint16_t port, char *name, char *ns);
+
+	/**
+	 * Ports were added or removed live (a reload, pipefwd-ctl port-add or
+	 * port-del), or the stage's own `ports:` list changed: st->env and
+	 * st->conf are the new topology's already. Ports in @p added (a bit
+	 * per port index) are new and already running; those in @p gone are
+	 * leaving. Follow the new ports and the stage's port list: fill what
+	 * is kept per port for an added index in place (no packet refers to it
+	 * yet), publish a changed port list by pointer or with one atomic
+	 * store. Control thread, in this order: stages that are not sources
+	 * with @p drained false before the changed stages commit (a port that
+	 * leaves this stage's list is still sent on: what was routed to it
+	 * before the change leaves by it), sources (rx) after, so a new port
+	 * is polled only once every stage after rx knows it and a leaving one
+	 * no longer is; then, once what was in flight has drained, the stages
+	 * that are not sources again with @p drained true: from a grace period
+	 * after that call a stage neither polls nor sends on a port it no
+	 * longer lists or that is gone (the runtime stops it then). Optional:
+	 * a type that keeps nothing per port (and whose `ports:` list, if any,
+	 * then needs a restart to change).
+	 */
+	void (*ports)(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained);
 
 	/** Release everything init made. NULL-safe on a half-initialised stage. */
 	void (*free)(struct pf_stage *st);

@@ -635,6 +635,7 @@ host_iface(const struct pf_stage *st, uint16_t port, char *name, char *ns)
 const struct pf_stage_ops pf_host_ops = {
 	.type = "host",
 	.summary = "host interfaces (kernel TAPs) for routing daemons: punt to them, send what they send",
+	.flags = PF_STAGE_PORTS_FIXED,
 	.priv_size = sizeof(struct host_priv),
 	.n_edges = HOST_EDGE_MAX,
 	.edge_names = host_edges,

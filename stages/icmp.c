@@ -78,14 +78,18 @@ struct icmp_priv {
 	struct icmp_rl rl;                /* rate_pps, rate_burst */
 };
 
-static int
-icmp_init(struct pf_stage *st, struct pf_errs *errs)
+/*
+ * The ports' MACs and addresses (init, and ports added or removed live:
+ * ctl.ports). An added port's entry is written before its bit is set; a
+ * kept port's entry is rewritten with what it holds.
+ */
+static void
+icmp_ports(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained)
 {
-	const struct icmp_rl_cfg *cfg = st->conf->cfg;
 	struct icmp_priv *ip = st->priv;
+	uint32_t ok = 0;
 	uint16_t i;
 
-	RTE_SET_USED(errs);
 	for (i = 0; i < st->env->n_ports; i++) {
 		const struct pf_port_conf *pc = &st->env->ports[i];
 
@@ -93,8 +97,19 @@ icmp_init(struct pf_stage *st, struct pf_errs *errs)
 			continue;
 		memcpy(ip->port_mac[i].addr_bytes, pc->mac, 6);
 		ip->port_ip[i] = rte_cpu_to_be_32(pc->ipv4);
-		ip->port_ok |= 1u << i;
+		ok |= 1u << i;
 	}
+	__atomic_store_n(&ip->port_ok, ok, __ATOMIC_RELEASE);
+}
+
+static int
+icmp_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	const struct icmp_rl_cfg *cfg = st->conf->cfg;
+	struct icmp_priv *ip = st->priv;
+
+	RTE_SET_USED(errs);
+	icmp_ports(st, 0, 0, true);
 	icmp_rl_init(&ip->rl, cfg, st->env->clock == PF_CLOCK_PCAP);
 	return 0;
 }
@@ -262,5 +277,6 @@ const struct pf_stage_ops pf_icmp_ops = {
 		.parse = icmp_rl_parse,
 		.cfg_free = icmp_rl_cfg_free,
 		.init = icmp_init,
+		.ports = icmp_ports,
 	},
 };

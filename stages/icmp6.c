@@ -79,14 +79,14 @@ struct icmp6_priv {
 	struct icmp_rl rl;                /* rate_pps, rate_burst */
 };
 
-static int
-icmp6_init(struct pf_stage *st, struct pf_errs *errs)
+/* The ports' MACs and addresses (init, and ports added or removed live: ctl.ports). */
+static void
+icmp6_ports(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained)
 {
-	const struct icmp_rl_cfg *cfg = st->conf->cfg;
 	struct icmp6_priv *ip = st->priv;
+	uint32_t ok = 0;
 	uint16_t i;
 
-	RTE_SET_USED(errs);
 	for (i = 0; i < st->env->n_ports; i++) {
 		const struct pf_port_conf *pc = &st->env->ports[i];
 
@@ -95,8 +95,19 @@ icmp6_init(struct pf_stage *st, struct pf_errs *errs)
 		memcpy(ip->port_mac[i].addr_bytes, pc->mac, 6);
 		pf_ip6_linklocal(pc->mac, ip->ll[i]);
 		memcpy(ip->global[i], pc->n_ipv6 != 0 ? pc->ipv6[0] : ip->ll[i], 16);
-		ip->port_ok |= 1u << i;
+		ok |= 1u << i;
 	}
+	__atomic_store_n(&ip->port_ok, ok, __ATOMIC_RELEASE);
+}
+
+static int
+icmp6_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	const struct icmp_rl_cfg *cfg = st->conf->cfg;
+	struct icmp6_priv *ip = st->priv;
+
+	RTE_SET_USED(errs);
+	icmp6_ports(st, 0, 0, true);
 	icmp_rl_init(&ip->rl, cfg, st->env->clock == PF_CLOCK_PCAP);
 	return 0;
 }
@@ -244,5 +255,6 @@ const struct pf_stage_ops pf_icmp6_ops = {
 		.parse = icmp_rl_parse,
 		.cfg_free = icmp_rl_cfg_free,
 		.init = icmp6_init,
+		.ports = icmp6_ports,
 	},
 };

@@ -102,6 +102,25 @@ frag_cfg_free(void *cfg)
 	free(cfg);
 }
 
+/* Each port's IP MTU (init, and ports added or removed live: ctl.ports). */
+static void
+frag_ports(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained)
+{
+	struct frag_priv *fp = st->priv;
+	uint16_t i;
+
+	for (i = 0; i < st->env->n_ports; i++) {
+		uint16_t mf = st->env->ports[i].max_frame;
+
+		/* A port that goes keeps its MTU while what was routed to it drains. */
+		if (!pf_port_present(&st->env->ports[i]))
+			continue;
+		fp->mtu[i] = mf > RTE_ETHER_HDR_LEN ? mf - RTE_ETHER_HDR_LEN : 0;
+	}
+	/* The count last: a new port's MTU is there before a packet may use it. */
+	__atomic_store_n(&fp->n_ports, st->env->n_ports, __ATOMIC_RELEASE);
+}
+
 static int
 frag_init(struct pf_stage *st, struct pf_errs *errs)
 {
@@ -110,16 +129,10 @@ frag_init(struct pf_stage *st, struct pf_errs *errs)
 	struct frag_priv *fp = st->priv;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t id = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
-	uint16_t i;
 	int bit;
 
 	RTE_SET_USED(errs);
-	for (i = 0; i < st->env->n_ports; i++) {
-		uint16_t mf = st->env->ports[i].max_frame;
-
-		fp->mtu[i] = mf > RTE_ETHER_HDR_LEN ? mf - RTE_ETHER_HDR_LEN : 0;
-	}
-	fp->n_ports = st->env->n_ports;
+	frag_ports(st, 0, 0, true);
 	bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
 	fp->ts_flag = bit >= 0 ? 1ull << bit : 0;
 	/* Header mbufs: headroom for the L2 header, room for IPv4 with options. */
@@ -333,6 +346,7 @@ const struct pf_stage_ops pf_ip4frag_ops = {
 		.parse = frag_parse,
 		.cfg_free = frag_cfg_free,
 		.init = frag_init,
+		.ports = frag_ports,
 		.free = frag_free,
 	},
 	.obs = {

@@ -147,9 +147,15 @@ struct l2_cmd {
 	struct l2_static_key *keys;   /* control: the static set it leads to */
 	/* What applying did (applier writes, control thread reads after done). */
 	uint32_t added, removed, repointed, replaced_learned, evicted, failed;
-	/* Flush of learned entries (l2_act), after the ops: port / domain, -1 any. */
+	/* Flush of learned entries (l2_act), after the ops: port / domain, -1 any;
+	 * with flush_ports, only on those ports (a bit each). */
 	bool flush;
 	int32_t flush_port, flush_bd;
+	uint32_t flush_ports;
+	/* The domains' ports changed (ports added or removed live): taken first. */
+	bool ports;
+	uint32_t dom_mask[L2_MAX_DOMAINS];
+	uint8_t untagged_bd[PF_MAX_PORTS];
 	uint32_t flush_pos;           /* applier only */
 	uint32_t flushed;
 	struct l2_op ops[];           /* removals first, then adds */

@@ -100,7 +100,9 @@ l2_flush_run(struct l2_priv *l2, struct l2_cmd *c, uint32_t budget)
 		e = l2_load(l2, c->flush_pos);
 		if ((e.flags & (L2_F_LIVE | L2_F_STATIC)) != L2_F_LIVE ||
 		    (c->flush_port >= 0 && e.port != c->flush_port) ||
-		    (c->flush_bd >= 0 && e.bd != c->flush_bd))
+		    (c->flush_bd >= 0 && e.bd != c->flush_bd) ||
+		    (c->flush_ports != 0 && (e.port >= PF_MAX_PORTS ||
+					     !((c->flush_ports >> e.port) & 1))))
 			continue;
 		/* Another instance changed it meanwhile (a refresh): taken next flush. */
 		if (l2_kill(l2, c->flush_pos, e))
@@ -131,6 +133,11 @@ l2_cmd_run(struct pf_stage *st, struct l2_priv *l2, uint32_t budget)
 			c->started = true;
 			l2_set_age(l2, c->age_s);
 			l2->port_limit = c->port_limit;
+			/* Between bursts: the next one floods and learns by the new ports. */
+			if (c->ports) {
+				memcpy(l2->dom_mask, c->dom_mask, sizeof(l2->dom_mask));
+				memcpy(l2->untagged_bd, c->untagged_bd, sizeof(l2->untagged_bd));
+			}
 		}
 		while (c->next < c->n_ops && budget-- != 0)
 			l2_op_apply(st, l2, c, &c->ops[c->next++]);
@@ -200,7 +207,11 @@ l2_act_error(struct pf_sink *d, const char *msg)
 }
 
 
-/* What the running table cannot change: its size and its bridge domains. */
+/*
+ * What the running table cannot change: its size and its bridge domains
+ * (their number, names and VLANs; their ports may change, as ports come and
+ * go live).
+ */
 int
 l2_update_check(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
 		struct pf_errs *errs)
@@ -220,15 +231,14 @@ l2_update_check(const struct pf_stage *st, const struct pf_stage_conf *new_sc,
 	}
 	for (d = 0; d < cfg->n_domains && cfg->n_domains == l2->n_domains; d++)
 		if (cfg->dom[d].vlan != l2->dom_vlan[d] ||
-		    cfg->dom[d].port_mask != l2->dom_mask[d] ||
 		    strcmp(cfg->dom[d].name, old->dom[d].name) != 0)
 			break;
 	if (cfg->n_domains != l2->n_domains || d < cfg->n_domains) {
 		const char *key = pf_map_get(new_sc->node, "domains") != NULL ? "domains" : "ports";
 
 		rc = pf_node_err(errs, pf_map_get(new_sc->node, key),
-				 "stages.%s.%s: changing bridge domains (their names, ports or VLANs) "
-				 "needs a restart", new_sc->name, key);
+				 "stages.%s.%s: changing bridge domains (their number, names or "
+				 "VLANs) needs a restart", new_sc->name, key);
 	}
 	if (l2->mt) {
 		/* The shared table takes learning from every instance at once; the
@@ -340,6 +350,33 @@ l2_cmd_post(struct pf_stage *st, struct l2_priv *l2, struct l2_cmd *c)
 	return 0;
 }
 
+/*
+ * The domains' new ports (ports added to or removed from them), for the lcore
+ * to take with the update; what was learned on a port that leaves a domain
+ * is flushed.
+ */
+static void
+l2_cmd_ports(const struct l2_priv *l2, const struct l2_cfg *cfg, struct l2_cmd *c)
+{
+	uint32_t left = 0;
+	uint16_t d, p;
+
+	memset(c->untagged_bd, L2_NO_BD, sizeof(c->untagged_bd));
+	for (d = 0; d < cfg->n_domains; d++) {
+		c->dom_mask[d] = cfg->dom[d].port_mask;
+		left |= l2->dom_mask[d] & ~cfg->dom[d].port_mask;
+		c->ports |= cfg->dom[d].port_mask != l2->dom_mask[d];
+		for (p = 0; p < PF_MAX_PORTS; p++)
+			if (cfg->dom[d].vlan == 0 && (cfg->dom[d].port_mask & (1u << p)))
+				c->untagged_bd[p] = (uint8_t)d;
+	}
+	if (left != 0) {
+		c->flush = true;
+		c->flush_port = c->flush_bd = -1;
+		c->flush_ports = left;
+	}
+}
+
 int
 l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep,
 		  struct pf_errs *errs)
@@ -358,6 +395,7 @@ l2_update_prepare(struct pf_stage *st, struct pf_stage_conf *new_sc, void **prep
 		return pf_node_err(errs, new_sc->node, "stages.%s: out of memory", new_sc->name);
 	}
 	c->keys = keys;
+	l2_cmd_ports(l2, cfg, c);
 	if (l2_cmd_post(st, l2, c) < 0) {
 		free(c);
 		free(keys);

@@ -190,11 +190,14 @@ prefix_mask(const uint8_t *a, uint8_t len, uint8_t *out)
  * the learnt routes where none of those has the prefix.
  */
 static int
-fib6_build(struct pf_stage *st, const char *stage, const struct lpm6_cfg *cfg,
-	   struct lpm6_fib **out, struct pf_errs *errs)
+fib6_build(struct pf_stage *st, const struct pf_stage_conf *sc, struct lpm6_fib **out,
+	   struct pf_errs *errs)
 {
 	static uint32_t seq;
-	const struct pf_stage_env *env = st->env;
+	const char *stage = sc->name;
+	const struct lpm6_cfg *cfg = sc->cfg;
+	/* The ports of the topology being loaded (a reload may add or remove some). */
+	const struct pf_stage_env *env = sc->env;
 	const struct pf_rconf *nc = &cfg->rt;
 	const struct pf_lrn *ln = ((const struct lpm6_priv *)st->priv)->ln;
 	const struct pf_lrn_conf *lrn = pf_lrn_conf_of(ln);
@@ -365,12 +368,40 @@ gauges6_set(struct lpm6_priv *lp, const struct lpm6_fib *fib)
 	__atomic_store_n(&lp->g_mem, fib->mem_bytes, __ATOMIC_RELAXED);
 }
 
-static int
-lpm6_init(struct pf_stage *st, struct pf_errs *errs)
+/*
+ * The ports' MACs, addresses and frame limits (init, and ports added or
+ * removed live: ctl.ports; PF_STAGE_PORT_TABLES rebuilds the table). An
+ * added port's addresses are written before its count; a kept port's are
+ * rewritten with what they hold.
+ */
+static void
+lpm6_ports(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained)
 {
 	struct lpm6_priv *lp = st->priv;
 	const struct pf_stage_env *env = st->env;
 	uint16_t i, j;
+
+	for (i = 0; i < env->n_ports; i++) {
+		const struct pf_port_conf *pc = &env->ports[i];
+
+		/* A port that goes keeps its MAC and limit while what was routed to it drains. */
+		if (!pf_port_present(pc))
+			continue;
+		lp->max_frame[i] = pc->max_frame;
+		if (!pc->has_mac)
+			continue;
+		memcpy(lp->port_mac[i].addr_bytes, pc->mac, 6);
+		pf_ip6_linklocal(pc->mac, lp->addr[i][0]);
+		for (j = 0; j < pc->n_ipv6; j++)
+			memcpy(lp->addr[i][j + 1], pc->ipv6[j], 16);
+		__atomic_store_n(&lp->n_addr[i], (uint8_t)(pc->n_ipv6 + 1), __ATOMIC_RELEASE);
+	}
+}
+
+static int
+lpm6_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	struct lpm6_priv *lp = st->priv;
 	int rc;
 
 	RTE_BUILD_BUG_ON(sizeof(struct lpm6_nh) != 16 || PF_MAX_PORTS > UINT8_MAX ||
@@ -381,18 +412,7 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 			 offsetof(struct pf_meta, cls) != offsetof(struct pf_meta, l2_len) + 2 ||
 			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
 			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
-	for (i = 0; i < env->n_ports; i++) {
-		const struct pf_port_conf *pc = &env->ports[i];
-
-		lp->max_frame[i] = pc->max_frame;
-		if (!pc->has_mac)
-			continue;
-		memcpy(lp->port_mac[i].addr_bytes, pc->mac, 6);
-		pf_ip6_linklocal(pc->mac, lp->addr[i][0]);
-		for (j = 0; j < pc->n_ipv6; j++)
-			memcpy(lp->addr[i][j + 1], pc->ipv6[j], 16);
-		lp->n_addr[i] = (uint8_t)(pc->n_ipv6 + 1);
-	}
+	lpm6_ports(st, 0, 0, true);
 	lp->icmp = (st->edge_connected & (1u << LPM6_EDGE_ICMP)) != 0;
 	lp->host = (st->edge_connected & (1u << LPM6_EDGE_HOST)) != 0;
 	if (st->edge_connected & (1u << LPM6_EDGE_NEIGH))
@@ -402,7 +422,7 @@ lpm6_init(struct pf_stage *st, struct pf_errs *errs)
 		if (lp->ln == NULL)
 			return -ENOMEM;
 	}
-	rc = fib6_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
+	rc = fib6_build(st, st->conf, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
 	gauges6_set(lp, lp->fib);
@@ -417,7 +437,7 @@ static int
 lpm6_swap_build(struct pf_stage *st, const struct pf_stage_conf *sc, void **out,
 		struct pf_errs *errs)
 {
-	return fib6_build(st, sc->name, sc->cfg, (struct lpm6_fib **)out, errs);
+	return fib6_build(st, sc, (struct lpm6_fib **)out, errs);
 }
 
 static void
@@ -1308,6 +1328,7 @@ lpm6_show(const struct pf_stage *st, const char *what, const struct pf_show_req 
 const struct pf_stage_ops pf_lpm6_ops = {
 	.type = "lpm6",
 	.summary = "IPv6 router (RFC 8200/4291) on rte_lpm6, answers NS and ping6 for its addresses",
+	.flags = PF_STAGE_PORT_TABLES,
 	.priv_size = sizeof(struct lpm6_priv),
 	.n_edges = LPM6_EDGE_MAX,
 	.edge_names = lpm6_edges,
@@ -1324,6 +1345,7 @@ const struct pf_stage_ops pf_lpm6_ops = {
 		.parse = lpm6_parse,
 		.cfg_free = lpm6_cfg_free,
 		.init = lpm6_init,
+		.ports = lpm6_ports,
 		.swap = &lpm6_swap,
 		.free = lpm6_free,
 		.edit = lpm6_cfg_edit,

@@ -126,6 +126,7 @@ void lpm_learnt_upkeep(struct pf_stage *st, uint64_t now_ns);
 
 /* lpm_table.c */
 int lpm_init(struct pf_stage *st, struct pf_errs *errs);
+void lpm_ports(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained);
 extern const struct pf_stage_swap lpm_swap;
 void lpm_free(struct pf_stage *st);
 int lpm_learn(struct pf_stage *st, const struct pf_route_op *ops, unsigned int n,

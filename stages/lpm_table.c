@@ -175,11 +175,14 @@ routes_by_len(const struct pf_rconf *rt)
  * little slack, rules for every route.
  */
 static int
-fib_build(const struct pf_stage *st, const char *stage, const struct lpm_cfg *cfg,
-	  struct lpm_fib **out, struct pf_errs *errs)
+fib_build(const struct pf_stage *st, const struct pf_stage_conf *sc, struct lpm_fib **out,
+	  struct pf_errs *errs)
 {
 	static uint32_t seq;
-	const struct pf_stage_env *env = st->env;
+	const char *stage = sc->name;
+	const struct lpm_cfg *cfg = sc->cfg;
+	/* The ports of the topology being loaded (a reload may add or remove some). */
+	const struct pf_stage_env *env = sc->env;
 	const struct pf_rconf *rt = &cfg->rt;
 	const struct pf_lrn *ln = ((const struct lpm_priv *)st->priv)->ln;
 	const struct pf_lrn_conf *lrn = pf_lrn_conf_of(ln);
@@ -351,12 +354,42 @@ gauges_set(struct lpm_priv *lp, const struct lpm_fib *fib)
 	__atomic_store_n(&lp->g_mem, fib->mem_bytes, __ATOMIC_RELAXED);
 }
 
+/*
+ * The ports' MACs, addresses and frame limits the data path answers and
+ * routes with (init, and ports added or removed live: ctl.ports, before
+ * the new table routes to an added port; PF_STAGE_PORT_TABLES rebuilds
+ * the table with its connected subnet). An added port's entries are
+ * written before its bit; a kept port's are rewritten with what they hold.
+ */
+void
+lpm_ports(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained)
+{
+	struct lpm_priv *lp = st->priv;
+	const struct pf_stage_env *env = st->env;
+	uint32_t has_ip = 0;
+	uint16_t i;
+
+	for (i = 0; i < env->n_ports; i++) {
+		const struct pf_port_conf *pc = &env->ports[i];
+
+		/* A port that goes keeps its MAC and limit while what was routed to it drains. */
+		if (!pf_port_present(pc))
+			continue;
+		if (pc->has_mac)
+			memcpy(lp->port_mac[i].addr_bytes, pc->mac, 6);
+		lp->max_frame[i] = pc->max_frame;
+		if (pc->has_ipv4) {
+			lp->port_ip[i] = pc->ipv4;
+			has_ip |= 1u << i;
+		}
+	}
+	__atomic_store_n(&lp->port_has_ip, has_ip, __ATOMIC_RELEASE);
+}
+
 int
 lpm_init(struct pf_stage *st, struct pf_errs *errs)
 {
 	struct lpm_priv *lp = st->priv;
-	const struct pf_stage_env *env = st->env;
-	uint16_t i;
 	int rc;
 
 	/* lpm_meta_word reads these four bytes as one word. */
@@ -365,17 +398,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 			 offsetof(struct pf_meta, flags) != offsetof(struct pf_meta, l2_len) + 3 ||
 			 RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN);
 	RTE_BUILD_BUG_ON(sizeof(struct lpm_nh) != 16 || PF_MAX_PORTS > UINT8_MAX);
-	for (i = 0; i < env->n_ports; i++) {
-		const struct pf_port_conf *pc = &env->ports[i];
-
-		if (pc->has_mac)
-			memcpy(lp->port_mac[i].addr_bytes, pc->mac, 6);
-		lp->max_frame[i] = pc->max_frame;
-		if (pc->has_ipv4) {
-			lp->port_ip[i] = pc->ipv4;
-			lp->port_has_ip |= 1u << i;
-		}
-	}
+	lpm_ports(st, 0, 0, true);
 	lp->icmp = (st->edge_connected & (1u << LPM_EDGE_ICMP)) != 0;
 	lp->frag = (st->edge_connected & (1u << LPM_EDGE_FRAG)) != 0;
 	lp->host = (st->edge_connected & (1u << LPM_EDGE_HOST)) != 0;
@@ -389,7 +412,7 @@ lpm_init(struct pf_stage *st, struct pf_errs *errs)
 		if (lp->ln == NULL)
 			return -ENOMEM;
 	}
-	rc = fib_build(st, st->conf->name, st->conf->cfg, &lp->fib, errs);
+	rc = fib_build(st, st->conf, &lp->fib, errs);
 	if (rc < 0)
 		return rc;
 	gauges_set(lp, lp->fib);
@@ -412,7 +435,7 @@ static int
 lpm_swap_build(struct pf_stage *st, const struct pf_stage_conf *sc, void **out,
 	       struct pf_errs *errs)
 {
-	return fib_build(st, sc->name, sc->cfg, (struct lpm_fib **)out, errs);
+	return fib_build(st, sc, (struct lpm_fib **)out, errs);
 }
 
 static void

@@ -223,30 +223,34 @@ neigh_cfg_free(void *cfg)
 	free(cfg);
 }
 
-static int
-neigh_init(struct pf_stage *st, struct pf_errs *errs)
+/*
+ * The ports' MACs and addresses (init, and ports added or removed live:
+ * ctl.ports). An added port's entries are written before its bits are
+ * set; a kept port's are rewritten with what they hold. The neighbours of
+ * a removed port go with the timer sweep (neigh_timer).
+ */
+static void
+neigh_ports(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained)
 {
-	const struct neigh_cfg *cfg = st->conf->cfg;
 	struct neigh_priv *np = st->priv;
-	uint16_t i;
-	int rc;
+	uint32_t ok = 0, ok6 = 0;
+	uint16_t i, j;
 
 	for (i = 0; i < st->env->n_ports; i++) {
 		const struct pf_port_conf *pc = &st->env->ports[i];
 
-		if (!pc->has_ipv4 || !pc->has_mac)
+		/* A port that goes keeps what it had while what was routed to it drains. */
+		if (!pf_port_present(pc))
 			continue;
-		memcpy(np->port_mac[i].addr_bytes, pc->mac, 6);
-		np->port_ip[i] = pc->ipv4;
-		np->port_mask[i] = pc->ipv4_len == 0 ? 0 : ~0u << (32 - pc->ipv4_len);
-		np->port_ok |= 1u << i;
-	}
-	for (i = 0; i < st->env->n_ports; i++) {
-		const struct pf_port_conf *pc = &st->env->ports[i];
-		uint16_t j;
-
+		np->max_frame[i] = pc->max_frame;
 		if (!pc->has_mac)
 			continue;
+		memcpy(np->port_mac[i].addr_bytes, pc->mac, 6);
+		if (pc->has_ipv4) {
+			np->port_ip[i] = pc->ipv4;
+			np->port_mask[i] = pc->ipv4_len == 0 ? 0 : ~0u << (32 - pc->ipv4_len);
+			ok |= 1u << i;
+		}
 		pf_ip6_linklocal(pc->mac, np->addr6[i][0]);
 		np->len6[i][0] = 64;
 		for (j = 0; j < pc->n_ipv6; j++) {
@@ -254,15 +258,28 @@ neigh_init(struct pf_stage *st, struct pf_errs *errs)
 			np->len6[i][j + 1] = pc->ipv6_len[j];
 		}
 		np->n_addr6[i] = (uint8_t)(pc->n_ipv6 + 1);
-		memcpy(np->port_mac[i].addr_bytes, pc->mac, 6);
-		np->port_ok6 |= 1u << i;
+		ok6 |= 1u << i;
 	}
+	if (!drained) {
+		ok |= np->port_ok & gone;
+		ok6 |= np->port_ok6 & gone;
+	}
+	__atomic_store_n(&np->port_ok, ok, __ATOMIC_RELEASE);
+	__atomic_store_n(&np->port_ok6, ok6, __ATOMIC_RELEASE);
+}
+
+static int
+neigh_init(struct pf_stage *st, struct pf_errs *errs)
+{
+	const struct neigh_cfg *cfg = st->conf->cfg;
+	struct neigh_priv *np = st->priv;
+	int rc;
+
+	neigh_ports(st, 0, 0, true);
 	np->icmp = (st->edge_connected & (1u << NEIGH_EDGE_ICMP)) != 0;
 	np->icmp6 = (st->edge_connected & (1u << NEIGH_EDGE_ICMP6)) != 0;
 	np->frag = (st->edge_connected & (1u << NEIGH_EDGE_FRAG)) != 0;
 	np->host = (st->edge_connected & (1u << NEIGH_EDGE_HOST)) != 0;
-	for (i = 0; i < st->env->n_ports; i++)
-		np->max_frame[i] = st->env->ports[i].max_frame;
 	np->pcap_clock = st->env->clock == PF_CLOCK_PCAP;
 	np->queue = cfg->queue;
 	np->probes = cfg->probes;
@@ -870,6 +887,15 @@ neigh_timer(struct pf_stage *st, struct pf_neigh *n, uint64_t now)
 
 	if (n->rel != 0)
 		return;
+	/* Its port was removed live: what it holds fails (counted), then it goes. */
+	if (n->key.port >= PF_MAX_PORTS ||
+	    !(((np->port_ok | np->port_ok6) >> n->key.port) & 1)) {
+		if (n->n_held != 0)
+			neigh_fail(st, n, now);
+		else
+			pf_neigh_del(np->t, n);
+		return;
+	}
 	switch (n->state) {
 	case PF_NEIGH_INCOMPLETE:
 	case PF_NEIGH_PROBE:
@@ -1141,6 +1167,7 @@ const struct pf_stage_ops pf_neigh_ops = {
 		.parse = neigh_parse,
 		.cfg_free = neigh_cfg_free,
 		.init = neigh_init,
+		.ports = neigh_ports,
 		.export_table = neigh_export_table,
 		.free = neigh_free,
 	},

@@ -158,13 +158,22 @@ struct rx_cfg {
 	bool slow_only;                     /* fast_path: false */
 };
 
+/*
+ * The ports one rx stage polls. Ports added or removed live (rx_ports) fill
+ * the copy not in use and publish it by pointer: the other one is free again
+ * after the change's grace period, before the next change can come.
+ */
+struct rx_poll {
+	uint16_t n;
+	bool one;                           /* rx_rx's plain case: one port, nothing else to do */
+	uint32_t set_port;                  /* bit k: id[k]'s PMD leaves mbuf->port unset */
+	uint16_t idx[PF_MAX_PORTS];         /* pipefwd port index */
+	uint16_t id[PF_MAX_PORTS];          /* DPDK port id */
+};
+
 struct rx_priv {
-	uint16_t n_ports;
+	const struct rx_poll *poll;         /* one of polls[], read once per burst */
 	uint16_t next_port;                 /* round-robin start, for fairness */
-	uint16_t port_idx[PF_MAX_PORTS];    /* pipefwd port index */
-	uint16_t port_id[PF_MAX_PORTS];     /* DPDK port id */
-	uint32_t set_port;                  /* bit k: port_id[k]'s PMD leaves mbuf->port unset */
-	bool one_port;                      /* rx_rx's plain case: one port, nothing else to do */
 	bool fast_path;
 	/*
 	 * mbuf->port (a DPDK port id, < RTE_MAX_ETHPORTS) to pipefwd port index,
@@ -208,6 +217,7 @@ struct rx_priv {
 	uint64_t hz;
 	uint64_t credit;
 	uint64_t last_tsc;
+	struct rx_poll polls[2];
 };
 
 /*
@@ -322,6 +332,94 @@ rx_cfg_free(void *cfg)
 	free(cfg);
 }
 
+/* Port index @p p's limits and MAC (rx_init, and a port added live: rx_ports). */
+static void
+rx_port_fill(struct rx_priv *rx, const struct pf_stage_env *env, uint16_t p)
+{
+	const struct pf_port_conf *pc = &env->ports[p];
+
+	rx->max_frame[p] = pc->max_frame;
+	rx->fast_span[p] = pc->max_frame >= RX_FAST_MIN_LEN ? pc->max_frame - RX_FAST_MIN_LEN + 1u :
+			   0;
+	rx->port_mac[p] = pc->has_mac ? pf_mac_u64(pc->mac) : UINT64_MAX;
+}
+
+/* The fast path's constants for frames whose mbuf->port is @p i (masked). */
+static void
+rx_fast_fill(struct rx_priv *rx, const struct pf_stage_env *env, uint16_t i)
+{
+	uint16_t idx = rx->in_port_of[i];
+	struct rx_port_fast *pf = &rx->port_fast[i];
+
+	pf->rearm = RX_REARM(i);
+	pf->meta_w0 = idx | (uint64_t)PF_PORT_NONE << 16 | (uint64_t)RTE_ETHER_HDR_LEN << 48;
+	pf->span = rx->fast_span[idx];
+	/* No offload: the mbuf carries no verdict worth a load, so the fast
+	 * path sums. Not set up by a runtime (tests): read the verdict. */
+	pf->hw_cksum = idx >= env->n_ports || !pf_env_rx_cksum_off(env, idx);
+	pf->md4[0] = pf->meta_w0 | 20ull << 56;
+	pf->md4[1] = PF_CLASS_IPV4;
+	pf->md6[0] = pf->meta_w0 | 40ull << 56;
+	pf->md6[1] = PF_CLASS_IPV6;
+	pf->macv[0] = 0;
+	pf->macv[1] = rx->port_mac[idx];   /* own MAC (pf_mac_u64), ~0 if none */
+}
+
+/* The ports of st->conf this instance polls but @p skip, into @p pl; notes their DPDK ids. */
+static void
+rx_poll_build(struct pf_stage *st, struct rx_poll *pl, uint32_t skip)
+{
+	struct rx_priv *rx = st->priv;
+	const struct pf_stage_conf *sc = st->conf;
+	uint16_t i;
+
+	memset(pl, 0, sizeof(*pl));
+	for (i = 0; i < sc->n_rx_ports; i++) {
+		uint16_t k = pl->n, pid = pf_env_port_id(st->env, sc->rx_ports[i]);
+
+		if ((skip >> sc->rx_ports[i]) & 1)
+			continue;
+		/* A device without RSS got one queue (app/runtime/port.c said so): skip the rest. */
+		if (!rx_queue_exists(pid, rx->queue))
+			continue;
+		pl->idx[k] = sc->rx_ports[i];
+		pl->id[k] = pid;
+		if (!rx_pmd_sets_port(pid))
+			pl->set_port |= 1u << k;
+		pl->n++;
+	}
+	pl->one = pl->n == 1 && pl->set_port == 0 && rx->pace_pps == 0 &&
+		  !(rx->pcap_clock && rx->ts_offset >= 0);
+}
+
+/* Map the DPDK ids of @p pl to their port index, with their fast-path constants. */
+static void
+rx_poll_ids(struct rx_priv *rx, const struct pf_stage_env *env, const struct rx_poll *pl)
+{
+	uint16_t k;
+
+	for (k = 0; k < pl->n; k++)
+		if (pl->id[k] < RTE_MAX_ETHPORTS) {
+			rx->in_port_of[pl->id[k]] = pl->idx[k];
+			rx_fast_fill(rx, env, pl->id[k]);
+		}
+}
+
+/* A port's MAC is never a valid source: add those of ports added live. */
+static void
+rx_own_add(struct rx_priv *rx, const struct pf_stage_env *env, uint32_t ports)
+{
+	struct pf_own_macs own;
+	uint16_t i;
+
+	pf_own_macs_init(&own, env);
+	/* Append only, count last: a reader sees the old list or the longer one. */
+	for (i = 0; i < own.n; i++)
+		rx->own_last[own.mac[i] >> 40] = RX_SRC_OWN;
+	if (ports != 0)
+		pf_own_macs_merge(&rx->own, &own);
+}
+
 static int
 rx_init(struct pf_stage *st, struct pf_errs *errs)
 {
@@ -331,49 +429,27 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 
 	rx->queue = sc->rx_queue;
 	rx->fast_path = !((const struct rx_cfg *)sc->cfg)->slow_only;
+	rx->pcap_clock = st->env->clock == PF_CLOCK_PCAP;
+	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
+	rx->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+	if (rx->ts_offset >= 0) {
+		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+
+		rx->ts_flag = bit >= 0 ? 1ull << bit : 0;
+	}
 	for (i = 0; i < RTE_DIM(rx->in_port_of); i++)
 		rx->in_port_of[i] = RX_PORT_UNKNOWN;
-	for (i = 0; i < sc->n_rx_ports; i++) {
-		uint16_t k = rx->n_ports, pid = pf_env_port_id(st->env, sc->rx_ports[i]);
-
-		/* A device without RSS got one queue (app/runtime/port.c said so): skip the rest. */
-		if (!rx_queue_exists(pid, rx->queue))
-			continue;
-		rx->port_idx[k] = sc->rx_ports[i];
-		rx->port_id[k] = pid;
-		if (pid < RTE_MAX_ETHPORTS)
-			rx->in_port_of[pid] = sc->rx_ports[i];
-		if (!rx_pmd_sets_port(pid))
-			rx->set_port |= 1u << k;
-		rx->n_ports++;
-	}
 	for (i = 0; i < RTE_DIM(rx->port_mac); i++)
 		rx->port_mac[i] = UINT64_MAX;
-	for (i = 0; i < st->env->n_ports; i++) {
-		rx->max_frame[i] = st->env->ports[i].max_frame;
-		if (rx->max_frame[i] >= RX_FAST_MIN_LEN)
-			rx->fast_span[i] = rx->max_frame[i] - RX_FAST_MIN_LEN + 1u;
-		if (st->env->ports[i].has_mac)
-			rx->port_mac[i] = pf_mac_u64(st->env->ports[i].mac);
-	}
-	for (i = 0; i < RTE_DIM(rx->port_fast); i++) {
-		uint16_t idx = rx->in_port_of[i];
-		struct rx_port_fast *pf = &rx->port_fast[i];
-
-		pf->rearm = RX_REARM(i);
-		pf->meta_w0 = idx | (uint64_t)PF_PORT_NONE << 16 | (uint64_t)RTE_ETHER_HDR_LEN << 48;
-		pf->span = rx->fast_span[idx];
-		/* No offload: the mbuf carries no verdict worth a load, so the fast
-		 * path sums. Not set up by a runtime (tests): read the verdict. */
-		pf->hw_cksum = idx >= st->env->n_ports || !pf_env_rx_cksum_off(st->env, idx);
-		pf->md4[0] = pf->meta_w0 | 20ull << 56;
-		pf->md4[1] = PF_CLASS_IPV4;
-		pf->md6[0] = pf->meta_w0 | 40ull << 56;
-		pf->md6[1] = PF_CLASS_IPV6;
-		pf->macv[0] = 0;
-		pf->macv[1] = rx->port_mac[idx];   /* own MAC (pf_mac_u64), ~0 if none */
-	}
-	rx->pcap_clock = st->env->clock == PF_CLOCK_PCAP;
+	for (i = 0; i < st->env->n_ports; i++)
+		rx_port_fill(rx, st->env, i);
+	rx_poll_build(st, &rx->polls[0], 0);
+	for (i = 0; i < rx->polls[0].n; i++)
+		if (rx->polls[0].id[i] < RTE_MAX_ETHPORTS)
+			rx->in_port_of[rx->polls[0].id[i]] = rx->polls[0].idx[i];
+	for (i = 0; i < RTE_DIM(rx->port_fast); i++)
+		rx_fast_fill(rx, st->env, i);
+	rx->poll = &rx->polls[0];
 	rx->ip6_error = (st->edge_connected & (1u << RX_EDGE_IP6_ERROR)) != 0;
 	/* Port MACs are final here: configured, or read from the devices at start. */
 	pf_own_macs_init(&rx->own, st->env);
@@ -384,24 +460,44 @@ rx_init(struct pf_stage *st, struct pf_errs *errs)
 	rx->fast_len_frag = RX_IP4_LEN_FRAG_MASK;
 	for (i = 0; i < rx->own.n; i++)
 		rx->own_last[rx->own.mac[i] >> 40] = RX_SRC_OWN;
-	rx->pace_pps = ((const struct rx_cfg *)sc->cfg)->pace_pps;
 	rx->hz = rte_get_tsc_hz();
 	rx->last_tsc = rte_rdtsc();
-	rx->ts_offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
-	if (rx->ts_offset >= 0) {
-		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
-
-		rx->ts_flag = bit >= 0 ? 1ull << bit : 0;
-	}
-	rx->one_port = rx->n_ports == 1 && rx->set_port == 0 && rx->pace_pps == 0 &&
-		       !(rx->pcap_clock && rx->ts_offset >= 0);
 	return 0;
+}
+
+/*
+ * Ports added or removed live, or this stage's `ports:` changed (ctl.ports):
+ * the added ports' constants first (no frame of theirs is read yet), then
+ * the new poll list, published by pointer. First (not @p drained) without
+ * the added ports: a removed port is no longer polled after that call's
+ * grace period, and what it received drains through the tables it was
+ * received under; then (drained, the new tables published) with them.
+ */
+static void
+rx_ports(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained)
+{
+	struct rx_priv *rx = st->priv;
+	struct rx_poll *pl = rx->poll == &rx->polls[0] ? &rx->polls[1] : &rx->polls[0];
+	uint32_t m = added;
+
+	while (m != 0) {
+		uint16_t p = (uint16_t)__builtin_ctz(m);
+
+		m &= m - 1;
+		rx_port_fill(rx, st->env, p);
+	}
+	RTE_SET_USED(gone);
+	rx_own_add(rx, st->env, added);
+	rx_poll_build(st, pl, drained ? 0 : added);
+	rx_poll_ids(rx, st->env, pl);
+	__atomic_store_n(&rx->poll, pl, __ATOMIC_RELEASE);
 }
 
 static __rte_noinline uint16_t
 rx_rx_many(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 {
 	struct rx_priv *rx = st->priv;
+	const struct rx_poll *pl = __atomic_load_n(&rx->poll, __ATOMIC_ACQUIRE);
 	uint16_t n = 0, k, i, p, got;
 
 	if (unlikely(rx->pace_pps != 0)) {
@@ -413,21 +509,23 @@ rx_rx_many(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 		if (max == 0)
 			return 0;
 	}
-	if (unlikely(rx->n_ports == 0))
+	if (unlikely(pl->n == 0))
 		return 0;
-	/* Round robin by compare and subtract: a division costs tens of cycles. */
-	for (k = 0, p = rx->next_port; k < rx->n_ports && n < max; k++, p++) {
-		if (p >= rx->n_ports)
-			p = (uint16_t)(p - rx->n_ports);
-		got = rte_eth_rx_burst(rx->port_id[p], rx->queue, pkts + n, max - n);
+	/* Round robin by compare and subtract: a division costs tens of cycles
+	 * (the start clamped: the list may have shrunk live). */
+	for (k = 0, p = rx->next_port < pl->n ? rx->next_port : 0; k < pl->n && n < max;
+	     k++, p++) {
+		if (p >= pl->n)
+			p = (uint16_t)(p - pl->n);
+		got = rte_eth_rx_burst(pl->id[p], rx->queue, pkts + n, max - n);
 		/* process_burst finds in_port from mbuf->port (no pass here for it). */
-		if (unlikely(rx->set_port & (1u << p)))
+		if (unlikely(pl->set_port & (1u << p)))
 			for (i = n; i < n + got; i++)
-				pkts[i]->port = rx->port_id[p];
-		st->port_rx[rx->port_idx[p]] += got;
+				pkts[i]->port = pl->id[p];
+		st->port_rx[pl->idx[p]] += got;
 		n += got;
 	}
-	rx->next_port = rx->next_port + 1u < rx->n_ports ? (uint16_t)(rx->next_port + 1u) : 0;
+	rx->next_port = rx->next_port + 1u < pl->n ? (uint16_t)(rx->next_port + 1u) : 0;
 	/* Pacing spends what was asked, not what came back: a frame the PMD read
 	 * but could not deliver (rx_nombuf) still used its slot, as on a wire. */
 	if (rx->pace_pps != 0)
@@ -446,12 +544,13 @@ static uint16_t
 rx_rx(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t max)
 {
 	const struct rx_priv *rx = st->priv;
+	const struct rx_poll *pl = __atomic_load_n(&rx->poll, __ATOMIC_ACQUIRE);
 	uint16_t got;
 
 	/* One port, no pacing, no port to stamp, no pcap clock: one call. */
-	if (likely(rx->one_port)) {
-		got = rte_eth_rx_burst(rx->port_id[0], rx->queue, pkts, max);
-		st->port_rx[rx->port_idx[0]] += got;
+	if (likely(pl->one)) {
+		got = rte_eth_rx_burst(pl->id[0], rx->queue, pkts, max);
+		st->port_rx[pl->idx[0]] += got;
 		return got;
 	}
 	return rx_rx_many(st, pkts, max);
@@ -1249,5 +1348,6 @@ const struct pf_stage_ops pf_rx_ops = {
 		.parse = rx_parse,
 		.cfg_free = rx_cfg_free,
 		.init = rx_init,
+		.ports = rx_ports,
 	},
 };

@@ -4,7 +4,8 @@
  * Edges: drop (a sink: every other packet is sent by this stage).
  * Counters: tx_full (drop: the port queue stayed full after bounded retries),
  *   link_down (drop: the port's link is down, the send failed: no retries),
- *   no_tx_port (drop: egress port not served by this stage); info: flood_copies.
+ *   no_tx_port (drop: egress port not served by this stage, or removed live);
+ *   info: flood_copies.
  * Params: ports (list, required): the ports this stage transmits on.
  *
  * Flooded packets (out_port == PF_PORT_FLOOD) are replicated by reference
@@ -90,6 +91,38 @@ tx_init(struct pf_stage *st, struct pf_errs *errs)
 	return 0;
 }
 
+/*
+ * Ports added or removed live (ctl.ports): a port this stage now serves gets
+ * its DPDK id and queue before its bit is set. One it no longer serves is
+ * still sent on until the runtime says it drained (what was routed to it
+ * before the change leaves by it); then it loses its bit, so a packet for it
+ * from then on, and what its buffer still holds when next flushed, is a
+ * no_tx_port drop (tx_flush_port): nothing is sent on it after that call's
+ * grace period, when the runtime stops it.
+ */
+static void
+tx_ports(struct pf_stage *st, uint32_t added, uint32_t gone, bool drained)
+{
+	struct tx_priv *tx = st->priv;
+	const struct pf_stage_conf *sc = st->conf;
+	uint32_t served = 0;
+	uint16_t i, p;
+
+	RTE_SET_USED(added);
+	RTE_SET_USED(gone);
+	for (i = 0; i < sc->n_tx_ports; i++) {
+		p = sc->tx_ports[i];
+		served |= 1u << p;
+		if (tx->served_mask & (1u << p))
+			continue;
+		tx->buf[p].port_id = pf_env_port_id(st->env, p);
+		tx->buf[p].queue = sc->tx_queue[i];
+	}
+	if (!drained)
+		served |= tx->served_mask;
+	__atomic_store_n(&tx->served_mask, served, __ATOMIC_RELEASE);
+}
+
 /* Every packet is tx's to send or count: out_port is checked where it is used. */
 static uint16_t
 tx_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16_t *edge)
@@ -149,13 +182,24 @@ tx_send(struct pf_stage *st, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
 	tx_send_rest(st, p, pkts, n, sent);
 }
 
+/* A buffer for a port this stage no longer serves (removed live): count it, send nothing. */
+static __rte_noinline void
+tx_drop_unserved(struct pf_stage *st, struct tx_port_buf *b)
+{
+	st->ctrs[TX_CTR_NO_TX_PORT] += b->n;
+	rte_pktmbuf_free_bulk(b->pkts, b->n);
+}
+
 static void
 tx_flush_port(struct pf_stage *st, uint16_t p)
 {
 	struct tx_priv *tx = st->priv;
 	struct tx_port_buf *b = &tx->buf[p];
 
-	tx_send(st, p, b->pkts, b->n);
+	if (likely((tx->served_mask >> p) & 1))
+		tx_send(st, p, b->pkts, b->n);
+	else
+		tx_drop_unserved(st, b);
 	b->n = 0;
 	tx->pending &= ~(1u << p);
 }
@@ -384,6 +428,7 @@ const struct pf_stage_ops pf_tx_ops = {
 		.param_keys = tx_keys,
 		.parse = tx_parse,
 		.init = tx_init,
+		.ports = tx_ports,
 		.free = tx_free,
 	},
 	.obs = {

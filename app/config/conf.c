@@ -427,6 +427,95 @@ pf_conf_load_file(const char *path, struct pf_doc **out, struct pf_errs *errs)
 	return rc;
 }
 
+/* ---- editing a loaded tree (live port changes, app/config/topology.c) ---- */
+
+struct pf_node *
+pf_node_new(const struct pf_doc *doc, enum pf_node_kind kind, const char *value, int line)
+{
+	struct pf_node *n = calloc(1, sizeof(*n));
+
+	if (n == NULL)
+		return NULL;
+	n->kind = kind;
+	n->file = doc->file;
+	n->line = line;
+	n->col = 1;
+	if (value != NULL) {
+		n->value = strdup(value);
+		if (n->value == NULL) {
+			free(n);
+			return NULL;
+		}
+		n->quoted = true;
+	}
+	return n;
+}
+
+int
+pf_node_append(struct pf_node *coll, struct pf_node *key, struct pf_node *item)
+{
+	if (node_push(coll, key, item) < 0) {
+		node_free(key);
+		node_free(item);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static uint64_t
+fnv(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len-- > 0)
+		h = (h ^ *c++) * 1099511628211ull;
+	return h;
+}
+
+uint64_t
+pf_node_hash(const struct pf_node *n)
+{
+	uint64_t h = 14695981039346656037ull, sum = 0, k;
+	uint32_t i;
+
+	if (n == NULL)
+		return h;
+	h = fnv(h, &n->kind, sizeof(n->kind));
+	if (n->kind == PF_NODE_SCALAR)
+		return fnv(h, n->value, strlen(n->value));
+	for (i = 0; i < n->n; i++) {
+		k = pf_node_hash(n->items[i]);
+		if (n->kind == PF_NODE_SEQ) {
+			h = fnv(h, &k, sizeof(k));
+			continue;
+		}
+		/* A mapping's order does not count (as node_equal): a sum of its pairs. */
+		k ^= pf_node_hash(n->keys[i]) * 31;
+		sum += fnv(14695981039346656037ull, &k, sizeof(k));
+	}
+	return n->kind == PF_NODE_MAP ? fnv(h, &sum, sizeof(sum)) : h;
+}
+
+void
+pf_node_free(struct pf_node *n)
+{
+	node_free(n);
+}
+
+void
+pf_node_remove(struct pf_node *coll, uint32_t i)
+{
+	if (i >= coll->n)
+		return;
+	node_free(coll->items[i]);
+	if (coll->keys != NULL)
+		node_free(coll->keys[i]);
+	memmove(&coll->items[i], &coll->items[i + 1], (coll->n - i - 1) * sizeof(coll->items[0]));
+	if (coll->keys != NULL)
+		memmove(&coll->keys[i], &coll->keys[i + 1], (coll->n - i - 1) * sizeof(coll->keys[0]));
+	coll->n--;
+}
+
 const struct pf_node *
 pf_map_get(const struct pf_node *map, const char *key)
 {

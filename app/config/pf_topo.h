@@ -71,6 +71,7 @@ enum pf_hugepages {
 struct pf_topo {
 	char file[PATH_MAX];
 	struct pf_doc *doc;
+	uint64_t doc_hash;               /**< of the file's tree, before live port changes */
 
 	int eal_argc;
 	char *eal_argv[PF_MAX_EAL_ARGS];
@@ -78,7 +79,7 @@ struct pf_topo {
 	unsigned int main_lcore;
 	struct pf_eal eal;               /**< what the eal list asks for (pf_eal_read; main adds the command line's) */
 
-	uint16_t n_ports;
+	uint16_t n_ports;                /**< indexes used; a hole has pf_port_present() false */
 	struct pf_port_conf ports[PF_MAX_PORTS];
 	uint16_t n_stages;
 	struct pf_stage_conf stages[PF_MAX_STAGES];
@@ -122,9 +123,41 @@ struct pf_change;
  * normalises the change (its entry, key and where it would be saved). A
  * stage's sc->edits records its net changes (pf_changes_hash). Errors of a
  * change name the change. Reentrant: the changes are an argument.
+ *
+ * With @p running (a reload, a live change; NULL: ports in file order),
+ * every port @p running has keeps its index, whatever the file's order: a
+ * port's index is what learnt MACs, neighbours and routes refer to. A new
+ * port takes the next index after the running ones (a hole a removed port
+ * left only once all PF_MAX_PORTS are used); a running port the file no
+ * longer has leaves a hole (pf_port_present() false, every field zero).
  */
 int pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n,
-			struct pf_topo **out, struct pf_errs *errs);
+			const struct pf_topo *running, struct pf_topo **out,
+			struct pf_errs *errs);
+/*
+ * Editing a loaded YAML tree, as a live port change does before the topology
+ * is read from it (app/config/conf.c). Nodes made here carry the document's
+ * file, line @p line and column 1.
+ */
+struct pf_doc;
+/** A new scalar (@p value copied), sequence or mapping (@p value NULL), or NULL (ENOMEM). */
+struct pf_node *pf_node_new(const struct pf_doc *doc, enum pf_node_kind kind, const char *value,
+			    int line);
+/** Append @p item (with @p key in a mapping) to @p coll, which owns them now; -ENOMEM frees them. */
+int pf_node_append(struct pf_node *coll, struct pf_node *key, struct pf_node *item);
+/** Remove and free item @p i (and its key) of @p coll. */
+void pf_node_remove(struct pf_node *coll, uint32_t i);
+/** A hash of the tree under @p n: equal for trees node_equal, map order ignored. */
+uint64_t pf_node_hash(const struct pf_node *n);
+/** Free a node made by pf_node_new and not appended (NULL-safe). */
+void pf_node_free(struct pf_node *n);
+/**
+ * The live port changes among @p ch[0..n) (table "ports": pipefwd-ctl
+ * port-add, port-del) made to the loaded tree of @p doc
+ * (app/config/port_change.c). Returns 0, or -errno with errors.
+ */
+int pf_topo_port_changes(struct pf_doc *doc, const struct pf_change *ch, unsigned int n,
+			 struct pf_errs *errs);
 
 int pf_topo_port_index(const struct pf_topo *topo, const char *name);
 

@@ -58,6 +58,17 @@ pf_topo_port_index(const struct pf_topo *topo, const char *name)
 	return port_index(topo->ports, topo->n_ports, name);
 }
 
+/* Ports the topology has (n_ports less the holes a removed port left). */
+static uint16_t
+topo_ports_present(const struct pf_topo *topo)
+{
+	uint16_t p, n = 0;
+
+	for (p = 0; p < topo->n_ports; p++)
+		n += pf_port_present(&topo->ports[p]);
+	return n;
+}
+
 int
 pf_topo_stage_index(const struct pf_topo *topo, const char *name)
 {
@@ -476,11 +487,57 @@ parse_port_ipv6(struct pf_port_conf *pc, const struct pf_node *v, const char *pa
 	}
 }
 
+/*
+ * What a load takes from outside the file: the live changes it applies
+ * (pf_topo_load_edited) and the running topology whose port indexes it keeps.
+ */
+struct topo_edits {
+	struct pf_change *ch;
+	unsigned int n;
+	const struct pf_topo *running;
+};
+
+/*
+ * The index port @p name gets. Loaded for a running topology, a port it runs
+ * keeps its index (learnt MACs, neighbours and routes name ports by index)
+ * and a new one takes the next index after every running one, or, when all
+ * PF_MAX_PORTS are used, a hole a removed port left (one reload or more
+ * ago: what named it is gone). Without one, file order. Returns -1 when none
+ * is free.
+ */
+static int
+port_slot(const struct pf_topo *t, const struct topo_edits *ed, const struct pf_node *ports,
+	  const char *name)
+{
+	const struct pf_topo *run = ed->running;
+	uint16_t next = run != NULL ? run->n_ports : 0, p;
+	uint32_t i;
+	int k;
+
+	if (run == NULL)
+		return t->n_ports < PF_MAX_PORTS ? t->n_ports : -1;
+	k = port_index(run->ports, run->n_ports, name);
+	if (k >= 0)
+		return k;
+	/* After the running ports, in file order: count the new ones before this one. */
+	for (i = 0; i < ports->n && strcmp(ports->keys[i]->value, name) != 0; i++)
+		if (port_index(run->ports, run->n_ports, ports->keys[i]->value) < 0)
+			next++;
+	if (next < PF_MAX_PORTS)
+		return next;
+	for (p = 0; p < PF_MAX_PORTS; p++)
+		if (t->ports[p].name[0] == '\0' && (p >= run->n_ports || run->ports[p].name[0] == '\0'))
+			return p;
+	return -1;
+}
+
 static void
-load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
+load_ports(struct pf_topo *t, const struct pf_node *ports, const struct topo_edits *ed,
+	   struct pf_errs *errs)
 {
 	char path[PF_CONF_PATH_MAX], kp[PF_CONF_PATH_MAX + 16];
 	uint32_t i;
+	int slot;
 
 	if (ports == NULL) {
 		pf_err_add(errs, t->file, 0, 0, "missing required key 'ports'");
@@ -497,11 +554,18 @@ load_ports(struct pf_topo *t, const struct pf_node *ports, struct pf_errs *errs)
 		uint32_t u;
 		int w;
 
-		if (t->n_ports >= PF_MAX_PORTS) {
+		if (name[0] == '\0') {
+			pf_node_err(errs, ports->keys[i], "ports: a port needs a name");
+			continue;
+		}
+		slot = port_slot(t, ed, ports, name);
+		if (slot < 0) {
 			pf_node_err(errs, ports->keys[i], "ports: more than %d ports", PF_MAX_PORTS);
 			return;
 		}
-		pc = &t->ports[t->n_ports++];
+		pc = &t->ports[slot];
+		if (slot >= t->n_ports)
+			t->n_ports = (uint16_t)(slot + 1);
 		snprintf(pc->name, sizeof(pc->name), "%s", name);
 		if (strlen(name) >= PF_NAME_MAX)
 			pf_node_err(errs, ports->keys[i], "ports: a name is at most %d characters, "
@@ -761,6 +825,7 @@ load_stages(struct pf_topo *t, const struct pf_node *stages, struct pf_errs *err
 		snprintf(sc->group, sizeof(sc->group), "%s", name);
 		sc->n_instances = 1;
 		sc->first = (uint16_t)(t->n_stages - 1);
+		sc->env = &t->env;
 		if (strlen(name) >= PF_NAME_MAX)
 			pf_node_err(errs, stages->keys[i],
 				    "stages: a name is at most %d characters, '%.20s...' has %zu",
@@ -917,11 +982,6 @@ wire_stages(struct pf_topo *t, struct pf_errs *errs)
 	}
 }
 
-/* The live changes a load applies (pf_topo_load_edited), or none. */
-struct topo_edits {
-	struct pf_change *ch;
-	unsigned int n;
-};
 
 /* Whether change @p k of @p ch is half of a pair that cancels out: a delete
  * whose nearest earlier change of the same key is an add, or that add (its
@@ -1680,6 +1740,11 @@ topo_load(const char *path, const char *text, size_t len, const struct topo_edit
 				    "configuration must be a mapping with keys eal, ports, stages, rings, lcores");
 		goto fail;
 	}
+	/* Live port changes edit the tree: what runs is the file with them written
+	 * in; the file itself is known by its hash (pf_reload_file_changed). */
+	t->doc_hash = pf_node_hash(root);
+	if (ed->n != 0 && pf_topo_port_changes(t->doc, ed->ch, ed->n, errs) < 0)
+		goto fail;
 	pf_map_check_keys(root, "", top_keys, errs);
 	load_eal(t, pf_map_get(root, "eal"), errs);
 	load_runtime(t, pf_map_get(root, "runtime"), errs);
@@ -1691,7 +1756,7 @@ topo_load(const char *path, const char *text, size_t len, const struct topo_edit
 		ring_params(pf_map_get(rings, "default"), "rings.default", &t->ring_size_default,
 			    &t->burst_default, &scratch);
 	}
-	load_ports(t, pf_map_get(root, "ports"), errs);
+	load_ports(t, pf_map_get(root, "ports"), ed, errs);
 	check_port_addrs(t, errs);
 	/* What the stages' parse and ops see of it: complete from here on. */
 	t->env = (struct pf_stage_env){
@@ -1731,10 +1796,10 @@ pf_topo_load(const char *path, struct pf_topo **out, struct pf_errs *errs)
 }
 
 int
-pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n, struct pf_topo **out,
-		    struct pf_errs *errs)
+pf_topo_load_edited(const char *path, struct pf_change *ch, unsigned int n,
+		    const struct pf_topo *running, struct pf_topo **out, struct pf_errs *errs)
 {
-	const struct topo_edits ed = { ch, n };
+	const struct topo_edits ed = { ch, n, running };
 
 	return topo_load(path, NULL, 0, &ed, out, errs);
 }
@@ -1754,7 +1819,7 @@ pf_topo_describe(const struct pf_topo *t, FILE *out)
 	uint16_t i, j;
 
 	fprintf(out, "%s: ok: %u ports, %u stages, %u rings, %u worker lcores, %u mbufs (%u required)\n",
-		t->file, t->n_ports, t->n_stages, t->n_rings, t->n_lcores, t->mbufs,
+		t->file, topo_ports_present(t), t->n_stages, t->n_rings, t->n_lcores, t->mbufs,
 		t->mbufs_required);
 	for (i = 0; i < t->n_rings; i++)
 		fprintf(out, "  ring %-24s size %-6u burst %u%s\n", t->rings[i].name,

@@ -549,7 +549,8 @@ add_targets(const struct pf_runtime *rt, struct rte_tel_data *d)
 	for (i = 0; i < rt->n_rings; i++)
 		rte_tel_data_add_array_string(e, rt->rings[i].conf->name);
 	for (i = 0; i < rt->topo->n_ports; i++)
-		rte_tel_data_add_array_string(p, rt->topo->ports[i].name);
+		if (pf_port_present(&rt->topo->ports[i]))
+			rte_tel_data_add_array_string(p, rt->topo->ports[i].name);
 	rte_tel_data_add_dict_container(d, "edges", e, 0);
 	rte_tel_data_add_dict_container(d, "ports", p, 0);
 }

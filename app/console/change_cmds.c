@@ -4,6 +4,8 @@
  * work; this file only reads requests and writes replies):
  *
  *   /pipefwd/change,add|del,STAGE,TABLE,ENTRY   TABLE: routes, rules, macs
+ *   /pipefwd/port_add,NAME DEVICE [KEY=VALUE ...]  a port added live (rx=, tx=: wired)
+ *   /pipefwd/port_del,NAME                      a port removed live
  *   /pipefwd/changes[,OFFSET]                   the list, one page
  *   /pipefwd/changes_check                      the files are as loaded (before a save)
  *   /pipefwd/changes_saved,VERSION              the list is in the files now
@@ -56,6 +58,45 @@ cmd_change(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "unsaved", pf_changes_count(con->changes));
 	rte_tel_data_add_dict_u64(d, "version", pf_changes_version(con->changes));
 	return 0;
+}
+
+/* "NAME DEVICE [KEY=VALUE ...]" or "NAME": a port added or removed live. */
+static int
+port_change(struct pf_console *con, bool del, const char *params, struct rte_tel_data *d)
+{
+	struct pf_errs errs = { 0 };
+	struct pf_change ch;
+	const char *bad;
+	char msg[TEL_STR];
+
+	bad = pf_port_change_parse(con->rt, del, params, &ch);
+	if (bad != NULL) {
+		pf_console_error(d, bad);
+		return 0;
+	}
+	if (pf_changes_apply(con->changes, con->rt, &ch, &errs) < 0) {
+		pf_errs_first(&errs, msg, sizeof(msg));
+		pf_console_error(d, msg);
+		return 0;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "applied", del ? "port-del" : "port-add");
+	rte_tel_data_add_dict_string(d, "port", ch.key);
+	rte_tel_data_add_dict_u64(d, "unsaved", pf_changes_count(con->changes));
+	rte_tel_data_add_dict_u64(d, "version", pf_changes_version(con->changes));
+	return 0;
+}
+
+static int
+cmd_port_add(struct pf_console *con, const char *params, struct rte_tel_data *d)
+{
+	return port_change(con, false, params, d);
+}
+
+static int
+cmd_port_del(struct pf_console *con, const char *params, struct rte_tel_data *d)
+{
+	return port_change(con, true, params, d);
 }
 
 /* A string cell, keeping the end of what does not fit (paths). */
@@ -225,6 +266,9 @@ cmd_flush(struct pf_console *con, const char *params, struct rte_tel_data *d)
 const struct pf_cmd pf_change_cmds[] = {
 	{ "/pipefwd/change", "pipefwd: live table change. Params: add|del,STAGE,TABLE,ENTRY",
 	  cmd_change, false },
+	{ "/pipefwd/port_add", "pipefwd: add a port live. Params: NAME DEVICE [KEY=VALUE ...]",
+	  cmd_port_add, false },
+	{ "/pipefwd/port_del", "pipefwd: remove a port live. Param: NAME", cmd_port_del, false },
 	{ "/pipefwd/changes", "pipefwd: unsaved live changes. Param: offset", cmd_changes, false },
 	{ "/pipefwd/changes_saved", "pipefwd: changes are in the files. Param: version",
 	  cmd_saved, false },

@@ -76,6 +76,8 @@ pf_report_summary(const struct pf_runtime *rt, FILE *out)
 	for (i = 0; i < t->n_ports; i++) {
 		struct rte_eth_stats es = { 0 };
 
+		if (!pf_port_present(&t->ports[i]))
+			continue;
 		pf_runtime_port_stats(rt, i, &es);
 		fprintf(out, "%-12s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
 			t->ports[i].name, pf_runtime_port_rx(rt, i), pf_runtime_port_tx(rt, i),
@@ -182,11 +184,13 @@ pf_report_json(const struct pf_runtime *rt, const char *path)
 	json_str(f, t->file);
 	fprintf(f, ",\n  \"seconds\": %.6f,\n  \"tsc_hz\": %" PRIu64 ",\n  \"ports\": {", seconds(rt),
 		rte_get_tsc_hz());
-	for (i = 0; i < t->n_ports; i++) {
+	for (i = 0, n = 0; i < t->n_ports; i++) {
 		struct rte_eth_stats es = { 0 };
 
+		if (!pf_port_present(&t->ports[i]))
+			continue;
 		pf_runtime_port_stats(rt, i, &es);
-		fprintf(f, "%s\n    ", i ? "," : "");
+		fprintf(f, "%s\n    ", n++ ? "," : "");
 		json_str(f, t->ports[i].name);
 		fprintf(f, ": {\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"imissed\": %" PRIu64 ", \"ierrors\": %" PRIu64 ", \"oerrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64,
 			pf_runtime_port_rx(rt, i), pf_runtime_port_tx(rt, i), es.imissed,

@@ -90,6 +90,13 @@ item_count(const struct pf_runtime *rt, enum tel_kind k)
 	}
 }
 
+/* Whether index @p i holds an item (a port removed live leaves a hole). */
+static bool
+item_present(const struct pf_runtime *rt, enum tel_kind k, uint16_t i)
+{
+	return k != TEL_PORTS || pf_port_present(&rt->topo->ports[i]);
+}
+
 /* The item's own name: "rx->xc", "rx", "1", "p0". */
 static void
 item_name(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, char *out, size_t len)
@@ -352,6 +359,8 @@ clear_items(const struct pf_runtime *rt, const char *name, struct rte_tel_data *
 		for (i = 0; i < rt->topo->n_ports; i++) {
 			struct base_port *b = &tel_base->port[i];
 
+			if (!pf_port_present(&rt->topo->ports[i]))
+				continue;
 			snprintf(b->name, sizeof(b->name), "%s", rt->topo->ports[i].name);
 			pf_runtime_port_stats(rt, i, &b->es);
 			b->rx = pf_runtime_port_rx(rt, i);
@@ -692,7 +701,7 @@ list_items(const struct pf_runtime *rt, enum tel_kind k, const char *params,
 	for (i = 0; i < n; i++) {
 		struct rte_tel_data *item;
 
-		if (params != NULL && !item_match(rt, k, i, params))
+		if (!item_present(rt, k, i) || (params != NULL && !item_match(rt, k, i, params)))
 			continue;
 		item = rte_tel_data_alloc();
 		if (item == NULL)
@@ -720,6 +729,8 @@ names_array(struct rte_tel_data *d, const struct pf_runtime *rt, enum tel_kind k
 		return;
 	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
 	for (i = 0; i < item_count(rt, k); i++) {
+		if (!item_present(rt, k, i))
+			continue;
 		item_key(rt, k, i, key, sizeof(key));
 		rte_tel_data_add_array_string(a, key);
 	}
@@ -815,8 +826,11 @@ get_config(const struct pf_runtime *rt, time_t loaded, struct rte_tel_data *d)
 		rte_tel_data_start_dict(ports);
 		for (i = 0; i < t->n_ports; i++) {
 			const struct pf_port_conf *pc = &t->ports[i];
-			struct rte_tel_data *p = rte_tel_data_alloc();
+			struct rte_tel_data *p;
 
+			if (!pf_port_present(pc))
+				continue;
+			p = rte_tel_data_alloc();
 			if (p == NULL)
 				break;
 			rte_tel_data_start_dict(p);

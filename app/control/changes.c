@@ -91,6 +91,41 @@ pf_change_parse(const struct pf_runtime *rt, const char *text, struct pf_change 
 	return NULL;
 }
 
+const char *
+pf_port_change_parse(const struct pf_runtime *rt, bool del, const char *text,
+		     struct pf_change *ch)
+{
+	const struct pf_topo *t = rt->topo;
+	size_t len;
+	uint16_t p;
+
+	memset(ch, 0, sizeof(*ch));
+	while (text != NULL && *text == ' ')
+		text++;
+	if (text == NULL || *text == '\0')
+		return del ? "expected NAME" : "expected NAME DEVICE [KEY=VALUE ...]";
+	if (strlen(text) >= sizeof(ch->entry))
+		return "at most 200 bytes";
+	len = strcspn(text, " ");
+	if (len >= PF_NAME_MAX)
+		return "a port name is at most 31 characters";
+	if (del && text[len] != '\0')
+		return "expected NAME";
+	for (p = 0; p < t->n_ports; p++)
+		if (pf_port_present(&t->ports[p]) && strlen(t->ports[p].name) == len &&
+		    memcmp(t->ports[p].name, text, len) == 0)
+			break;
+	if (!del && p < t->n_ports)
+		return "the name is in use";
+	if (del && p == t->n_ports)
+		return "no such port";
+	ch->del = del;
+	snprintf(ch->table, sizeof(ch->table), "ports");
+	snprintf(ch->entry, sizeof(ch->entry), "%s", text);
+	snprintf(ch->key, sizeof(ch->key), "%.*s", (int)len, text);
+	return NULL;
+}
+
 /* A delete of an entry added live: the index of that add, else -1. */
 static int
 cancels(const struct pf_change *list, unsigned int n, const struct pf_change *ch)
@@ -123,8 +158,12 @@ refuse(struct pf_changes *cl, const struct pf_change *ch, struct pf_errs *errs, 
 	if (strstr(msg, "table full") != NULL)
 		cl->stats.refused_full++;
 	memcpy(cl->stats.last_error, msg, sizeof(msg));
-	PF_LOG(WARNING, "live change refused: %s %s %s '%s': %s", ch->del ? "del" : "add",
-	       ch->stage, ch->table, ch->entry, msg);
+	if (ch->stage[0] == '\0')
+		PF_LOG(WARNING, "live change refused: port-%s %s: %s", ch->del ? "del" : "add",
+		       ch->entry, msg);
+	else
+		PF_LOG(WARNING, "live change refused: %s %s %s '%s': %s", ch->del ? "del" : "add",
+		       ch->stage, ch->table, ch->entry, msg);
 	return rc;
 }
 
@@ -144,7 +183,7 @@ pf_changes_apply(struct pf_changes *cl, struct pf_runtime *rt, struct pf_change 
 	}
 	memcpy(cl->try, cl->list, n * sizeof(cl->list[0]));
 	cl->try[n] = *ch;
-	if (pf_topo_load_edited(rt->topo->file, cl->try, n + 1, &new, errs) < 0)
+	if (pf_topo_load_edited(rt->topo->file, cl->try, n + 1, rt->topo, &new, errs) < 0)
 		return refuse(cl, ch, errs, -EINVAL);
 	/* The stage's edit normalised the change (its key): does it take one back? */
 	k = cancels(cl->try, n, &cl->try[n]);
@@ -169,8 +208,12 @@ pf_changes_apply(struct pf_changes *cl, struct pf_runtime *rt, struct pf_change 
 	}
 	cl->version++;
 	cl->stats.applied++;
-	PF_LOG(INFO, "live change: %s %s %s %s (%u unsaved)", ch->del ? "del" : "add", ch->stage,
-	       ch->table, ch->entry, cl->n);
+	if (ch->stage[0] == '\0')
+		PF_LOG(INFO, "live change: port-%s %s (%u unsaved)", ch->del ? "del" : "add",
+		       ch->entry, cl->n);
+	else
+		PF_LOG(INFO, "live change: %s %s %s %s (%u unsaved)", ch->del ? "del" : "add",
+		       ch->stage, ch->table, ch->entry, cl->n);
 	return 0;
 }
 

@@ -52,6 +52,17 @@ void pf_changes_free(struct pf_changes *cl);
 const char *pf_change_parse(const struct pf_runtime *rt, const char *text, struct pf_change *ch);
 
 /**
+ * A live port change (pipefwd-ctl port-add, port-del) from @p text: for an
+ * add "NAME DEVICE [KEY=VALUE ...]", for a delete "NAME"; table "ports", no
+ * stage, key NAME. Applied like a table change (pf_changes_apply), as an
+ * edit of the topology's ports and the rx/tx stages' port lists
+ * (pf_topo_port_changes). Returns NULL, or what is wrong (a constant
+ * string): a name in use, no such port.
+ */
+const char *pf_port_change_parse(const struct pf_runtime *rt, bool del, const char *text,
+				 struct pf_change *ch);
+
+/**
  * Apply @p ch to @p rt on top of the list. Returns 0 with *@p ch normalised
  * by its stage (entry, key, save location), or -errno with errors in
  * @p errs: -ENOSPC when the list is full and @p ch takes nothing back, else

@@ -44,7 +44,7 @@ const char *pf_reload_file_changed(const struct pf_runtime *rt, const struct pf_
 /**
  * Apply @p new, the running topology file with live table changes applied
  * (pf_topo_load_edited), when only the stages of YAML stage @p group differ
- * from what runs. Returns 0 (new published, taken over) or -EINVAL with
+ * from what runs (@p group "": a port change, whatever stages follow it). Returns 0 (new published, taken over) or -EINVAL with
  * errors (@p new freed, nothing changed). Telemetry lock held.
  */
 int pf_reload_live(struct pf_runtime *rt, struct pf_topo *new, const char *group,

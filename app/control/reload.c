@@ -12,8 +12,13 @@
  * swapped after a QSBR grace period, or applied by the owning lcore). A
  * stage counts as changed when its YAML changed or when a table file its
  * parse recorded (pf_stage_conf_add_file) differs in size, mtime or
- * content. What needs a restart: EAL options, ports, the set of stages and their edges, ring sizes, runtime options, and
- * lcores that were not started (declare spare lcores as `N: []`).
+ * content. Ports may be added and removed (docs/architecture.md, "Ports
+ * added and removed live"): every port keeps its index (pf_topo_load_edited
+ * with the running topology), a new one is set up before any stage knows it
+ * and a removed one is stopped a grace period after the stages let it go.
+ * What needs a restart: EAL options, changing a port that stays, the set
+ * of stages and their edges, ring sizes, runtime options, and lcores that
+ * were not started (declare spare lcores as `N: []`).
  *
  * Live table changes (app/control/changes.c) take the same path: pf_reload_live
  * applies the running file with the changes on top, for one stage only. This
@@ -91,8 +96,59 @@ section(const struct pf_topo *t, const char *key)
 	return pf_map_get(t->doc->root, key);
 }
 
+/* How long a port that goes may take to drain what was routed to it. */
+#define PORT_DRAIN_MS 1000
+
 /* Stage keys the runtime applies itself (not stage parameters). */
 static const char *const runtime_keys[] = { "type", "next", "burst", "instances", NULL };
+/* The same and a stage's port list, which its ctl.ports follows. */
+static const char *const port_list_keys[] = { "type", "next", "burst", "instances", "ports",
+					       NULL };
+
+/* What a reload changes (diff), and how it applies it (apply). */
+struct plan {
+	bool changed[PF_MAX_STAGES];    /* updated: prepare, commit, release */
+	bool hooked[PF_MAX_STAGES];     /* told of the port change: ctl.ports */
+	uint32_t added, gone;           /* ports, a bit per index */
+};
+
+static bool
+port_in(const struct pf_topo *t, uint16_t p)
+{
+	return p < t->n_ports && pf_port_present(&t->ports[p]);
+}
+
+/* Which ports come and go; a port that stays must stay as it is. */
+static void
+diff_ports(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_topo *new,
+	   struct plan *pl, struct pf_errs *errs)
+{
+	uint16_t p;
+
+	for (p = 0; p < PF_MAX_PORTS; p++) {
+		const struct pf_port_conf *o = &old->ports[p], *n = &new->ports[p];
+
+		if (port_in(old, p) && !port_in(new, p))
+			pl->gone |= 1u << p;
+		else if (!port_in(old, p) && port_in(new, p))
+			pl->added |= 1u << p;
+		else if (!port_in(old, p))
+			continue;
+		else if (!node_equal(o->node, n->node, NULL))
+			pf_node_err(errs, n->node, "ports.%s: changing a port needs a restart "
+				    "(or remove it and add it again)", n->name);
+		else if (o->n_rxq != n->n_rxq || o->n_txq != n->n_txq)
+			pf_node_err(errs, n->node, "ports.%s: the stages using it would change its "
+				    "queues (%u rx, %u tx -> %u rx, %u tx): restart", n->name,
+				    o->n_rxq, o->n_txq, n->n_rxq, n->n_txq);
+	}
+	if ((pl->added | pl->gone) != 0 && rt->pool != NULL &&
+	    new->mbufs_required > rt->pool->size)
+		pf_node_err(errs, section(new, "ports"),
+			    "ports: the ports and their queues need %u mbufs, the pool made at "
+			    "start has %u: restart (or give runtime.mbufs room for the ports to come)",
+			    new->mbufs_required, rt->pool->size);
+}
 
 /* A changed instance count: new stages and rings, so a restart. Returns how many. */
 static unsigned int
@@ -118,11 +174,13 @@ instances_changed(const struct pf_topo *old, const struct pf_topo *new, struct p
 	return n;
 }
 
-/* Refuse what the running process cannot apply; fills @p changed. */
+/* Refuse what the running process cannot apply; fills @p pl. */
 static void
 diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_topo *new,
-     bool *changed, struct pf_errs *errs)
+     struct plan *pl, struct pf_errs *errs)
 {
+	bool *changed = pl->changed, portset, same, ports_only;
+	const struct pf_stage_ops *ops;
 	const char *file;
 	uint16_t i, e;
 
@@ -131,14 +189,8 @@ diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_top
 	if (!node_equal(section(old, "runtime"), section(new, "runtime"), NULL))
 		pf_node_err(errs, section(new, "runtime"),
 			    "runtime: changing runtime options needs a restart");
-	if (old->n_ports != new->n_ports)
-		pf_node_err(errs, section(new, "ports"),
-			    "ports: adding or removing a port needs a restart");
-	for (i = 0; i < old->n_ports && i < new->n_ports; i++)
-		if (strcmp(old->ports[i].name, new->ports[i].name) != 0 ||
-		    !node_equal(old->ports[i].node, new->ports[i].node, NULL))
-			pf_node_err(errs, new->ports[i].node,
-				    "ports.%s: changing a port needs a restart", new->ports[i].name);
+	diff_ports(rt, old, new, pl, errs);
+	portset = (pl->added | pl->gone) != 0;
 	if (instances_changed(old, new, errs) != 0)
 		return;   /* the stage lists no longer line up: nothing more to compare */
 	if (old->n_stages != new->n_stages)
@@ -163,9 +215,22 @@ diff(const struct pf_runtime *rt, const struct pf_topo *old, const struct pf_top
 			continue;
 		}
 		/* A stage changed when its YAML did, or a table file it reads did. */
+		ops = n->ops;
 		file = pf_stage_conf_files_changed(o, n);
-		if (file == NULL && o->edits == n->edits &&
-		    node_equal(o->node, n->node, runtime_keys))
+		same = file == NULL && o->edits == n->edits &&
+		       node_equal(o->node, n->node, runtime_keys);
+		ports_only = !same && file == NULL && o->edits == n->edits &&
+			     node_equal(o->node, n->node, port_list_keys);
+		if (portset && (ops->flags & PF_STAGE_PORTS_FIXED))
+			pf_node_err(errs, n->node, "stages.%s: a %s stage cannot follow ports added or "
+				    "removed live: restart", n->name, ops->type);
+		/* Its per-port state follows the ports, its port list with them. */
+		pl->hooked[i] = ops->ctl.ports != NULL && (portset || ports_only);
+		if (ports_only && ops->ctl.ports != NULL && !pf_stage_updatable(rt->stages[i]))
+			continue;
+		/* Tables made from the ports (connected subnets) are rebuilt. */
+		if (same && !(portset && (ops->flags & PF_STAGE_PORT_TABLES) &&
+			      pf_stage_updatable(rt->stages[i])))
 			continue;
 		if (!pf_stage_updatable(rt->stages[i]))
 			pf_node_err(errs, n->node,
@@ -255,21 +320,72 @@ pf_fault_update_refuse(const char *name)
 	return false;
 }
 
+/* Tell the stages (sources or the others) of the port change @p pl (ctl.ports). */
+static void
+ports_tell(struct pf_runtime *rt, const struct pf_topo *new, const struct plan *pl, bool sources,
+	   bool drained)
+{
+	uint16_t i;
+
+	for (i = 0; i < new->n_stages; i++)
+		if (pl->hooked[i] && ((new->stages[i].ops->flags & PF_STAGE_SOURCE) != 0) == sources)
+			new->stages[i].ops->ctl.ports(rt->stages[i], pl->added, pl->gone, drained);
+}
+
+/* What was in flight leaves (ports that go: what was routed to them leaves by them). */
+static void
+port_drain(struct pf_runtime *rt)
+{
+	if (!pf_runtime_drain_inflight(rt, PORT_DRAIN_MS))
+		PF_LOG(WARNING, "reload: packets still in flight after %u ms: those for ports that "
+		       "go are dropped (no_tx_port)", PORT_DRAIN_MS);
+}
+
+/* Whether any stage follows the port change (ctl.ports). */
+static bool
+ports_hooked(const struct plan *pl)
+{
+	uint16_t i;
+
+	for (i = 0; i < PF_MAX_STAGES; i++)
+		if (pl->hooked[i])
+			return true;
+	return false;
+}
+
 /*
- * Two phases for the stages in @p changed of @p new (already diffed against
- * the running topology). Returns 0 with @p msg saying what was applied, or
- * -EINVAL with errors in @p errs and @p what naming the refusing stage
+ * Two phases for the stages in @p pl (already diffed against the running
+ * topology). Returns 0 with @p msg saying what was applied, or -EINVAL
+ * with errors in @p errs and @p what naming the refusing stage or port
  * (nothing changed). Frees @p new on refusal.
  */
 static int
-apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf_errs *errs,
+apply(struct pf_runtime *rt, struct pf_topo *new, const struct plan *pl, struct pf_errs *errs,
       char *what, size_t what_len, char *msg, size_t msg_len)
 {
+	const bool *changed = pl->changed;
 	struct pf_topo *old = rt->topo;
 	void *prep[PF_MAX_STAGES], *spare[PF_MAX_STAGES];
 	uint16_t i, j, bursts = 0, updated = 0;
+	bool hooked;
 	int moved, rc;
 
+	/* Phase 0: the new topology takes what only the running one knows: the
+	 * runtime's port state, and the MAC a port without `mac:` got from its
+	 * device; a new port runs (configured, started, its MAC read) before any
+	 * stage knows it. Stages prepare for these ports (sc->env). */
+	new->env.run = rt->port_run;
+	for (i = 0; i < new->n_ports; i++) {
+		if (!port_in(old, i) || !port_in(new, i))
+			continue;
+		new->ports[i].has_mac = old->ports[i].has_mac;
+		memcpy(new->ports[i].mac, old->ports[i].mac, 6);
+	}
+	if (pl->added != 0 && pf_runtime_ports_add(rt, new, pl->added, errs) < 0) {
+		snprintf(what, what_len, "adding ports");
+		pf_topo_free(new);
+		return -EINVAL;
+	}
 	/* Phase 1: prepare every change; nothing that runs changes. */
 	for (i = 0; i < new->n_stages; i++) {
 		struct pf_stage *st = rt->stages[i];
@@ -288,6 +404,8 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 			for (j = 0; j < i; j++)
 				if (changed[j])
 					pf_stage_release(rt->stages[j], prep[j]);
+			if (pl->added != 0)
+				pf_runtime_ports_remove(rt, new, pl->added);
 			snprintf(what, what_len, "stage %s: update refused", new->stages[i].name);
 			pf_topo_free(new);
 			return -EINVAL;
@@ -295,15 +413,7 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 		updated++;
 	}
 
-	/* Phase 2: commit. The new topology takes what only the running one knows:
-	 * the runtime's port state, and the MAC a port without `mac:` got from
-	 * its device. */
-	new->env.run = rt->port_run;
-	for (i = 0; i < new->n_ports; i++) {
-		new->ports[i].has_mac = old->ports[i].has_mac;
-		memcpy(new->ports[i].mac, old->ports[i].mac, 6);
-	}
-	/* Unchanged stages keep the config they run with; the new parse of it
+	/* Phase 2: commit. Unchanged stages keep the config they run with; the new parse of it
 	 * goes to the old topology, to be freed with it. */
 	for (i = 0; i < new->n_stages; i++) {
 		spare[i] = NULL;
@@ -324,11 +434,30 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 	for (i = 0; i < new->n_rings; i++)
 		__atomic_store_n(&rt->rings[i].conf, &new->rings[i], __ATOMIC_RELEASE);
 	__atomic_store_n(&rt->topo, new, __ATOMIC_RELEASE);
+	/* Ports: the stages after rx learn them first (tx sends on an added
+	 * port, lookups have its MAC and addresses), then the changed stages
+	 * publish (a route to it), then rx polls it; a removed one is no longer
+	 * polled or sent on once the grace period below has passed. */
+	/* Ports (docs/topology.md, "Ports added and removed live"): the stages
+	 * after rx learn an added port first (tx sends on it, lookups have its
+	 * MAC and addresses) and keep sending on one that goes; rx stops
+	 * polling the ports that go, and what they received drains through
+	 * the tables it came under. */
+	hooked = ports_hooked(pl);
+	ports_tell(rt, new, pl, false, false);
+	if (hooked) {
+		ports_tell(rt, new, pl, true, false);
+		pf_rcu_synchronize();
+		port_drain(rt);
+	}
 	/* Each changed stage publishes what it prepared and hands back what it
-	 * replaced (prep[i] now holds that). */
+	 * replaced (prep[i] now holds that): a route to an added port. */
 	for (i = 0; i < new->n_stages; i++)
 		if (changed[i])
 			prep[i] = pf_stage_commit(rt->stages[i], &new->stages[i], prep[i]);
+	/* Then rx polls the added ports. */
+	if (hooked)
+		ports_tell(rt, new, pl, true, true);
 	moved = pf_runtime_apply_lcore_map(rt, new);
 	/* One grace period for the whole reload: then no worker reads the old
 	 * topology or any table a stage replaced. */
@@ -336,6 +465,16 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 	for (i = 0; i < new->n_stages; i++)
 		if (changed[i])
 			pf_stage_release(rt->stages[i], prep[i]);
+	/* What the old tables routed to a port that goes leaves by it; then tx
+	 * lets it go (what still comes for it, by a learnt MAC say, is a named
+	 * drop: no_tx_port) and, a grace period later, it is stopped. */
+	if (hooked) {
+		port_drain(rt);
+		ports_tell(rt, new, pl, false, true);
+		pf_rcu_synchronize();
+	}
+	if (pl->gone != 0)
+		pf_runtime_ports_remove(rt, old, pl->gone);
 	for (i = 0; i < old->n_stages; i++)
 		if (!changed[i])
 			old->stages[i].cfg = spare[i];
@@ -344,6 +483,13 @@ apply(struct pf_runtime *rt, struct pf_topo *new, const bool *changed, struct pf
 	snprintf(msg, msg_len, "%d stage%s moved, %u burst%s changed, %u table%s updated",
 		 moved, moved == 1 ? "" : "s", bursts, bursts == 1 ? "" : "s", updated,
 		 updated == 1 ? "" : "s");
+	if ((pl->added | pl->gone) != 0) {
+		size_t len = strlen(msg);
+
+		snprintf(msg + len, msg_len - len, ", %d port%s added, %d removed",
+			 __builtin_popcount(pl->added), __builtin_popcount(pl->added) == 1 ? "" : "s",
+			 __builtin_popcount(pl->gone));
+	}
 	return 0;
 }
 
@@ -361,17 +507,17 @@ pf_reload(struct pf_runtime *rt, const char *path)
 {
 	struct pf_topo *new = NULL;
 	struct pf_errs errs = { 0 };
-	bool changed[PF_MAX_STAGES] = { false };
+	struct plan pl = { 0 };
 	char msg[1024], what[PF_NAME_MAX + 32];
 	double t0 = now_ms();
 
-	if (pf_topo_load(path, &new, &errs) == 0)
-		diff(rt, rt->topo, new, changed, &errs);
+	if (pf_topo_load_edited(path, NULL, 0, rt->topo, &new, &errs) == 0)
+		diff(rt, rt->topo, new, &pl, &errs);
 	if (errs.n != 0) {
 		pf_topo_free(new);
 		return refuse(t0, &errs, NULL);
 	}
-	if (apply(rt, new, changed, &errs, what, sizeof(what), msg, sizeof(msg)) < 0)
+	if (apply(rt, new, &pl, &errs, what, sizeof(what), msg, sizeof(msg)) < 0)
 		return refuse(t0, &errs, what);
 	finish(t0, 0, msg);
 	return 0;
@@ -401,8 +547,7 @@ pf_reload_file_changed(const struct pf_runtime *rt, const struct pf_topo *new)
 
 	for (i = 0; i < old->n_stages && i < new->n_stages && file == NULL; i++)
 		file = pf_stage_conf_files_changed(&old->stages[i], &new->stages[i]);
-	if (file == NULL && (old->n_stages != new->n_stages ||
-			     !node_equal(old->doc->root, new->doc->root, NULL)))
+	if (file == NULL && (old->n_stages != new->n_stages || old->doc_hash != new->doc_hash))
 		file = new->file;
 	return file;
 }
@@ -412,7 +557,7 @@ pf_reload_live(struct pf_runtime *rt, struct pf_topo *new, const char *group,
 	       struct pf_errs *errs)
 {
 	const struct pf_topo *old = rt->topo;
-	bool changed[PF_MAX_STAGES] = { false };
+	struct plan pl = { 0 };
 	char msg[256], what[PF_NAME_MAX + 32];
 	const char *file = pf_reload_file_changed(rt, new);
 	uint16_t i;
@@ -424,9 +569,9 @@ pf_reload_live(struct pf_runtime *rt, struct pf_topo *new, const char *group,
 		pf_topo_free(new);
 		return -EINVAL;
 	}
-	diff(rt, old, new, changed, errs);
+	diff(rt, old, new, &pl, errs);
 	for (i = 0; i < new->n_stages && errs->n == 0; i++)
-		if (changed[i] && strcmp(new->stages[i].group, group) != 0)
+		if (pl.changed[i] && group[0] != '\0' && strcmp(new->stages[i].group, group) != 0)
 			pf_node_err(errs, new->stages[i].node,
 				    "stages.%s: would change too; nothing applied",
 				    new->stages[i].name);
@@ -434,8 +579,11 @@ pf_reload_live(struct pf_runtime *rt, struct pf_topo *new, const char *group,
 		pf_topo_free(new);
 		return -EINVAL;
 	}
-	if (apply(rt, new, changed, errs, what, sizeof(what), msg, sizeof(msg)) < 0)
+	if (apply(rt, new, &pl, errs, what, sizeof(what), msg, sizeof(msg)) < 0)
 		return -EINVAL;
-	PF_LOG(INFO, "live change to stage %s applied: %s", group, msg);
+	if (group[0] == '\0')
+		PF_LOG(INFO, "live port change applied: %s", msg);
+	else
+		PF_LOG(INFO, "live change to stage %s applied: %s", group, msg);
 	return 0;
 }

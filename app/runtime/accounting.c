@@ -26,8 +26,43 @@ pf_rt_drained(const struct pf_runtime *rt)
 	return true;
 }
 
-uint64_t
-pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port)
+/*
+ * Every packet that was between stages at the call has left the ring it was
+ * in and the ones after it (rings in a chain: one hop each round), and the
+ * tx buffers have been flushed once since. Traffic on goes on meanwhile;
+ * what came later is not waited for. Returns false at @p timeout_ms.
+ */
+bool
+pf_runtime_drain_inflight(struct pf_runtime *rt, unsigned int timeout_ms)
+{
+	uint64_t snap[PF_MAX_RINGS], end = rte_get_timer_cycles() +
+					   rte_get_timer_hz() * timeout_ms / 1000;
+	uint16_t hop, i;
+	bool done;
+
+	for (hop = 0; hop <= rt->n_rings; hop++) {
+		for (i = 0; i < rt->n_rings; i++)
+			snap[i] = __atomic_load_n(&rt->rings[i].enqueued, __ATOMIC_ACQUIRE);
+		do {
+			done = true;
+			for (i = 0; i < rt->n_rings && done; i++)
+				done = __atomic_load_n(&rt->rings[i].dequeued, __ATOMIC_ACQUIRE) >=
+				       snap[i];
+			if (!done && rte_get_timer_cycles() > end)
+				return false;
+			if (!done)
+				rte_delay_us_sleep(100);
+		} while (!done);
+	}
+	/* A tx buffer older than tx_flush_us is flushed at the next pass. */
+	rte_delay_us_sleep(rt->topo->tx_flush_us + 1);
+	pf_rt_wait_passes(rt, 2);
+	return true;
+}
+
+/* What the stages counted at port index @p port since start (whichever ports held it). */
+static uint64_t
+raw_rx(const struct pf_runtime *rt, uint16_t port)
 {
 	uint64_t v = 0;
 	uint16_t i;
@@ -37,8 +72,8 @@ pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port)
 	return v;
 }
 
-uint64_t
-pf_runtime_port_rxq(const struct pf_runtime *rt, uint16_t port, uint16_t q)
+static uint64_t
+raw_rxq(const struct pf_runtime *rt, uint16_t port, uint16_t q)
 {
 	uint64_t v = 0;
 	uint16_t i;
@@ -49,8 +84,8 @@ pf_runtime_port_rxq(const struct pf_runtime *rt, uint16_t port, uint16_t q)
 	return v;
 }
 
-uint64_t
-pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port)
+static uint64_t
+raw_tx(const struct pf_runtime *rt, uint16_t port)
 {
 	uint64_t v = 0;
 	uint16_t i;
@@ -60,14 +95,48 @@ pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port)
 	return v;
 }
 
+/*
+ * A port added live may take the index of one removed before: its own
+ * counts start from what the index held then (the totals keep both).
+ */
+void
+pf_rt_port_base(struct pf_runtime *rt, uint16_t port)
+{
+	uint16_t q;
+
+	rt->port_base[port].rx = raw_rx(rt, port);
+	rt->port_base[port].tx = raw_tx(rt, port);
+	for (q = 0; q < PF_RXQ_MAX; q++)
+		rt->port_base[port].rxq[q] = raw_rxq(rt, port, q);
+}
+
+uint64_t
+pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port)
+{
+	return raw_rx(rt, port) - rt->port_base[port].rx;
+}
+
+uint64_t
+pf_runtime_port_rxq(const struct pf_runtime *rt, uint16_t port, uint16_t q)
+{
+	return raw_rxq(rt, port, q) - rt->port_base[port].rxq[q];
+}
+
+uint64_t
+pf_runtime_port_tx(const struct pf_runtime *rt, uint16_t port)
+{
+	return raw_tx(rt, port) - rt->port_base[port].tx;
+}
+
 uint64_t
 pf_runtime_rx_total(const struct pf_runtime *rt)
 {
 	uint64_t v = 0;
 	uint16_t p;
 
-	for (p = 0; p < rt->topo->n_ports; p++)
-		v += pf_runtime_port_rx(rt, p);
+	/* Every index: a port removed live keeps what it received in the totals. */
+	for (p = 0; p < PF_MAX_PORTS; p++)
+		v += raw_rx(rt, p);
 	return v;
 }
 
@@ -77,9 +146,10 @@ pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t)
 	uint16_t i, p, k;
 
 	memset(t, 0, sizeof(*t));
-	for (p = 0; p < rt->topo->n_ports; p++) {
-		t->rx += pf_runtime_port_rx(rt, p);
-		t->tx += pf_runtime_port_tx(rt, p);
+	/* Every index: a port removed live keeps its packets in the totals. */
+	for (p = 0; p < PF_MAX_PORTS; p++) {
+		t->rx += raw_rx(rt, p);
+		t->tx += raw_tx(rt, p);
 	}
 	for (i = 0; i < rt->n_stages; i++) {
 		const struct pf_stage *st = rt->stages[i];

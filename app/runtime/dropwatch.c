@@ -117,6 +117,8 @@ pf_dropwatch_poll(const struct pf_runtime *rt)
 	for (i = 0; i < rt->topo->n_ports; i++) {
 		const struct pf_port_conf *p = &rt->topo->ports[i];
 
+		if (!pf_port_present(p))
+			continue;
 		if (rte_eth_stats_get(rt->port_run[i].port_id, &es) != 0)
 			continue;
 		d = dw_delta(&port_last[i][0], p, es.rx_nombuf);

@@ -105,6 +105,8 @@ pf_linkwatch_poll(struct pf_runtime *rt)
 	for (p = 0; p < rt->topo->n_ports; p++) {
 		struct pf_rt_link *l = &rt->port_link[p];
 
+		if (!pf_port_present(&rt->topo->ports[p]))
+			continue;
 		memset(&link, 0, sizeof(link));
 		if (rte_eth_link_get_nowait(rt->port_run[p].port_id, &link) != 0)
 			continue;

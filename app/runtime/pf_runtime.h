@@ -202,6 +202,10 @@ struct pf_runtime {
 	struct pf_port_run port_run[PF_MAX_PORTS];
 	/** Per port, its link as the link watch saw it. */
 	struct pf_rt_link port_link[PF_MAX_PORTS];
+	/** Per port index, what the stages had counted there when its port was added live. */
+	struct {
+		uint64_t rx, tx, rxq[PF_RXQ_MAX];
+	} port_base[PF_MAX_PORTS];
 	/** Until then the sinks' *_full drops belong to a link that fell (not logged). */
 	uint64_t link_fold_until;
 	struct rte_mempool *pool;
@@ -309,6 +313,30 @@ void pf_runtime_destroy(struct pf_runtime *rt);
  */
 int pf_runtime_apply_lcore_map(struct pf_runtime *rt, const struct pf_topo *topo);
 
+/**
+ * Ports added live (a reload, port-add): probe, configure and start the
+ * ports in @p mask (bit per port index) of @p topo, the topology about to
+ * run, with their queues and the running mbuf pools, so that the stages
+ * can use them when @p topo is published. Returns 0, or -EINVAL with
+ * errors (the ports of @p mask it started are removed again).
+ */
+int pf_runtime_ports_add(struct pf_runtime *rt, struct pf_topo *topo, uint32_t mask,
+			 struct pf_errs *errs);
+/**
+ * Ports removed live: stop, close and remove the devices of the ports in
+ * @p mask of @p topo (the topology that ran them), once a grace period
+ * after the stages let them go (no lcore polls or sends on them).
+ */
+void pf_runtime_ports_remove(struct pf_runtime *rt, const struct pf_topo *topo, uint32_t mask);
+
+/**
+ * Wait (control thread) until every packet in flight at the call has moved
+ * through the rings after it and the tx buffers (ports removed live: what
+ * was routed to them before leaves by them). False when @p timeout_ms
+ * passed first.
+ */
+bool pf_runtime_drain_inflight(struct pf_runtime *rt, unsigned int timeout_ms);
+
 /** Sum of packets received from all ports so far. */
 uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);
 
@@ -330,7 +358,7 @@ void pf_linkwatch_poll(struct pf_runtime *rt);
 void pf_link_text(char *buf, size_t len, const struct rte_eth_link *l);
 void pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t);
 
-/** Per-port totals summed across stages. */
+/** Per-port totals summed across stages (for a port added live: since it was added). */
 uint64_t pf_runtime_port_rx(const struct pf_runtime *rt, uint16_t port);
 /** Packets the rx stages read from rx queue @p q of @p port (RSS balance). */
 uint64_t pf_runtime_port_rxq(const struct pf_runtime *rt, uint16_t port, uint16_t q);

@@ -29,15 +29,14 @@
  * normal free. Capture copies into its own pool and never sends.
  */
 static bool
-port_fast_free_ok(const struct pf_runtime *rt)
+port_fast_free_ok(const struct pf_runtime *rt, const struct pf_topo *topo)
 {
 	uint16_t s;
 
 	if (rt->n_pools > 1)
 		return false;
-	for (s = 0; s < rt->topo->n_stages; s++)
-		if (rt->topo->stages[s].ops != NULL &&
-		    strcmp(rt->topo->stages[s].ops->type, "l2fib") == 0)
+	for (s = 0; s < topo->n_stages; s++)
+		if (topo->stages[s].ops != NULL && strcmp(topo->stages[s].ops->type, "l2fib") == 0)
 			return false;
 	return true;
 }
@@ -152,8 +151,9 @@ port_reta_set(uint16_t pid, const struct pf_port_conf *pc, const struct pf_port_
  * port decides on fast free.
  */
 int
-pf_rt_port_probe(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs)
+pf_rt_port_probe(struct pf_runtime *rt, struct pf_topo *topo, uint16_t p, struct pf_errs *errs)
 {
+	struct pf_port_conf *pc = &topo->ports[p];
 	char name[RTE_ETH_NAME_MAX_LEN];
 	const char *comma = strchr(pc->device, ',');
 	uint16_t pid;
@@ -169,30 +169,30 @@ pf_rt_port_probe(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 				   pc->name, pc->device, strerror(-rc));
 	if (rte_eth_dev_get_port_by_name(name, &pid) != 0)
 		return pf_node_err(errs, pc->node, "ports.%s: no ethdev named '%s'", pc->name, name);
-	rt->port_run[pc - rt->topo->ports].port_id = pid;
+	rt->port_run[p].port_id = pid;
 	pf_rt_pool_for(rt, rte_eth_dev_socket_id(pid));
 	return 0;
 }
 
 int
-pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs)
+pf_rt_port_setup(struct pf_runtime *rt, struct pf_topo *topo, uint16_t p, struct pf_errs *errs)
 {
+	struct pf_port_conf *pc = &topo->ports[p];
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;
 	struct pf_port_plan plan;
-	uint16_t idx = pc - rt->topo->ports;
 	int64_t in_use;
 	struct pf_port_want want = { .n_rxq = pc->n_rxq, .n_txq = pc->n_txq, .rss = pc->rss,
 				     .offloads = !pc->offloads_off };
 	char desc[256];
-	uint16_t pid = rt->port_run[idx].port_id, q;
+	uint16_t pid = rt->port_run[p].port_id, q;
 	int rc, socket;
 
 	if (rte_eth_dev_info_get(pid, &info) != 0)
 		return pf_node_err(errs, pc->node, "ports.%s: cannot read device info", pc->name);
-	kernif_save(&rt->port_kernif[idx], info.if_index);
-	want.fast_free_ok = port_fast_free_ok(rt);
+	kernif_save(&rt->port_kernif[p], info.if_index);
+	want.fast_free_ok = port_fast_free_ok(rt, topo);
 	if (pf_port_plan(&info, &want, &plan) < 0)
 		return pf_node_err(errs, pc->node,
 				   "ports.%s: needs %u rx / %u tx queues, device has %u / %u",
@@ -207,7 +207,7 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 		conf.rx_adv_conf.rss_conf.rss_key_len = plan.rss_key_len;
 	}
 	conf.rxmode.offloads = plan.rx_offloads;
-	rt->port_run[idx].rx_cksum_off =
+	rt->port_run[p].rx_cksum_off =
 		(plan.rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) == 0;
 	conf.txmode.offloads = plan.tx_offloads;
 	rc = rte_eth_dev_configure(pid, plan.n_rxq, plan.n_txq, &conf);
@@ -232,7 +232,7 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
 					   strerror(-rc));
 	}
 	if (port_keeps_rx_mbufs(info.driver_name))
-		rt->port_rx_held[idx] = pf_rt_mbufs_in_use(rt) - in_use;
+		rt->port_rx_held[p] = pf_rt_mbufs_in_use(rt) - in_use;
 	for (q = 0; q < plan.n_txq; q++) {
 		rc = rte_eth_tx_queue_setup(pid, q, pc->txd, socket, NULL);
 		if (rc < 0)
@@ -266,7 +266,7 @@ pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs 
  * little later: again until the pools stop changing (100 ms at most).
  */
 static void
-port_tx_reclaim(struct pf_runtime *rt)
+port_tx_reclaim(struct pf_runtime *rt, uint32_t mask)
 {
 	struct rte_mbuf *none[1];
 	struct rte_eth_dev_info info;
@@ -278,7 +278,8 @@ port_tx_reclaim(struct pf_runtime *rt)
 		for (i = 0; i < rt->topo->n_ports; i++) {
 			uint16_t pid = rt->port_run[i].port_id;
 
-			if (rt->port_rx_held[i] == 0 || !rte_eth_dev_is_valid_port(pid) ||
+			if (!((mask >> i) & 1) || rt->port_rx_held[i] == 0 ||
+			    !rte_eth_dev_is_valid_port(pid) ||
 			    rte_eth_dev_info_get(pid, &info) != 0)
 				continue;
 			for (q = 0; q < info.nb_tx_queues; q++)
@@ -292,35 +293,111 @@ port_tx_reclaim(struct pf_runtime *rt)
 	}
 }
 
+/*
+ * Stop and close port @p i named @p name (at shutdown, or removed live): what
+ * its driver kept of the mbufs it took at set-up is counted in mbufs_kept,
+ * and its kernel interface is put back as it was found.
+ */
+static void
+port_close(struct pf_runtime *rt, uint16_t i, const char *name)
+{
+	uint16_t pid = rt->port_run[i].port_id;
+	int64_t in_use, kept;
+
+	in_use = pf_rt_mbufs_in_use(rt);
+	rte_eth_dev_stop(pid);
+	rte_eth_dev_close(pid);
+	/* What the driver took at set-up less what its close gave back. */
+	kept = (int64_t)rt->port_rx_held[i] - (in_use - pf_rt_mbufs_in_use(rt));
+	if (rt->port_rx_held[i] != 0 && kept > 0) {
+		PF_LOG(INFO, "port %s: its driver kept the %" PRId64 " mbufs of its fill "
+		       "ring at close (not a leak of pipefwd's)", name, kept);
+		rt->mbufs_kept += kept;
+	}
+	rt->port_rx_held[i] = 0;
+	kernif_restore(&rt->port_kernif[i], name);
+}
+
 void
 pf_rt_close_ports(struct pf_runtime *rt)
 {
-	int64_t in_use, kept;
 	uint16_t i;
 
 	if (rt->ports_closed)
 		return;
-	port_tx_reclaim(rt);
-	rt->mbufs_kept = 0;
+	port_tx_reclaim(rt, UINT32_MAX);
 	for (i = 0; i < rt->topo->n_ports; i++) {
 		uint16_t pid = rt->port_run[i].port_id;
 
-		if (!rte_eth_dev_is_valid_port(pid))
+		if (!pf_port_present(&rt->topo->ports[i]) || !rte_eth_dev_is_valid_port(pid))
 			continue;
 		rte_eth_stats_get(pid, &rt->port_stats[i]);
-		in_use = pf_rt_mbufs_in_use(rt);
-		rte_eth_dev_stop(pid);
-		rte_eth_dev_close(pid);
-		/* What the driver took at set-up less what its close gave back. */
-		kept = (int64_t)rt->port_rx_held[i] - (in_use - pf_rt_mbufs_in_use(rt));
-		if (rt->port_rx_held[i] != 0 && kept > 0) {
-			PF_LOG(INFO, "port %s: its driver kept the %" PRId64 " mbufs of its fill "
-			       "ring at close (not a leak of pipefwd's)", rt->topo->ports[i].name, kept);
-			rt->mbufs_kept += kept;
-		}
-		kernif_restore(&rt->port_kernif[i], rt->topo->ports[i].name);
+		port_close(rt, i, rt->topo->ports[i].name);
 	}
 	rt->ports_closed = true;
+}
+
+/* Stop, close and remove port @p p of @p topo (the device too: a tap's interface goes). */
+static void
+port_remove(struct pf_runtime *rt, const struct pf_topo *topo, uint16_t p)
+{
+	uint16_t pid = rt->port_run[p].port_id;
+	struct rte_eth_dev_info info;
+	struct rte_device *dev = NULL;
+	int rc;
+
+	if (!rte_eth_dev_is_valid_port(pid))
+		return;
+	if (rte_eth_dev_info_get(pid, &info) == 0)
+		dev = info.device;
+	/* No lcore sends on it any more (the runtime waited): what the last sends left. */
+	port_tx_reclaim(rt, 1u << p);
+	port_close(rt, p, topo->ports[p].name);
+	rc = dev != NULL ? rte_dev_remove(dev) : -ENODEV;
+	if (rc < 0 && rc != -ENOENT)
+		PF_LOG(WARNING, "port %s: closed, but its device '%s' stays: %s",
+		       topo->ports[p].name, topo->ports[p].device, strerror(-rc));
+	memset(&rt->port_run[p], 0, sizeof(rt->port_run[p]));
+	rt->port_run[p].port_id = RTE_MAX_ETHPORTS;
+	memset(&rt->port_link[p], 0, sizeof(rt->port_link[p]));
+}
+
+int
+pf_runtime_ports_add(struct pf_runtime *rt, struct pf_topo *topo, uint32_t mask,
+		     struct pf_errs *errs)
+{
+	uint32_t m, done = 0;
+	uint16_t p;
+
+	for (m = mask; m != 0; m &= m - 1) {
+		p = (uint16_t)__builtin_ctz(m);
+		memset(&rt->port_link[p], 0, sizeof(rt->port_link[p]));
+		if (pf_rt_port_probe(rt, topo, p, errs) < 0)
+			goto undo;
+		done |= 1u << p;
+		if (pf_rt_port_setup(rt, topo, p, errs) < 0)
+			goto undo;
+		pf_rt_port_base(rt, p);
+		PF_LOG(INFO, "port %s added (%s)", topo->ports[p].name, topo->ports[p].device);
+	}
+	return 0;
+undo:
+	for (m = done; m != 0; m &= m - 1)
+		port_remove(rt, topo, (uint16_t)__builtin_ctz(m));
+	return -EINVAL;
+}
+
+void
+pf_runtime_ports_remove(struct pf_runtime *rt, const struct pf_topo *topo, uint32_t mask)
+{
+	uint32_t m;
+	uint16_t p;
+
+	for (m = mask; m != 0; m &= m - 1) {
+		p = (uint16_t)__builtin_ctz(m);
+		port_remove(rt, topo, p);
+		PF_LOG(INFO, "port %s removed (%s)", topo->ports[p].name, topo->ports[p].device);
+	}
 }
 
 void

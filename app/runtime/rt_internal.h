@@ -22,8 +22,10 @@
 #include "pf_runtime.h"
 
 /* port.c: probe every port first (its socket's pool is made), then set each up. */
-int pf_rt_port_probe(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs);
-int pf_rt_port_setup(struct pf_runtime *rt, struct pf_port_conf *pc, struct pf_errs *errs);
+int pf_rt_port_probe(struct pf_runtime *rt, struct pf_topo *topo, uint16_t p,
+		     struct pf_errs *errs);
+int pf_rt_port_setup(struct pf_runtime *rt, struct pf_topo *topo, uint16_t p,
+		     struct pf_errs *errs);
 void pf_rt_close_ports(struct pf_runtime *rt);
 
 /* runtime.c: the mbuf pool of a NUMA socket (created on first use). */
@@ -98,6 +100,8 @@ int pf_rt_worker_main(void *arg);
 /* handover.c: wait until every worker has finished @p passes more loops. */
 void pf_rt_wait_passes(struct pf_runtime *rt, unsigned int passes);
 
+/* accounting.c: a port added live counts from now (its index may have served another). */
+void pf_rt_port_base(struct pf_runtime *rt, uint16_t port);
 /* accounting.c: every ring and tx buffer empty? */
 bool pf_rt_drained(const struct pf_runtime *rt);
 /* accounting.c: restart the hwm of @p rs's output rings a clear asked for (owner lcore). */

@@ -196,11 +196,13 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 	       topo->mbuf_data_size, topo->mbufs_required);
 	rt->pools[rt->pool->socket_id] = rt->pool;
 	rt->n_pools = 1;
+	for (i = 0; i < PF_MAX_PORTS; i++)
+		rt->port_run[i].port_id = RTE_MAX_ETHPORTS;   /* none: a hole, or not yet probed */
 	for (i = 0; i < topo->n_ports; i++)
-		if (pf_rt_port_probe(rt, &topo->ports[i], errs) < 0)
+		if (pf_rt_port_probe(rt, topo, i, errs) < 0)
 			goto fail;
 	for (i = 0; i < topo->n_ports; i++)
-		if (pf_rt_port_setup(rt, &topo->ports[i], errs) < 0)
+		if (pf_rt_port_setup(rt, topo, i, errs) < 0)
 			goto fail;
 	rt->n_rings = topo->n_rings;
 	for (i = 0; i < topo->n_rings; i++) {

@@ -115,6 +115,8 @@ pf_stage_create_fed(struct pf_stage **out, struct pf_stage_conf *sc, const struc
 	st->ops = sc->ops;
 	st->conf = sc;
 	st->env = &topo->env;
+	if (sc->env == NULL)
+		sc->env = &topo->env;
 	st->first = first != NULL ? first : st;
 	for (e = 1; e < sc->ops->n_edges; e++) {
 		struct pf_stage *to;

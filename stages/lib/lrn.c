@@ -745,9 +745,10 @@ pf_lrn_links_down(const struct pf_stage *st)
 	uint16_t p;
 
 	for (p = 0; p < st->env->n_ports && st->runtime_runs; p++)
-		if (rte_eth_link_get_nowait(pf_env_port_id(st->env, p), &link) == 0 &&
-		    link.link_status != RTE_ETH_LINK_UP)
-			down |= 1u << p;
+		if (!pf_port_present(&st->env->ports[p]) ||
+		    (rte_eth_link_get_nowait(pf_env_port_id(st->env, p), &link) == 0 &&
+		     link.link_status != RTE_ETH_LINK_UP))
+			down |= 1u << p;   /* a port removed live is down for good */
 	return down;
 }
 

@@ -61,6 +61,29 @@ pf_own_macs_init(struct pf_own_macs *o, const struct pf_stage_env *env)
 	}
 }
 
+/**
+ * Add to @p o, read meanwhile by a data path, the MACs of @p add it lacks
+ * (ports added live): each written before the count that shows it, so a
+ * reader sees the old list or a longer one. Never removes one (a removed
+ * port's MAC stays ours); a full list takes no more.
+ */
+static inline void
+pf_own_macs_merge(struct pf_own_macs *o, const struct pf_own_macs *add)
+{
+	uint16_t i, j, n = o->n;
+
+	for (i = 0; i < add->n && n < PF_MAX_PORTS; i++) {
+		for (j = 0; j < n && o->mac[j] != add->mac[i]; j++)
+			;
+		if (j < n)
+			continue;
+		o->mac[n] = add->mac[i];
+		__atomic_fetch_or(&o->filter[(add->mac[i] >> 40) >> 6],
+				  1ull << ((add->mac[i] >> 40) & 63), __ATOMIC_RELEASE);
+		__atomic_store_n(&o->n, ++n, __ATOMIC_RELEASE);
+	}
+}
+
 /** Is the MAC at @p mac one of ours? */
 static __rte_always_inline bool
 pf_own_mac(const struct pf_own_macs *o, const uint8_t *mac)

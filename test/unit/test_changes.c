@@ -189,7 +189,7 @@ load(struct pf_change *ch, unsigned int n, char *msg, size_t len)
 	struct pf_topo *t = NULL;
 
 	msg[0] = '\0';
-	if (pf_topo_load_edited(load_from, ch, n, &t, &errs) < 0) {
+	if (pf_topo_load_edited(load_from, ch, n, NULL, &t, &errs) < 0) {
 		assert_true(errs.n > 0);
 		snprintf(msg, len, "%s", errs.e[0].msg);
 		return NULL;
