@@ -557,30 +557,46 @@ test_direct(void **state)
 static void
 test_time_preempted(void **state)
 {
-	struct pf_runtime *rt = rt_build("", fused3);
-	struct pf_rt_stage *src = rs_of(rt, "src"), *mid = rs_of(rt, "mid");
+	struct pf_runtime *rt;
+	struct pf_rt_stage *src, *mid;
 	struct rte_mbuf *pkts[PF_BURST_MAX];
-	uint64_t before, typ, hz = rte_get_tsc_hz();
+	uint64_t before, typ, hz = rte_get_tsc_hz(), mid_skipped = 1;
+	int attempt;
 
-	/* What pf_runtime_start sets (this runtime is not started). */
-	pf_rt_time_floor = hz / 1000000 * PF_RT_TIME_FLOOR_US;
-	mk_burst(pkts, 0, 32);
-	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc());
-	typ = src->time_typ;
-	before = src->cycles;
-	assert_int_equal(before, typ << PF_RT_TIME_SHIFT);
-	assert_int_equal(src->time_skipped, 0);
-	/* Began "an hour ago": preempted for the clock's purposes. */
-	mk_burst(pkts, 32, 32);
-	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc() - hz * 3600);
-	assert_int_equal(src->time_skipped, 1);
-	assert_int_equal(src->cycles, before + (typ << PF_RT_TIME_SHIFT));
-	/* Its consumers' intervals were not. */
-	assert_int_equal(mid->time_skipped, 0);
-	assert_int_equal(fake_of(rt, "sink")->n, 64);
-	pf_rt_time_floor = UINT64_MAX;
-	rt_free(rt);
-	/* A stage slow in every burst (200 us, over the floor) is charged its time. */
+	(void)state;
+	/*
+	 * A burst whose clock began "an hour ago" is preempted for its source;
+	 * its consumers' intervals are their own. On a busy machine a consumer
+	 * may really be preempted too, so the consumer's check needs one clean
+	 * attempt of five (charged the source's hour, it would fail all five).
+	 */
+	for (attempt = 0; attempt < 5 && mid_skipped != 0; attempt++) {
+		rt = rt_build("", fused3);
+		src = rs_of(rt, "src");
+		mid = rs_of(rt, "mid");
+		/* What pf_runtime_start sets (this runtime is not started). */
+		pf_rt_time_floor = hz / 1000000 * PF_RT_TIME_FLOOR_US;
+		mk_burst(pkts, 0, 32);
+		pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc());
+		typ = src->time_typ;
+		before = src->cycles;
+		assert_int_equal(before, typ << PF_RT_TIME_SHIFT);
+		assert_int_equal(src->time_skipped, 0);
+		mk_burst(pkts, 32, 32);
+		pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc() - hz * 3600);
+		assert_int_equal(src->time_skipped, 1);
+		assert_int_equal(src->cycles, before + (typ << PF_RT_TIME_SHIFT));
+		assert_int_equal(fake_of(rt, "sink")->n, 64);
+		mid_skipped = mid->time_skipped;
+		pf_rt_time_floor = UINT64_MAX;
+		rt_free(rt);
+	}
+	assert_int_equal(mid_skipped, 0);
+	/*
+	 * A stage slow in every burst (200 us, over the floor) is charged its
+	 * time (a real preemption of one of its intervals would charge the
+	 * typical 200 us instead: the sum holds either way).
+	 */
 	rt = rt_build("", fused3);
 	src = rs_of(rt, "src");
 	mid = rs_of(rt, "mid");
@@ -590,7 +606,6 @@ test_time_preempted(void **state)
 	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc());
 	mk_burst(pkts, 32, 32);
 	pf_rt_run_burst(src, pkts, 32, 1, rte_rdtsc());
-	assert_int_equal(mid->time_skipped, 0);
 	assert_true(mid->cycles >= (2 * hz / 5000) << PF_RT_TIME_SHIFT);
 	pf_rt_time_floor = UINT64_MAX;
 	rt_free(rt);
