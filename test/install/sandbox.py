@@ -38,7 +38,9 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.abspath(__file__)
+# The second stage runs this script's text, not its path: under PrivateTmp a
+# checkout in /tmp (a clean clone there) is hidden by the time it starts.
+SOURCE = open(__file__).read() if "__file__" in globals() else None
 
 
 def service(text, instance):
@@ -195,7 +197,7 @@ def main():
     setpriv = ["setpriv", "--inh-caps=-all", "--bounding-set=-all" + "".join("," + c for c in caps)]
     if svc.get("NoNewPrivileges", ["no"])[-1] == "yes":
         setpriv.append("--no-new-privs")
-    os.execvp("setpriv", setpriv + ["/usr/bin/python3", HERE, "--exec", unit, instance, "--"] +
+    os.execvp("setpriv", setpriv + ["/usr/bin/python3", "-c", SOURCE, "--exec", unit, instance, "--"] +
               argv + extra)
 
 
