@@ -40,13 +40,26 @@ if [ $# -eq 0 ] && [ -n "${ASAN_BUILD:-}" ]; then
 	perf_pid=$!
 	SERIAL+=(--no-suite perf)
 fi
+netns_pid=
 if [ $# -eq 0 ]; then
 	run -C "$BUILD" --print-errorlogs --num-processes 2 "${PARALLEL[@]}"
+	# With a sanitizer build, netns and soak run beside its suites (below).
+	[ -n "${ASAN_BUILD:-}" ] && SERIAL+=(--no-suite netns --no-suite soak)
 	run -C "$BUILD" --print-errorlogs --num-processes 1 "${SERIAL[@]}"
 else
 	run -C "$BUILD" --print-errorlogs --num-processes 1 "$@"
 fi
 if [ -n "${ASAN_BUILD:-}" ]; then
+	if [ $# -eq 0 ]; then
+		# Real hosts and routing daemons in network namespaces (netns) and the
+		# soak wait mostly on hosts, protocol timers and the clock: they run
+		# (release build, one at a time) beside the sanitizer build's suites,
+		# which keeps make test inside CI's 15 minutes.
+		netns_log=$(mktemp)
+		meson test -C "$BUILD" --no-rebuild --logbase netnslog --print-errorlogs \
+			--num-processes 1 --suite netns --suite soak > "$netns_log" 2>&1 &
+		netns_pid=$!
+	fi
 	echo "== sanitizer build $ASAN_BUILD: unit, replay, reload, stats, capture, fault, fuzz =="
 	export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:suppressions=$ROOT/test/asan.supp"
 	export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
@@ -63,6 +76,17 @@ if [ -n "${ASAN_BUILD:-}" ]; then
 			--suite fault --suite fuzz "$@"
 	fi
 	unset ASAN_OPTIONS UBSAN_OPTIONS
+fi
+if [ -n "$netns_pid" ]; then
+	wait "$netns_pid"
+	r=$?
+	echo "== netns and soak suites (ran beside the sanitizer build's) =="
+	cat "$netns_log"
+	[ "$r" -ne 0 ] && rc=$r
+	ok=$(( ok + $(awk '/^Ok:/ {print $2}' "$netns_log" | tail -1) + 0 ))
+	fail=$(( fail + $(awk '/^Fail:/ {print $2}' "$netns_log" | tail -1) + $(awk '/^Timeout:/ {print $2}' "$netns_log" | tail -1) + 0 ))
+	skip=$(( skip + $(awk '/^Skipped:/ {print $2}' "$netns_log" | tail -1) + 0 ))
+	rm -f "$netns_log"
 fi
 if [ -n "$perf_pid" ]; then
 	wait "$perf_pid"
