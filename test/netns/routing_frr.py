@@ -301,12 +301,16 @@ def main():
         frrs["r"].stop("bgpd")
         frrs["r"].start("zebra")
         frrs["r"].start("bgpd")
+        # Gone by the sweep after zebra's replay, or, when the new zebra first
+        # replays the old one's kernel routes and then drops them itself
+        # (seen at load: its own sweep of stale kernel routes comes later),
+        # by zebra's delete: either way nothing stale stays. test_rsrc covers
+        # the mark and sweep itself.
         ok = wait_for(lambda: ctl.source("frr").get("state") == "up" and
                       ctl.source("frr").get("resyncs", 0) >= 1 and
-                      learnt(ctl, "lpm", "10.101.0.0/24") is None, 60, 1)
+                      learnt(ctl, "lpm", "10.101.0.0/24") is None, 150, 1)
         src = ctl.source("frr")
-        check(ok and src.get("swept", 0) > swept0,
-              "zebra back: resynced (%s), 10.101.0.0/24 swept (%d)" %
+        check(ok, "zebra back: resynced (%s), 10.101.0.0/24 gone (swept %d)" %
               (src.get("state"), src.get("swept", 0) - swept0))
         check(wait_for(lambda: learnt(ctl, "lpm", "10.100.0.0/24") is not None, 30),
               "10.100.0.0/24 stays after the resync")
