@@ -11,16 +11,32 @@ shift || true
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ok=0 fail=0 skip=0 rc=0
 
+# Add one meson log's Ok/Fail/Timeout/Skipped lines to the totals.
+tally() {
+	ok=$(( ok + $(awk '/^Ok:/ {print $2}' "$1" | tail -1) + 0 ))
+	fail=$(( fail + $(awk '/^Fail:/ {print $2}' "$1" | tail -1) + $(awk '/^Timeout:/ {print $2}' "$1" | tail -1) + 0 ))
+	skip=$(( skip + $(awk '/^Skipped:/ {print $2}' "$1" | tail -1) + 0 ))
+}
+
 run() {
 	local log
 	log=$(mktemp)
 	meson test "$@" 2>&1 | tee "$log"
 	local r=${PIPESTATUS[0]}
 	[ "$r" -ne 0 ] && rc=$r
-	ok=$(( ok + $(awk '/^Ok:/ {print $2}' "$log" | tail -1) + 0 ))
-	fail=$(( fail + $(awk '/^Fail:/ {print $2}' "$log" | tail -1) + $(awk '/^Timeout:/ {print $2}' "$log" | tail -1) + 0 ))
-	skip=$(( skip + $(awk '/^Skipped:/ {print $2}' "$log" | tail -1) + 0 ))
+	tally "$log"
 	rm -f "$log"
+}
+
+# A suite run in the background (PID, its LOG): wait, print, count.
+collect() {
+	wait "$1"
+	local r=$?
+	echo "== $3 =="
+	cat "$2"
+	[ "$r" -ne 0 ] && rc=$r
+	tally "$2"
+	rm -f "$2"
 }
 
 # unit, replay and fuzz tests are self-contained (own prefixes, own temp dirs, lossless
@@ -77,28 +93,8 @@ if [ -n "${ASAN_BUILD:-}" ]; then
 	fi
 	unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
-if [ -n "$netns_pid" ]; then
-	wait "$netns_pid"
-	r=$?
-	echo "== netns and soak suites (ran beside the sanitizer build's) =="
-	cat "$netns_log"
-	[ "$r" -ne 0 ] && rc=$r
-	ok=$(( ok + $(awk '/^Ok:/ {print $2}' "$netns_log" | tail -1) + 0 ))
-	fail=$(( fail + $(awk '/^Fail:/ {print $2}' "$netns_log" | tail -1) + $(awk '/^Timeout:/ {print $2}' "$netns_log" | tail -1) + 0 ))
-	skip=$(( skip + $(awk '/^Skipped:/ {print $2}' "$netns_log" | tail -1) + 0 ))
-	rm -f "$netns_log"
-fi
-if [ -n "$perf_pid" ]; then
-	wait "$perf_pid"
-	r=$?
-	echo "== perf suite (ran beside the others) =="
-	cat "$perf_log"
-	[ "$r" -ne 0 ] && rc=$r
-	ok=$(( ok + $(awk '/^Ok:/ {print $2}' "$perf_log" | tail -1) + 0 ))
-	fail=$(( fail + $(awk '/^Fail:/ {print $2}' "$perf_log" | tail -1) + $(awk '/^Timeout:/ {print $2}' "$perf_log" | tail -1) + 0 ))
-	skip=$(( skip + $(awk '/^Skipped:/ {print $2}' "$perf_log" | tail -1) + 0 ))
-	rm -f "$perf_log"
-fi
+[ -n "$netns_pid" ] && collect "$netns_pid" "$netns_log" "netns and soak suites (ran beside the sanitizer build's)"
+[ -n "$perf_pid" ] && collect "$perf_pid" "$perf_log" "perf suite (ran beside the others)"
 echo "all suites took $(( SECONDS - t0 )) s"
 # The last line is the plain summary CI reads.
 echo "tests: $ok passed, $fail failed, $skip skipped"
