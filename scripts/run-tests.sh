@@ -40,8 +40,9 @@ collect() {
 }
 
 # unit, replay and fuzz tests are self-contained (own prefixes, own temp dirs, lossless
-# replay): two at a time. The suites that time signals, reloads and live traffic run one
-# at a time.
+# replay): two at a time. The other suites run two at a time too, but meson runs each
+# test marked is_parallel: false (the ones that time reloads, rebalances, latency and
+# live traffic) alone.
 PARALLEL=(--suite unit --suite replay --suite fuzz)
 SERIAL=(--no-suite unit --no-suite replay --no-suite fuzz)
 perf_pid=
@@ -61,7 +62,7 @@ if [ $# -eq 0 ]; then
 	run -C "$BUILD" --print-errorlogs --num-processes 2 "${PARALLEL[@]}"
 	# With a sanitizer build, netns and soak run beside its suites (below).
 	[ -n "${ASAN_BUILD:-}" ] && SERIAL+=(--no-suite netns --no-suite soak)
-	run -C "$BUILD" --print-errorlogs --num-processes 1 "${SERIAL[@]}"
+	run -C "$BUILD" --print-errorlogs --num-processes 2 "${SERIAL[@]}"
 else
 	run -C "$BUILD" --print-errorlogs --num-processes 1 "$@"
 fi
@@ -76,6 +77,7 @@ if [ -n "${ASAN_BUILD:-}" ]; then
 			--num-processes 1 --suite netns --suite soak > "$netns_log" 2>&1 &
 		netns_pid=$!
 	fi
+	echo "== release build's suites took $(( SECONDS - t0 )) s"
 	echo "== sanitizer build $ASAN_BUILD: unit, replay, reload, stats, capture, fault, fuzz =="
 	export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:suppressions=$ROOT/test/asan.supp"
 	export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
@@ -84,7 +86,7 @@ if [ -n "${ASAN_BUILD:-}" ]; then
 			"${PARALLEL[@]}"
 		# release_only: the move, rebalance and abusive-client tests: long runs of
 		# code the other reload/stats tests already take through the sanitizers.
-		run -C "$ASAN_BUILD" --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
+		run -C "$ASAN_BUILD" --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
 			--suite reload --suite stats --suite capture --suite fault --no-suite release_only
 	else
 		run -C "$ASAN_BUILD" --print-errorlogs --num-processes 1 --timeout-multiplier 3 \

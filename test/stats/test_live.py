@@ -121,7 +121,7 @@ def sample():
             "acl_deny": st["acl"]["drops"]["acl_deny"]}
 
 
-def rates(secs=1.0):
+def rates(secs=0.4):
     """Counter increases over @secs, sampled after the change has settled."""
     time.sleep(0.3)      # packets already past the stage when it changed drain first
     a = sample()
