@@ -6,9 +6,10 @@
  * A pure function (no DPDK, no globals) so the advice can be unit-tested on
  * synthetic loads. The cost model: a stage costs its measured cycles per
  * second (cycles/packet x packets/s) on the lcore that runs it; an edge whose
- * two stages run on different lcores costs @c cross_cycles per packet on the
- * consumer's lcore (cache lines moving between cores). The proposal minimises
- * the busiest lcore's load; ties go to fewer moves, then fewer lcores.
+ * two stages run on different lcores costs @c cross_cycles per packet (cache
+ * lines moving between cores), @c cross_prod_share of it on the producer's
+ * lcore and the rest on the consumer's. The proposal minimises the busiest
+ * lcore's load; ties go to fewer moves, then fewer lcores.
  */
 #ifndef PF_PLACEMENT_H
 #define PF_PLACEMENT_H
@@ -38,6 +39,12 @@ struct pf_place_input {
 	uint16_t n_lcores;                     /**< lcores available (indexes 0..n-1) */
 	int current[PF_PLACE_MAX_STAGES];      /**< lcore index running each stage now */
 	double cross_cycles;                   /**< cost of a cross-lcore edge per packet */
+	/**
+	 * The part of @c cross_cycles the producer's lcore pays (0 to 1; 0: all
+	 * on the consumer): its enqueue and the mbufs coming back cold to its
+	 * port rx (docs/scaling.md, "Where the hand-off goes").
+	 */
+	double cross_prod_share;
 	double hz;                             /**< cycles per second of one lcore */
 	/**
 	 * The CPUs each lcore may run on (bit c: CPU c; 0: unknown, taken as a
@@ -92,9 +99,10 @@ int pf_place(const struct pf_place_input *in, struct pf_place_result *res);
 /**
  * Turn measured loads into what pf_place takes: a stage fed across lcores
  * now pays the crossing in what it measured, so cross_cycles x pps of each
- * edge that crosses in the running map (in->current) comes off the
- * consumer's load (never below 0). Without this the model counts a
- * crossing twice and advises fusing back what it just split.
+ * edge that crosses in the running map (in->current) comes off the loads of
+ * its producer and consumer in their shares (never below 0). Without this
+ * the model counts a crossing twice and advises fusing back what it just
+ * split.
  */
 void pf_place_own_loads(struct pf_place_input *in);
 

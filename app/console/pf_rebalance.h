@@ -11,8 +11,6 @@
 #include "pf_placement.h"
 #include "pf_runtime.h"
 
-/** Cost assumed for a cross-lcore ring hand-off, cycles per packet (measured here). */
-#define PF_CROSS_CYCLES_DEFAULT 130.0
 /**
  * The planner's hand-off per packet per cross-lcore edge, both sides, since
  * the prefetch at dequeue (docs/scaling.md "Where the hand-off goes": l3-1k
@@ -26,6 +24,16 @@
  * bench of 2026-12-06: l3-1k +16, full +43, full-big +32).
  */
 #define PF_HANDOFF_RECYCLE_DEFAULT 30.0
+/**
+ * The advisor's crossing, the planner's model in one figure: the hand-off
+ * plus the recycling, per packet per cross-lcore edge (75 cycles), of which
+ * the producer's lcore pays its share of the hand-off and the recycling
+ * (about 0.6). It was 130, all on the consumer, before the prefetch at dequeue.
+ */
+#define PF_CROSS_CYCLES_DEFAULT (PF_HANDOFF_CYCLES_DEFAULT + PF_HANDOFF_RECYCLE_DEFAULT)
+#define PF_CROSS_PROD_SHARE \
+	((PF_HANDOFF_CYCLES_DEFAULT * PF_HANDOFF_PROD_SHARE + PF_HANDOFF_RECYCLE_DEFAULT) / \
+	 PF_CROSS_CYCLES_DEFAULT)
 /** Sliding window of the advice: default and longest, seconds. */
 #define PF_REBALANCE_WINDOW_DEFAULT 10.0
 #define PF_REBALANCE_WINDOW_MAX 60.0

@@ -26,8 +26,10 @@ pf_place_lcore_loads(const struct pf_place_input *in, const int *map, double *ou
 	for (i = 0; i < in->n_edges; i++) {
 		const struct pf_place_edge *e = &in->edges[i];
 
-		if (map[e->from] != map[e->to])
-			out[map[e->to]] += e->pps * in->cross_cycles;
+		if (map[e->from] != map[e->to]) {
+			out[map[e->from]] += e->pps * in->cross_cycles * in->cross_prod_share;
+			out[map[e->to]] += e->pps * in->cross_cycles * (1 - in->cross_prod_share);
+		}
 	}
 }
 
@@ -168,7 +170,8 @@ pf_place(const struct pf_place_input *in, struct pf_place_result *res)
 	bool none;
 
 	if (in->n_stages == 0 || in->n_stages > PF_PLACE_MAX_STAGES || in->n_lcores == 0 ||
-	    in->n_lcores > PF_PLACE_MAX_LCORES || in->n_edges > PF_PLACE_MAX_EDGES)
+	    in->n_lcores > PF_PLACE_MAX_LCORES || in->n_edges > PF_PLACE_MAX_EDGES ||
+	    !(in->cross_prod_share >= 0 && in->cross_prod_share <= 1))
 		return -EINVAL;
 	for (i = 0; i < in->n_stages; i++)
 		if (in->current[i] < 0 || in->current[i] >= in->n_lcores || in->load[i] < 0)
@@ -243,8 +246,13 @@ pf_place_own_loads(struct pf_place_input *in)
 	for (i = 0; i < in->n_edges; i++) {
 		const struct pf_place_edge *e = &in->edges[i];
 
-		if (in->current[e->from] != in->current[e->to])
-			in->load[e->to] = fmax(0, in->load[e->to] - e->pps * in->cross_cycles);
+		double prod = e->pps * in->cross_cycles * in->cross_prod_share;
+		double cons = e->pps * in->cross_cycles - prod;
+
+		if (in->current[e->from] != in->current[e->to]) {
+			in->load[e->from] = fmax(0, in->load[e->from] - prod);
+			in->load[e->to] = fmax(0, in->load[e->to] - cons);
+		}
 	}
 }
 

@@ -150,6 +150,7 @@ pf_rebalance_suggest(const struct pf_runtime *rt, double cross_cycles, double wi
 	in->n_stages = rt->n_stages;
 	in->n_lcores = rt->n_lcores;
 	in->cross_cycles = cross_cycles;
+	in->cross_prod_share = PF_CROSS_PROD_SHARE;
 	in->hz = hz;
 	for (i = 0; i < rt->n_stages; i++) {
 		int owner = __atomic_load_n(&rt->rts[i].owner, __ATOMIC_ACQUIRE);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The rebalance advisor's placement function, on synthetic loads. */
+#include <errno.h>
 #include <string.h>
 
 #include "pf_placement.h"
@@ -302,6 +303,45 @@ test_own_loads(void **state)
 }
 
 /*
+ * The producer's share of a crossing (its enqueue, its mbufs coming back
+ * cold) lands on the producer's lcore: two stages of 100 cycles, a crossing
+ * of 100. All on the consumer, a split costs 200 on it, no better than fused:
+ * kept. Half on each side, a split costs 150 on each: split. A share outside
+ * 0..1 is refused; own loads take each side's share off each stage.
+ */
+static void
+test_producer_share(void **state)
+{
+	const double cpp[] = { 100, 100 };
+	struct pf_place_input in;
+	struct pf_place_result res;
+
+	chain(&in, 2, cpp, 1e6, 2);
+	in.cross_cycles = 100;
+	assert_int_equal(pf_place(&in, &res), 0);
+	assert_true(res.busiest_after == 200e6);
+	assert_int_equal(res.lcore[0], res.lcore[1]);
+
+	in.cross_prod_share = 0.5;
+	assert_int_equal(pf_place(&in, &res), 0);
+	assert_true(res.busiest_after == 150e6);
+	assert_int_not_equal(res.lcore[0], res.lcore[1]);
+
+	in.cross_prod_share = 1.5;
+	assert_int_equal(pf_place(&in, &res), -EINVAL);
+	in.cross_prod_share = -0.1;
+	assert_int_equal(pf_place(&in, &res), -EINVAL);
+
+	in.cross_prod_share = 0.25;
+	in.current[1] = 1;           /* running split: s0 measured 100 + 25, s1 100 + 75 */
+	in.load[0] = 125e6;
+	in.load[1] = 175e6;
+	pf_place_own_loads(&in);
+	assert_true(in.load[0] == 100e6);
+	assert_true(in.load[1] == 100e6);
+}
+
+/*
  * No flapping: advice is remembered; asked again with the load within 25 %
  * (noise), the same proposal while it is not applied, and keep once it is;
  * a load that moved by more places anew.
@@ -360,6 +400,7 @@ main(void)
 		cmocka_unit_test(test_running_shared),
 		cmocka_unit_test(test_min_gain),
 		cmocka_unit_test(test_own_loads),
+		cmocka_unit_test(test_producer_share),
 		cmocka_unit_test(test_hysteresis),
 	};
 
