@@ -101,6 +101,12 @@ struct pf_topo {
 	bool backpressure;
 	/** runtime.latency: measure ring sojourn and rx -> tx latency from start */
 	bool latency;
+	/**
+	 * runtime.idle_sleep_us: an lcore that found nothing to do sleeps this long
+	 * (0: polls without pause); default from PIPEFWD_IDLE_SLEEP_US, else 0.
+	 */
+	uint32_t idle_sleep_us;
+#define PF_IDLE_SLEEP_MAX_US 10000
 	enum pf_hugepages hugepages;     /**< runtime.hugepages */
 	/** The stages' view of this topology, filled once its ports and runtime keys are read. */
 	struct pf_stage_env env;

@@ -29,7 +29,8 @@ static const char *const offload_words[] = { "auto", "off", NULL };
 static const char *const hugepage_words[] = { "auto", "on", "off", NULL };
 static const char *const ring_keys[] = { "size", "burst", NULL };
 static const char *const runtime_keys[] = { "mbufs", "mbuf_size", "tx_flush_us", "clock",
-					      "backpressure", "hugepages", "latency", NULL };
+					      "backpressure", "hugepages", "latency",
+					      "idle_sleep_us", NULL };
 static const char *const clock_words[] = { "wall", "pcap", NULL };
 
 #define MBUF_CACHE 256
@@ -1661,6 +1662,30 @@ size_mempool(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 	}
 }
 
+/*
+ * runtime.idle_sleep_us when the file does not say: PIPEFWD_IDLE_SLEEP_US if
+ * it is a number in range (a test harness or a shared lab machine sets it
+ * for every run), else 0, pure polling.
+ */
+static uint32_t
+idle_sleep_default(const struct pf_topo *t, struct pf_errs *errs)
+{
+	const char *e = getenv("PIPEFWD_IDLE_SLEEP_US");
+	char *end;
+	unsigned long v;
+
+	if (e == NULL || *e == '\0')
+		return 0;
+	errno = 0;
+	v = strtoul(e, &end, 10);
+	if (errno != 0 || *end != '\0' || *e == '-' || v > PF_IDLE_SLEEP_MAX_US) {
+		pf_err_add(errs, t->file, 0, 0, "PIPEFWD_IDLE_SLEEP_US '%s': want microseconds, "
+			   "0 to %u", e, PF_IDLE_SLEEP_MAX_US);
+		return 0;
+	}
+	return (uint32_t)v;
+}
+
 static void
 load_runtime(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 {
@@ -1670,6 +1695,7 @@ load_runtime(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 
 	t->mbuf_data_size = RTE_MBUF_DEFAULT_BUF_SIZE;
 	t->tx_flush_us = 100;
+	t->idle_sleep_us = idle_sleep_default(t, errs);
 	if (rt == NULL || pf_node_expect(rt, PF_NODE_MAP, "runtime", errs) < 0)
 		return;
 	pf_map_check_keys(rt, "runtime", runtime_keys, errs);
@@ -1685,6 +1711,9 @@ load_runtime(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 		pf_node_bool(v, "runtime.backpressure", &t->backpressure, errs);
 	if ((v = pf_map_get(rt, "latency")) != NULL)
 		pf_node_bool(v, "runtime.latency", &t->latency, errs);
+	if ((v = pf_map_get(rt, "idle_sleep_us")) != NULL)
+		pf_node_u32(v, "runtime.idle_sleep_us", 0, PF_IDLE_SLEEP_MAX_US, &t->idle_sleep_us,
+			    errs);
 	if ((v = pf_map_get(rt, "hugepages")) != NULL &&
 	    pf_node_enum(v, "runtime.hugepages", hugepage_words, &w, errs) == 0)
 		t->hugepages = (enum pf_hugepages)w;

@@ -600,6 +600,7 @@ fill_lcore(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	}
 	rte_tel_data_add_dict_int(d, "id", (int)lc->id);
 	rte_tel_data_add_dict_u64(d, "loops", since(RD(lc->loops), b ? b->loops : 0));
+	rte_tel_data_add_dict_u64(d, "naps", RD(lc->naps));   /* runtime.idle_sleep_us */
 	rte_tel_data_add_dict_u64(d, "busy_cycles", busy);
 	rte_tel_data_add_dict_u64(d, "total_cycles", total);
 	rte_tel_data_add_dict_u64(d, "busy_pct", total != 0 ? busy * 100 / total : 0);
@@ -764,6 +765,7 @@ get_config(const struct pf_runtime *rt, time_t loaded, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
 	rte_tel_data_add_dict_int(d, "main_lcore", (int)rte_get_main_lcore());
 	rte_tel_data_add_dict_u64(d, "mbufs", t->mbufs);
+	rte_tel_data_add_dict_u64(d, "idle_sleep_us", rt->idle_sleep_us);
 	rte_tel_data_add_dict_u64(d, "generation", rs->generation);
 	rte_tel_data_add_dict_u64(d, "reload_failures", rs->failures);
 	if (rs->generation != 0 || rs->failures != 0) {

@@ -167,6 +167,7 @@ struct pf_rt_lcore {
 	/* Busy = total - idle, total = last_tsc - first_tsc (pf_rt_lcore_cycles):
 	 * a pass that moves packets writes one word. */
 	uint64_t idle_cycles;                       /**< cycles in passes that moved nothing */
+	uint64_t naps;                              /**< idle sleeps (runtime.idle_sleep_us) */
 	uint64_t first_tsc;                         /**< when the loop began */
 	uint64_t last_tsc;                          /**< when the last pass ended */
 	uint64_t housekeep_tsc;                     /**< next stage upkeep (ops->dp.housekeep) */
@@ -239,6 +240,8 @@ struct pf_runtime {
 	volatile int rx_state;
 	uint32_t workers_ready;
 	volatile int stop;         /**< workers leave their loops */
+	/** runtime.idle_sleep_us as started (a reload does not change it). */
+	uint32_t idle_sleep_us;
 	/** A dry-run step of a synthetic packet waiting for its lcore (pf_inject.h), else NULL. */
 	struct pf_inject_step *inject;
 };

@@ -182,6 +182,10 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 	}
 	if (topo->latency)
 		pf_latency_set(true);
+	rt->idle_sleep_us = topo->idle_sleep_us;
+	if (rt->idle_sleep_us != 0)
+		PF_LOG(INFO, "idle sleep: an lcore with nothing to do sleeps %u us at a time "
+		       "(runtime.idle_sleep_us)", rt->idle_sleep_us);
 	/* A fault test's smaller pool (pipefwd-test only). */
 	n_mbufs = pf_fault_mbufs(topo->mbufs);
 	rt->pool = rte_pktmbuf_pool_create("pf_mbufs", n_mbufs, MBUF_CACHE, 0,

@@ -22,6 +22,8 @@
 #include "rt_internal.h"
 
 #define PF_RT_QSBR_EVERY 16
+/* With runtime.idle_sleep_us: passes in a row that moved nothing before a sleep. */
+#define PF_RT_NAP_AFTER 64
 
 /*
  * Where a frame starts in a pipefwd mbuf (pools with no private area, the
@@ -187,7 +189,9 @@ pf_rt_worker_main(void *arg)
 	int me = (int)rte_lcore_id();
 	const uint64_t key = pf_rt_direct_key(me);
 	uint64_t t0, t1, moved;
-	uint32_t rnd;
+	/* runtime.idle_sleep_us, read once: a reload keeps the value of the start. */
+	const uint32_t nap_us = rt->idle_sleep_us;
+	uint32_t rnd, empty = 0;
 	uint16_t i;
 	bool timed;
 
@@ -258,6 +262,28 @@ pf_rt_worker_main(void *arg)
 		 * waits a few microseconds more, the loop skips its loads. */
 		if ((lc->loops & (PF_RT_QSBR_EVERY - 1)) == 0)
 			rte_rcu_qsbr_quiescent(rt->qsbr, lc->qsbr_id);
+		/*
+		 * Idle sleep (runtime.idle_sleep_us, off by default): after
+		 * PF_RT_NAP_AFTER passes in a row that moved nothing, the lcore
+		 * gives its CPU back for a while, as OVS's pmd-sleep-max does, on
+		 * a machine it shares. The first packet after waits up to the
+		 * sleep (plus the kernel's timer slack). Offline in QSBR while
+		 * asleep (it holds no table between passes), so no grace period
+		 * waits on a sleeper. Counted idle.
+		 */
+		if (unlikely(nap_us != 0)) {
+			if (moved != 0) {
+				empty = 0;
+			} else if (++empty >= PF_RT_NAP_AFTER) {
+				rte_rcu_qsbr_thread_offline(rt->qsbr, lc->qsbr_id);
+				rte_delay_us_sleep(nap_us);
+				rte_rcu_qsbr_thread_online(rt->qsbr, lc->qsbr_id);
+				t0 = rte_rdtsc();
+				lc->idle_cycles += t0 - t1;
+				__atomic_store_n(&lc->naps, lc->naps + 1, __ATOMIC_RELAXED);
+				__atomic_store_n(&lc->last_tsc, t0, __ATOMIC_RELEASE);
+			}
+		}
 		/* A spare lcore (no stages) waits without burning its CPU. */
 		if (unlikely(map->n == 0)) {
 			rte_rcu_qsbr_quiescent(rt->qsbr, lc->qsbr_id);
