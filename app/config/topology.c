@@ -1695,7 +1695,9 @@ load_runtime(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 
 	t->mbuf_data_size = RTE_MBUF_DEFAULT_BUF_SIZE;
 	t->tx_flush_us = 100;
-	t->idle_sleep_us = idle_sleep_default(t, errs);
+	/* The environment's default only where the file says nothing. */
+	if (rt == NULL || rt->kind != PF_NODE_MAP || pf_map_get(rt, "idle_sleep_us") == NULL)
+		t->idle_sleep_us = idle_sleep_default(t, errs);
 	if (rt == NULL || pf_node_expect(rt, PF_NODE_MAP, "runtime", errs) < 0)
 		return;
 	pf_map_check_keys(rt, "runtime", runtime_keys, errs);
