@@ -788,6 +788,9 @@ def fmt(x):
 
 
 def main():
+    # Benchmarks measure polling lcores, as the peers poll: no idle sleep
+    # (runtime.idle_sleep_us) inherited from a test harness's environment.
+    os.environ.pop("PIPEFWD_IDLE_SLEEP_US", None)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pipefwd", default=os.path.join(ROOT, "build", "app", "pipefwd"))
     ap.add_argument("--frr", default="100000", help="route counts fed through FRR, "
