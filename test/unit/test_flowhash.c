@@ -5,6 +5,7 @@
  * instances, non-first fragments hash on the address pair, nothing reads
  * past data_len.
  */
+#include <math.h>
 #include <string.h>
 
 #include <rte_random.h>
@@ -156,6 +157,9 @@ test_spread(void **state)
 	static const uint32_t ns[] = { 2, 3, 4, 7, 16 };
 	uint32_t cnt[PF_MAX_INSTANCES], h[20000], i, k, j;
 
+	/* Fixed flows: a run-to-run random draw put one of 16 instances at 3.8
+	 * sigma (1380 of 20000, share 1.104) once in CI. */
+	rte_srand(0x5eedf10);
 	for (i = 0; i < RTE_DIM(h); i++) {
 		struct flow f = random_flow();
 
@@ -166,10 +170,14 @@ test_spread(void **state)
 		memset(cnt, 0, sizeof(cnt));
 		for (i = 0; i < RTE_DIM(h); i++)
 			cnt[pf_flow_pick(h[i], ns[j])]++;
+		/* Within 10 %, or 5 sigma of a fair binomial share where that is wider. */
+		double p = 1.0 / ns[j];
+		double tol = fmax(0.1, 5 * sqrt(RTE_DIM(h) * p * (1 - p)) / (RTE_DIM(h) * p));
+
 		for (k = 0; k < ns[j]; k++) {
 			double share = (double)cnt[k] * ns[j] / RTE_DIM(h);
 
-			if (share < 0.9 || share > 1.1)
+			if (share < 1 - tol || share > 1 + tol)
 				fail_msg("n=%u: instance %u got %u of %zu flows", ns[j], k, cnt[k],
 					 RTE_DIM(h));
 		}
