@@ -10,7 +10,10 @@
  * rings_maybe (non-zero: an input ring may hold packets). Then:
  *
  *   producer   goes direct iff the consumer's word reads pf_rt_direct_key(me):
- *              owned by this lcore and no ring to drain (pf_rt_direct_ok);
+ *              owned by this lcore and no ring to drain (pf_rt_direct_ok),
+ *              or, with rings to poll, the consumer is owned by this lcore
+ *              and the producer's own ring to it is empty
+ *              (pf_rt_edge_direct_ok: the local half of a fan-out);
  *   owner      (the worker of that lcore) runs a stage whose word is its key
  *              each pass without a look at its rings (pf_rt_settled_here);
  *              otherwise, while it owns it (pf_rt_owns), runs it, polls its
@@ -36,6 +39,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_ring.h>
 
 #include "pf_runtime.h"
 
@@ -84,6 +88,27 @@ pf_rt_owns(const struct pf_rt_stage *rs, int me, bool acq)
 {
 	return (acq ? __atomic_load_n(&rs->owner, __ATOMIC_ACQUIRE) :
 		      __atomic_load_n(&rs->owner, __ATOMIC_RELAXED)) == me;
+}
+
+/*
+ * Producer on @p me, sending over its ring @p r to @p to: may this burst go
+ * straight to @p to? When pf_rt_direct_ok() says so (one compare, the fused
+ * case); else when this lcore owns @p to and @p r itself is empty, although
+ * another input ring of @p to may fill (rings_maybe stays set while a
+ * producer of @p to runs on another lcore: a fan-out, where every instance
+ * is fed from every lcore). @p r has one producer, this stage, so when it
+ * is empty nothing this stage sent before is queued for a direct burst to
+ * overtake; and @p to runs on this thread, between bursts here. The owner
+ * alone does not do: a ring that still drains after a move must keep its
+ * order (test_rings_maybe). Packets of other producers keep their own
+ * order on their own rings, as they do today.
+ */
+static __rte_always_inline bool
+pf_rt_edge_direct_ok(const struct pf_rt_ring *r, const struct pf_rt_stage *to, int me)
+{
+	if (likely(pf_rt_direct_ok(to, me)))
+		return true;
+	return pf_rt_owns(to, me, true) && rte_ring_empty(r->ring);
 }
 
 /*

@@ -163,7 +163,7 @@ edge_direct(const struct pf_rt_stage *rs, const struct pf_rt_ring *r, int me)
 {
 	if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 		return r->bp_direct;
-	return pf_rt_direct_ok(r->to, me);
+	return pf_rt_edge_direct_ok(r, r->to, me);
 }
 
 /*
@@ -453,7 +453,7 @@ run_burst(struct pf_rt_stage *rs, struct rte_mbuf **pkts, uint16_t n, int me, ui
 			 * test. (to read once: the acquire would have GCC read it again.) */
 			if (r != NULL &&
 			    (to = r->to, likely(!(kind & (PF_RT_KIND_TX | PF_RT_KIND_LOSSLESS))) ?
-					 pf_rt_direct_ok(to, me) :
+					 pf_rt_edge_direct_ok(r, to, me) :
 					 !(kind & PF_RT_KIND_TX) && edge_direct(rs, r, me))) {
 				pf_hint_resolve(pkts, n, &hints, r);
 				rs->edge_pkts[all] += n;
@@ -541,7 +541,7 @@ pf_rt_room(struct pf_rt_stage *rs, int me, uint32_t max)
 		struct pf_rt_ring *r = rs->outs[k];
 		uint32_t room;
 
-		r->bp_direct = pf_rt_direct_ok(r->to, me);
+		r->bp_direct = pf_rt_edge_direct_ok(r, r->to, me);
 		room = r->bp_direct ? pf_rt_room(r->to, me, max) : rte_ring_free_count(r->ring);
 		if (room < max)
 			max = room;

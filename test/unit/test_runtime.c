@@ -1050,6 +1050,71 @@ test_rings_maybe(void **state)
 	rt_free(rt);
 }
 
+static const char merge3[] =
+	"stages:\n"
+	"  tick1: { type: t_tick }\n"
+	"  tick2: { type: t_tick }\n"
+	"  src2: { type: t_src, next: mid }\n"
+	CHAIN3
+	"lcores:\n"
+	"  1: [tick1, src, mid, sink]\n"
+	"  2: [tick2, src2]\n";
+
+/*
+ * A consumer fed from its own lcore and from another (a fan-out instance):
+ * its rings stay polled (rings_maybe), yet the producer beside it hands
+ * over directly while its own ring to it is empty. Not when that ring holds
+ * packets (they would be overtaken) or the consumer has no owner; packets
+ * in the other producer's ring do not stop it.
+ */
+static void
+test_direct_beside_ring(void **state)
+{
+	struct pf_runtime *rt = rt_build("", merge3);
+	struct pf_rt_stage *mid = rs_of(rt, "mid");
+	struct pf_rt_ring *r = ring_of(rt, "src", "mid"), *r2 = ring_of(rt, "src2", "mid");
+
+	assert_int_not_equal(mid->rings_maybe, 0);   /* fed from lcore 2 */
+	run_from(rt, "src", 0, 4);
+	saw_seq(fake_of(rt, "mid"), 0, 4);
+	assert_int_equal(r->direct, 4);
+	assert_int_equal(r->enqueued, 0);
+	/* The other producer's packets wait in their own ring. */
+	ring_put(r2, 100, 4);
+	run_from(rt, "src", 4, 4);
+	saw_seq(fake_of(rt, "mid"), 0, 8);
+	assert_int_equal(r->direct, 8);
+	/* Its own ring holds packets (sent before a move): behind them. */
+	ring_put(r, 8, 4);
+	run_from(rt, "src", 12, 4);
+	assert_int_equal(fake_of(rt, "mid")->n, 8);
+	assert_int_equal(rte_ring_count(r->ring), 8);
+	assert_int_equal(r->direct, 8);
+	/* No owner (mid hand-over): the ring, empty or not. */
+	{
+		struct rte_mbuf *m[8];
+
+		assert_int_equal(rte_ring_dequeue_burst(r->ring, (void **)m, 8, NULL), 8);
+		assert_int_equal(tag_of(m[0])->seq, 8);
+		assert_int_equal(tag_of(m[7])->seq, 15);
+		rte_pktmbuf_free_bulk(m, 8);
+	}
+	mid->owner = -1;
+	run_from(rt, "src", 16, 4);
+	assert_int_equal(fake_of(rt, "mid")->n, 8);
+	assert_int_equal(rte_ring_count(r->ring), 4);
+	mid->owner = 1;
+	/* A pass polls both rings, in order each; src's ring is empty after it. */
+	run_passes(rt, 1, 1);
+	assert_int_equal(fake_of(rt, "mid")->n, 16);
+	assert_int_equal(rte_ring_count(r->ring) + rte_ring_count(r2->ring), 0);
+	assert_int_not_equal(mid->rings_maybe, 0);
+	run_from(rt, "src", 20, 4);
+	assert_int_equal(fake_of(rt, "mid")->n, 20);
+	assert_int_equal(r->direct, 12);
+	rt_free(rt);
+}
+
 static const char fused3_slow[] =
 	"stages:\n"
 	"  tick1: { type: t_tick }\n"
@@ -1350,6 +1415,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_direct, teardown),
 		cmocka_unit_test_teardown(test_ring, teardown),
+		cmocka_unit_test_teardown(test_direct_beside_ring, teardown),
 		cmocka_unit_test_teardown(test_time_preempted, teardown),
 		cmocka_unit_test_teardown(test_mixed, teardown),
 		cmocka_unit_test_teardown(test_expand, teardown),
