@@ -143,6 +143,17 @@ pf_burst_port_write(struct rte_mbuf **pkts, uint16_t n, uint16_t hint)
  * changes the ports is refused while such a stage runs.
  */
 #define PF_STAGE_PORTS_FIXED 0x400
+/**
+ * Every packet the stage sends on leaves with the flow key it came with
+ * (addresses, protocol, ports, fragment bits: stages/lib/pf_flowhash.h) and
+ * makes no packets of its own; a reply it builds in place (lpm's echo and
+ * ARP replies) is sent back the way its request came, so every packet of
+ * one flow still takes one path. Instance k of such a stage, when its
+ * instance was picked by flow hash, sends straight to instance k of a next
+ * stage with as many instances (no second hash: it would pick k again).
+ * Not for a stage that rewrites or builds packets (icmp, ip4frag, neigh).
+ */
+#define PF_STAGE_KEEPS_FLOW 0x800
 
 struct pf_stage;
 

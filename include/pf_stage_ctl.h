@@ -110,6 +110,13 @@ struct pf_stage_conf {
 	/** rx `affine: true`: instance k feeds instance k of a next stage with as many
 	 *  instances (RSS already spread the flows), no flow-hash fan-out */
 	bool affine;
+	/**
+	 * Every input picks this stage's instance by the flow hash over its
+	 * instances (topology.c mark_flow_picked), so instance k holds only
+	 * flows that pick k. With PF_STAGE_KEEPS_FLOW its edges to a stage with
+	 * as many instances go straight to instance k: the hash would pick k.
+	 */
+	bool flow_picked;
 	uint16_t n_tx_ports;
 	uint16_t tx_ports[PF_MAX_PORTS];
 	uint16_t tx_queue[PF_MAX_PORTS]; /**< tx queue per tx port, assigned by the topology */

@@ -805,6 +805,7 @@ static const char *const acl_edit_tables[] = { "rules", NULL };
 
 const struct pf_stage_ops pf_acl_ops = {
 	.type = "acl",
+	.flags = PF_STAGE_KEEPS_FLOW,
 	.summary = "IPv4 and IPv6 5-tuple ACL on rte_acl (permit, deny, permit-reflect sessions)",
 	.priv_size = sizeof(struct acl_priv),
 	.n_edges = ACL_EDGE_MAX,

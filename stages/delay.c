@@ -109,6 +109,7 @@ delay_update_abort(struct pf_stage *st, void *prep)
 
 const struct pf_stage_ops pf_delay_ops = {
 	.type = "delay",
+	.flags = PF_STAGE_KEEPS_FLOW,
 	.summary = "test stage (pipefwd-test only): busy-wait `us` per burst, pass packets on",
 	.priv_size = sizeof(struct delay_priv),
 	.n_edges = DELAY_EDGE_MAX,

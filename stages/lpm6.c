@@ -1328,7 +1328,7 @@ lpm6_show(const struct pf_stage *st, const char *what, const struct pf_show_req 
 const struct pf_stage_ops pf_lpm6_ops = {
 	.type = "lpm6",
 	.summary = "IPv6 router (RFC 8200/4291) on rte_lpm6, answers NS and ping6 for its addresses",
-	.flags = PF_STAGE_PORT_TABLES,
+	.flags = PF_STAGE_PORT_TABLES | PF_STAGE_KEEPS_FLOW,
 	.priv_size = sizeof(struct lpm6_priv),
 	.n_edges = LPM6_EDGE_MAX,
 	.edge_names = lpm6_edges,

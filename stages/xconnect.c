@@ -149,6 +149,7 @@ xc_process_burst(struct pf_stage *st, struct rte_mbuf **pkts, uint16_t n, uint16
 
 const struct pf_stage_ops pf_xconnect_ops = {
 	.type = "xconnect",
+	.flags = PF_STAGE_KEEPS_FLOW,
 	.summary = "fixed port-to-port forwarding (pass-through)",
 	.n_edges = XC_EDGE_MAX,
 	.edge_names = xc_edges,

@@ -180,6 +180,13 @@ int pf_topo_stage_index(const struct pf_topo *topo, const char *name);
 int pf_topo_group_index(const struct pf_topo *topo, const char *group);
 /** Ring index from stage @p from to stage @p to, or -1. */
 int pf_topo_ring_index(const struct pf_topo *topo, uint16_t from, uint16_t to);
+/*
+ * Edges from stage @p from to stage @p to go instance k to instance k (affine,
+ * or flow-picked and keeping the flow key: topology.c mark_flow_picked).
+ */
+bool pf_topo_same_instance_edge(const struct pf_topo *topo, uint16_t from, uint16_t to);
+/* Ring @p r joins different instances of such an edge: it never carries. */
+bool pf_topo_ring_unused(const struct pf_topo *topo, uint16_t r);
 
 /**
  * The first table file of @p a whose stamp (path, size, mtime, content hash)

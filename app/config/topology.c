@@ -1191,14 +1191,61 @@ propagate_affine(struct pf_topo *t)
 	}
 }
 
-/* A ring between different instances of affine stages: it exists, never carries. */
-static bool
-ring_unused(const struct pf_topo *t, uint16_t r)
+/*
+ * A stage with N instances none of whose inputs is an affine stage with N
+ * instances gets its instance picked by flow hash on every input: a
+ * producer with another instance count, or none, fans out by hash; one
+ * with N fans out too, or is itself flow-picked and keeps the flow key
+ * (PF_STAGE_KEEPS_FLOW), so it sends instance k's flows, which pick k, to
+ * instance k. Either way instance k holds only flows that pick k, and when
+ * it keeps their keys its own edges to N instances need no hash.
+ */
+static void
+mark_flow_picked(struct pf_topo *t)
 {
-	const struct pf_stage_conf *a = &t->stages[t->rings[r].from];
-	const struct pf_stage_conf *b = &t->stages[t->rings[r].to];
+	uint16_t s, r;
 
-	return a->affine && b->n_instances == a->n_instances && a->instance != b->instance;
+	for (s = 0; s < t->n_stages; s++) {
+		struct pf_stage_conf *sc = &t->stages[s];
+		bool any = false, ok = true;
+
+		for (r = 0; r < t->n_rings; r++) {
+			const struct pf_stage_conf *from = &t->stages[t->rings[r].from];
+
+			if (t->rings[r].to != s)
+				continue;
+			any = true;
+			if (from->affine && from->n_instances == sc->n_instances)
+				ok = false;
+		}
+		sc->flow_picked = sc->n_instances > 1 && !sc->affine && any && ok;
+	}
+}
+
+/* Does instance k of @p sc send straight to instance k of a stage with as many? */
+static bool
+same_instance_edges(const struct pf_stage_conf *sc)
+{
+	return sc->affine || (sc->flow_picked && sc->ops != NULL &&
+			      (sc->ops->flags & PF_STAGE_KEEPS_FLOW));
+}
+
+bool
+pf_topo_same_instance_edge(const struct pf_topo *t, uint16_t from, uint16_t to)
+{
+	const struct pf_stage_conf *a = &t->stages[from], *b = &t->stages[to];
+
+	return b->n_instances > 1 && b->n_instances == a->n_instances && same_instance_edges(a);
+}
+
+/* A ring between different instances where every edge stays on its instance: it exists, never carries. */
+bool
+pf_topo_ring_unused(const struct pf_topo *t, uint16_t r)
+{
+	const struct pf_ring_conf *rc = &t->rings[r];
+
+	return pf_topo_same_instance_edge(t, rc->from, rc->to) &&
+	       t->stages[rc->from].instance != t->stages[rc->to].instance;
 }
 
 static void
@@ -1629,7 +1676,7 @@ size_mempool(struct pf_topo *t, const struct pf_node *rt, struct pf_errs *errs)
 	uint16_t i;
 
 	for (i = 0; i < t->n_rings; i++)
-		if (!ring_unused(t, i))
+		if (!pf_topo_ring_unused(t, i))
 			rings += t->rings[i].size - 1;
 	for (i = 0; i < t->n_ports; i++) {
 		/* net_af_xdp fills 2048 a queue whatever rxd says (DPDK 22.11, its fill ring). */
@@ -1804,6 +1851,7 @@ topo_load(const char *path, const char *text, size_t len, const struct topo_edit
 	build_rings(t, rings, errs);
 	parse_stage_params(t, ed, errs);
 	propagate_affine(t);
+	mark_flow_picked(t);
 	check_graph(t, wire_errs == 0, errs);
 	load_lcores(t, pf_map_get(root, "lcores"), errs);
 	check_port_use(t, errs);
@@ -1855,7 +1903,7 @@ pf_topo_describe(const struct pf_topo *t, FILE *out)
 	for (i = 0; i < t->n_rings; i++)
 		fprintf(out, "  ring %-24s size %-6u burst %u%s\n", t->rings[i].name,
 			t->rings[i].size, t->rings[i].burst,
-			ring_unused(t, i) ? "  (unused: affine)" : "");
+			pf_topo_ring_unused(t, i) ? "  (unused: same instance)" : "");
 	if (t->backpressure)
 		fprintf(out, "  lossless: runtime.backpressure (stages take only what their rings hold)\n");
 	for (i = 0; i < t->n_lcores; i++) {

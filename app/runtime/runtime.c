@@ -126,8 +126,9 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 		if (to == PF_NONE)
 			continue;
 		n_inst = rt->topo->stages[to].n_instances;
-		if (n_inst <= 1 || (sc->affine && n_inst == sc->n_instances)) {
-			/* Affine: this instance's queue already holds whole flows. */
+		if (n_inst <= 1 || pf_topo_same_instance_edge(rt->topo, s, to)) {
+			/* Affine: this instance's queue already holds whole flows; or
+			 * flow-picked: the hash would pick this instance again. */
 			if (n_inst > 1)
 				to = (uint16_t)(to + sc->instance);
 			rs->out[e] = &rt->rings[pf_topo_ring_index(rt->topo, s, to)];
@@ -144,8 +145,9 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 			out_add(rs, rs->fan[e]->ring[k]);
 		}
 	}
+	/* A ring that never carries is not polled, nor waited for (direct.h). */
 	for (r = 0; r < rt->n_rings; r++)
-		if (rt->rings[r].conf->to == s)
+		if (rt->rings[r].conf->to == s && !pf_topo_ring_unused(rt->topo, r))
 			rs->in[rs->n_in++] = &rt->rings[r];
 	return 0;
 }

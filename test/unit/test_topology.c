@@ -90,6 +90,7 @@ static const char *const bad_fixtures[] = {
 static const char *const ok_fixtures[] = {
 	"ok_full.yaml",
 	"ok_instances.yaml",
+	"ok_flow_picked.yaml",
 	"ok_minimal.yaml",
 	"ok_yaml_names.yaml",
 };
@@ -324,6 +325,55 @@ ring_of(const struct pf_topo *t, const char *from, const char *to)
 
 	assert_true(f >= 0 && d >= 0);
 	return pf_topo_ring_index(t, (uint16_t)f, (uint16_t)d);
+}
+
+/* Ring @p from -> @p to: carries (1) or never (0, pf_topo_ring_unused). */
+static int
+ring_used(const struct pf_topo *t, const char *from, const char *to)
+{
+	int r = ring_of(t, from, to);
+
+	assert_true(r >= 0);
+	return !pf_topo_ring_unused(t, (uint16_t)r);
+}
+
+/*
+ * A stage whose every input fans out by flow hash, and which keeps the flow
+ * key, sends instance k to instance k (no second hash); a stage that builds
+ * packets fans out again; an affine input makes a stage affine or, mixed
+ * with a hashed one, neither (ok_flow_picked.yaml).
+ */
+static void
+test_flow_picked(void **state)
+{
+	struct pf_topo *t = load_ok("ok_flow_picked.yaml");
+	const struct pf_stage_conf *lpm = &t->stages[pf_topo_group_index(t, "lpm")];
+	const struct pf_stage_conf *icmp = &t->stages[pf_topo_group_index(t, "icmp")];
+	const struct pf_stage_conf *a = &t->stages[pf_topo_group_index(t, "a")];
+	const struct pf_stage_conf *m = &t->stages[pf_topo_group_index(t, "m")];
+	const struct pf_stage_conf *rx = &t->stages[pf_topo_group_index(t, "rx")];
+
+	assert_true(lpm->flow_picked && !lpm->affine);
+	assert_false(rx->flow_picked);                  /* a source: its queue, not the hash */
+	assert_true(icmp->flow_picked);                 /* fed straight from lpm.k */
+	assert_true(a->affine && !a->flow_picked);
+	assert_false(m->affine || m->flow_picked);
+	/* The fan-out itself: both ways. */
+	assert_true(ring_used(t, "rx.0", "lpm.1") && ring_used(t, "rx.1", "lpm.0"));
+	/* lpm keeps the key: instance k to instance k, on every edge. */
+	assert_true(pf_topo_same_instance_edge(t, (uint16_t)pf_topo_stage_index(t, "lpm.1"),
+					       (uint16_t)pf_topo_stage_index(t, "tx.0")));
+	assert_true(ring_used(t, "lpm.0", "tx.0") && ring_used(t, "lpm.1", "icmp.1"));
+	assert_false(ring_used(t, "lpm.0", "tx.1") || ring_used(t, "lpm.1", "tx.0"));
+	assert_false(ring_used(t, "lpm.0", "icmp.1") || ring_used(t, "lpm.1", "icmp.0"));
+	/* icmp builds its errors: they hash apart, so it fans out. */
+	assert_false(pf_topo_same_instance_edge(t, (uint16_t)pf_topo_stage_index(t, "icmp.0"),
+						(uint16_t)pf_topo_stage_index(t, "tx.0")));
+	assert_true(ring_used(t, "icmp.0", "tx.1") && ring_used(t, "icmp.1", "tx.0"));
+	/* Affine: as before. Mixed affine and hashed inputs: m fans out. */
+	assert_false(ring_used(t, "a.0", "m.1"));
+	assert_true(ring_used(t, "m.0", "tx.1") && ring_used(t, "m.1", "tx.0"));
+	pf_topo_free(t);
 }
 
 /* instances: N expands into N confs "<name>.k", with a ring per instance pair. */
@@ -636,6 +686,7 @@ main(void)
 		cmocka_unit_test(test_ok_full_values),
 		cmocka_unit_test(test_ok_minimal_defaults),
 		cmocka_unit_test(test_ok_instances),
+		cmocka_unit_test(test_flow_picked),
 		cmocka_unit_test(test_ok_yaml_names),
 		cmocka_unit_test(test_stage_env),
 		cmocka_unit_test(test_file_size_limit),
