@@ -219,6 +219,27 @@ fan_send(struct pf_rt_stage *rs, const struct pf_rt_fan *f, struct rte_mbuf **pk
 	uint8_t inst[PF_BURST_MAX];
 
 	pf_flow_pick_burst(pkts, n, f->n, inst);
+	if (f->n == 2) {
+		/* Two instances (the common case): both lists at once, no counting
+		 * pass and no counters in memory; each keeps the burst order. */
+		struct rte_mbuf **one = sorted + PF_BURST_MAX / 2;
+		uint16_t n0 = 0, n1 = 0;
+
+		if (unlikely(n > PF_BURST_MAX / 2))
+			goto any_n;
+		for (i = 0; i < n; i++) {
+			sorted[n0] = pkts[i];
+			one[n1] = pkts[i];
+			n0 += inst[i] == 0;
+			n1 += inst[i] != 0;
+		}
+		if (n0 != 0)
+			t = edge_send(rs, f->ring[0], sorted, n0, me, t);
+		if (n1 != 0)
+			t = edge_send(rs, f->ring[1], one, n1, me, t);
+		return t;
+	}
+any_n:
 	for (i = 0; i < n; i++)
 		cnt[inst[i]]++;
 	for (k = 0; k < f->n; k++) {

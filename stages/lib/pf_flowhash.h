@@ -58,13 +58,14 @@ pf_flow_pair(uint64_t a, uint64_t b, uint64_t extra)
 static inline uint64_t
 pf_flow_l4(const uint8_t *l4, uint32_t avail, uint8_t proto)
 {
-	uint16_t a, b;
+	uint32_t w;
 
 	if ((proto != IPPROTO_TCP && proto != IPPROTO_UDP) || avail < 4)
 		return proto;
-	a = (uint16_t)(l4[0] << 8 | l4[1]);
-	b = (uint16_t)(l4[2] << 8 | l4[3]);
-	return (uint64_t)proto << 32 | (uint32_t)(a < b ? a : b) << 16 | (a < b ? b : a);
+	/* One load: w = sport << 16 | dport; the pair sorted is w or w rotated. */
+	memcpy(&w, l4, 4);
+	w = rte_be_to_cpu_32(w);
+	return (uint64_t)proto << 32 | ((w >> 16) < (w & 0xffff) ? w : w << 16 | w >> 16);
 }
 
 /** Symmetric 32-bit flow hash of one packet (see the file comment). */
@@ -80,16 +81,20 @@ pf_flow_hash(struct rte_mbuf *m)
 
 	if (md->cls == PF_CLASS_IPV4 && l3 >= 20 && len >= l2 + l3) {
 		const uint8_t *ip = d + l2;
-		uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]), avail = len - l2 - l3;
+		uint16_t tot16, frag;
+		uint32_t tot, avail = len - l2 - l3;
 
-		if (tot >= l3 && tot - l3 < avail)
-			avail = tot - l3;
 		/* Whole-width loads: a narrower copy into a wider variable stalls
 		 * store forwarding (tens of cycles per packet). */
+		memcpy(&tot16, ip + 2, 2);
+		memcpy(&frag, ip + 6, 2);
 		memcpy(&a, ip + 12, 4);
 		memcpy(&b, ip + 16, 4);
+		tot = rte_be_to_cpu_16(tot16);
+		if (tot >= l3 && tot - l3 < avail)
+			avail = tot - l3;
 		/* Non-first fragments carry no ports. */
-		x = (md->flags & PF_META_IP_NONFIRST) || (ip[6] & 0x1f) != 0 || ip[7] != 0 ?
+		x = (md->flags & PF_META_IP_NONFIRST) || (frag & rte_cpu_to_be_16(0x1fff)) != 0 ?
 			ip[9] : pf_flow_l4(ip + l3, avail, ip[9]);
 		return (uint32_t)(pf_flow_pair(a, b, x) >> 32);
 	}

@@ -27,6 +27,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "pf_flowhash.h"
 #include "pf_log.h"
 #include "pf_test.h"
 #include "rt_internal.h"
@@ -1115,6 +1116,68 @@ test_direct_beside_ring(void **state)
 	rt_free(rt);
 }
 
+static const char fan2[] =
+	"stages:\n"
+	"  tick1: { type: t_tick }\n"
+	"  src: { type: t_src, next: mid }\n"
+	"  mid: { type: t_mid, instances: %u, next: sink }\n"
+	"  sink: { type: t_sink }\n"
+	"lcores:\n"
+	"  1: [tick1, src, %s, sink]\n";
+
+/*
+ * An edge to a stage with instances: each packet goes to the instance its
+ * flow hash picks, each instance gets its packets in burst order, direct on
+ * its own lcore; 2 instances (fan_send's two-list path) and 3 (the counting
+ * sort), bursts of 1, 31 and 128 packets.
+ */
+static void
+test_fan_instances(void **state)
+{
+	static const char *const maps[] = { [2] = "mid.0, mid.1", [3] = "mid.0, mid.1, mid.2" };
+	static const uint16_t sizes[] = { 1, 31, 128 };
+	unsigned int n_inst, z, k;
+
+	for (n_inst = 2; n_inst <= 3; n_inst++) {
+		char body[512];
+		struct pf_runtime *rt;
+		uint32_t first = 0, want[3] = { 0 };
+
+		snprintf(body, sizeof(body), fan2, n_inst, maps[n_inst]);
+		rt = rt_build("", body);
+		for (z = 0; z < RTE_DIM(sizes); z++) {
+			run_from(rt, "src", first, sizes[z]);
+			first += sizes[z];
+		}
+		/* The model: the same packets, hashed one by one. */
+		for (k = 0; k < first; k++) {
+			struct rte_mbuf *m = mk(k, 0);
+
+			want[pf_flow_pick(pf_flow_hash(m), n_inst)]++;
+			rte_pktmbuf_free(m);
+		}
+		for (k = 0; k < n_inst; k++) {
+			char name[8];
+			const struct fake *f;
+			uint32_t i;
+
+			snprintf(name, sizeof(name), "mid.%u", k);
+			f = fake_of(rt, name);
+			assert_int_equal(f->n, want[k]);
+			assert_int_equal(f->misorder, 0);
+			assert_int_equal(ring_of(rt, "src", name)->direct, want[k]);
+			for (i = 0; i < f->n && i < LOG_MAX; i++) {
+				struct rte_mbuf *m = mk(f->log[i].seq, 0);
+
+				assert_int_equal(pf_flow_pick(pf_flow_hash(m), n_inst), k);
+				rte_pktmbuf_free(m);
+			}
+		}
+		assert_int_equal(fake_of(rt, "sink")->n, first);
+		rt_free(rt);
+	}
+}
+
 static const char fused3_slow[] =
 	"stages:\n"
 	"  tick1: { type: t_tick }\n"
@@ -1416,6 +1479,7 @@ main(void)
 		cmocka_unit_test_teardown(test_direct, teardown),
 		cmocka_unit_test_teardown(test_ring, teardown),
 		cmocka_unit_test_teardown(test_direct_beside_ring, teardown),
+		cmocka_unit_test_teardown(test_fan_instances, teardown),
 		cmocka_unit_test_teardown(test_time_preempted, teardown),
 		cmocka_unit_test_teardown(test_mixed, teardown),
 		cmocka_unit_test_teardown(test_expand, teardown),
