@@ -17,6 +17,10 @@ round (A B C D A B C D ...) so that the shared machine's load hits all alike:
   split    two independent pipelines rx0(q0)->lpm0->tx0, rx1(q1)->lpm1->tx1
            (no crossing: the upper bound of an instance-affine edge)
 
+The planner (--cpu, telemetry on): /pipefwd/plan,cores=2,rss=1 on the `one`
+run predicts `rss-affine` (the `affine` layout) and `rss-fanout` (`inst`)
+from that run's costs; printed beside the measurements, medians of the rounds.
+
 Rate: pipefwd's own totals.tx over the run (-j), median of the rounds. And
 per CPU second (--cpu): the packets sent over the middle half of the run
 divided by the CPU time the workers had then (/proc/PID/task/TID/schedstat),
@@ -99,10 +103,17 @@ def run(pipefwd, tmp, name, nq, secs, pcap, cpu=False):
                           "--file-prefix=" + prefix],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rate = lost = None
+    plan = {}
     if cpu:
         time.sleep(1.0)         # start-up: EAL, ports; -d counts from forwarding
         try:
             rate, lost = cpu_rate(p.pid, prefix, secs)
+            if name == "one":
+                pl = bench.telemetry(prefix, "/pipefwd/plan,cores=2,rss=1,window=%g" %
+                                     max(secs / 2.0, 0.5), timeout=5.0)["/pipefwd/plan"]
+                for lay in pl.get("layouts", {}).values():
+                    if lay["lcores"] == 2 and lay["kind"] in ("rss-affine", "rss-fanout"):
+                        plan[lay["kind"]] = lay["kpps"] / 1000.0
         except (OSError, ValueError, KeyError):
             rate = None
     if p.wait() != 0:
@@ -114,7 +125,7 @@ def run(pipefwd, tmp, name, nq, secs, pcap, cpu=False):
         st = json.load(f)
     tx = st["totals"]["tx"]
     cyc = {k: v.get("cycles_per_packet", 0) for k, v in st["stages"].items()}
-    return tx / secs / 1e6, cyc, rate, lost
+    return tx / secs / 1e6, cyc, rate, lost, plan
 
 
 def main():
@@ -135,9 +146,12 @@ def main():
     res = {k: [] for k in LAYOUTS}
     per_cpu = {k: [] for k in LAYOUTS}
     cycles = {}
+    plans = {"rss-affine": [], "rss-fanout": []}
     for r in range(args.rounds):
         for name, (nq, _) in LAYOUTS.items():
-            mpps, cyc, rate, lost = run(pipefwd, tmp, name, nq, args.secs, pcap, args.cpu)
+            mpps, cyc, rate, lost, plan = run(pipefwd, tmp, name, nq, args.secs, pcap, args.cpu)
+            for k, v in plan.items():
+                plans[k].append(v)
             res[name].append(mpps)
             if rate:
                 per_cpu[name].append(rate)
@@ -156,6 +170,12 @@ def main():
                "" if not c or not one_cpu else "; per CPU second %.2f (%s) %.2fx one" % (
                    c, " ".join("%.2f" % x for x in per_cpu[name]), c / one_cpu),
                " ".join("%s=%.0f" % kv for kv in sorted(cycles[name].items()))))
+    for kind, name in (("rss-affine", "affine"), ("rss-fanout", "inst")):
+        if plans[kind] and res[name]:
+            pred, m = statistics.median(plans[kind]), statistics.median(res[name])
+            print("planner %-10s from one's run %.2f Mpps (%s), %s measured %.2f: %+.0f %%" % (
+                kind, pred, " ".join("%.2f" % x for x in plans[kind]), name, m,
+                100.0 * (pred - m) / m))
     subprocess.run(["rm", "-rf", tmp])
 
 

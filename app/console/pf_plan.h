@@ -25,7 +25,8 @@
  *   rss affine N  N copies of the fused pipeline, one rx queue each (RSS),
  *                 affine: nothing crosses (needs a port that spreads flows);
  *   rss fanout N  the same without affine: the first edge after rx hashes each
- *                 packet to an instance, (N-1)/N of them on another lcore;
+ *                 packet to an instance (`fan` per packet), (N-1)/N of them
+ *                 on another lcore;
  *   fanout N      one rx (one queue, no RSS) on its own lcore, the rest as
  *                 N-1 instances fed by flow hash (needs stages that may run as
  *                 instances: not a single-writer stage); N >= 3 (with 2 it is
@@ -68,6 +69,13 @@ struct pf_plan_input {
 	 * header, metadata and frame lines), timed in io_cycles, not a stage.
 	 */
 	double recycle;
+	/**
+	 * Per packet an edge to instances sends by flow hash, on the producer's
+	 * lcore: the hash and the per-instance lists (edge.c fan_send), and the
+	 * half bursts after it. Paid once per packet: later edges keep the
+	 * instance the hash picked (docs/architecture.md, "Instances").
+	 */
+	double fan;
 	uint16_t cores;             /**< worker lcores available (>= 1) */
 	bool rss;                   /**< the sources' ports can spread flows over rx queues */
 	bool all_splits;            /**< every cut of each k, not only the best (a bench's split) */

@@ -198,7 +198,7 @@ pf_plan(const struct pf_plan_input *in, struct pf_plan_layout *out, int max)
 			l.kind = PF_PLAN_RSS_FANOUT;
 			l.lcores = k;
 			l.copies = k;
-			finish(in, &l, (fused + (double)(k - 1) / k * f0 *
+			finish(in, &l, (fused + f0 * in->fan + (double)(k - 1) / k * f0 *
 					(in->handoff_prod + in->recycle + in->handoff_cons)) / k);
 			if (n < max)
 				out[n++] = l;
@@ -206,7 +206,7 @@ pf_plan(const struct pf_plan_input *in, struct pf_plan_layout *out, int max)
 		/* With two lcores it is the split "sources | the rest": listed as that. */
 		if (replicable && rest > 0 && k > 2) {
 			/* rx alone, the rest shared by k-1 instances, all of it crossing. */
-			double a = rx + (in->handoff_prod + in->recycle) * f0;
+			double a = rx + (in->handoff_prod + in->recycle + in->fan) * f0;
 			double b = (rest + in->handoff_cons * f0) / (k - 1);
 
 			memset(&l, 0, sizeof(l));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * /pipefwd/plan[,cores=N][,handoff=C][,recycle=C][,rss=0|1][,window=S][,all=1]: Mpps of
+ * /pipefwd/plan[,cores=N][,handoff=C][,recycle=C][,fan=C][,rss=0|1][,window=S][,all=1]: Mpps of
  * candidate layouts of the running pipeline (app/console/pf_plan.h), from what
  * it measured over the window: each stage's cycles per packet (the hand-off
  * of every edge that crosses lcores now taken out), the packets each stage
@@ -8,7 +8,8 @@
  * io_cycles, timed apart from the stages), and the hand-off cost per
  * cross-lcore edge (C, default PF_HANDOFF_CYCLES_DEFAULT: measured on this
  * machine, docs/scaling.md), and the recycling a source's lcore pays for
- * packets that leave it (PF_HANDOFF_RECYCLE_DEFAULT). Instances of a stage count as one stage. all=1
+ * packets that leave it (PF_HANDOFF_RECYCLE_DEFAULT), and the flow-hash fan-out's cost
+ * per packet it sends (PF_FAN_CYCLES_DEFAULT). Instances of a stage count as one stage. all=1
  * lists every split, not only the best of each size (the bench looks up its own).
  */
 #include <errno.h>
@@ -183,7 +184,7 @@ overflow_back(struct plan_ctx *c, const double *drops, double *scale)
 
 static int
 build(const struct pf_runtime *rt, struct plan_ctx *c, double handoff, double recycle,
-      double window)
+      double fan, double window)
 {
 	double cyc[PF_MAX_STAGES], drops[PF_PLAN_MAX_STAGES] = { 0 };
 	double scale[PF_PLAN_MAX_STAGES];
@@ -202,6 +203,7 @@ build(const struct pf_runtime *rt, struct plan_ctx *c, double handoff, double re
 	in->handoff_prod = handoff * PF_HANDOFF_PROD_SHARE;
 	in->handoff_cons = handoff - in->handoff_prod;
 	in->recycle = recycle;
+	in->fan = fan;
 	for (i = 0; i < rt->n_stages; i++) {
 		cyc[i] = c->w.cycles[i];
 		if (rt->rts[i].kind & PF_RT_KIND_SOURCE)
@@ -221,6 +223,10 @@ build(const struct pf_runtime *rt, struct plan_ctx *c, double handoff, double re
 	for (r = 0; r < rt->n_rings; r++) {
 		const struct pf_ring_conf *rc_ = rt->rings[r].conf;
 
+		/* A fan-out edge (hashed per packet): its hash and lists are not the stage's. */
+		if (rt->topo->stages[rc_->to].n_instances > 1 &&
+		    !pf_topo_same_instance_edge(rt->topo, rc_->from, rc_->to))
+			cyc[rc_->from] -= fan * c->w.ring_pkts[r];
 		if (rt->rts[rc_->from].owner == rt->rts[rc_->to].owner)
 			continue;
 		cyc[rc_->from] -= in->handoff_prod * c->w.ring_pkts[r];
@@ -326,7 +332,7 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	static struct pf_plan_layout out[PF_PLAN_MAX_LAYOUTS];
 	const struct pf_runtime *rt = con->rt;
 	double handoff = PF_HANDOFF_CYCLES_DEFAULT, window = PF_REBALANCE_WINDOW_DEFAULT, v;
-	double recycle = PF_HANDOFF_RECYCLE_DEFAULT;
+	double recycle = PF_HANDOFF_RECYCLE_DEFAULT, fan = PF_FAN_CYCLES_DEFAULT;
 	double cores = rt->n_lcores, load[PF_PLAN_MAX_STAGES];
 	char buf[128], *save = NULL, *tok;
 	int rss = -1, n, i, rc;
@@ -343,6 +349,8 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 			rc = num(tok + 8, 0, 100000, &handoff);
 		else if (strncmp(tok, "recycle=", 8) == 0)
 			rc = num(tok + 8, 0, 100000, &recycle);
+		else if (strncmp(tok, "fan=", 4) == 0)
+			rc = num(tok + 4, 0, 100000, &fan);
 		else if (strncmp(tok, "window=", 7) == 0)
 			rc = num(tok + 7, 0.5, PF_REBALANCE_WINDOW_MAX, &window);
 		else if (strncmp(tok, "rss=", 4) == 0 && num(tok + 4, 0, 1, &v) == 0)
@@ -355,7 +363,7 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 			return rc;
 	}
 	memset(&c, 0, sizeof(c));
-	rc = build(rt, &c, handoff, recycle, window);
+	rc = build(rt, &c, handoff, recycle, fan, window);
 	if (rc == -EAGAIN) {
 		pf_console_error(d, "no packet read in the window: nothing to measure costs by");
 		return 0;
@@ -375,6 +383,7 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	add_x(d, "handoff_cycles_x10", handoff, 10);
 	add_x(d, "handoff_prod_cycles_x10", c.in.handoff_prod, 10);
 	add_x(d, "recycle_cycles_x10", recycle, 10);
+	add_x(d, "fan_cycles_x10", fan, 10);
 	add_x(d, "io_cycles_x10", c.in.io_cycles, 10);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", (uint64_t)c.in.hz);
 	rte_tel_data_add_dict_u64(d, "window_ms", (uint64_t)(c.w.secs * 1000));
@@ -430,7 +439,7 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 }
 
 const struct pf_cmd pf_plan_cmds[] = {
-	{ "/pipefwd/plan", "pipefwd layout plan. Params: [cores=N][,handoff=C][,recycle=C][,rss=0|1][,window=S][,all=1]",
+	{ "/pipefwd/plan", "pipefwd layout plan. Params: [cores=N][,handoff=C][,recycle=C][,fan=C][,rss=0|1][,window=S][,all=1]",
 	  cmd_plan, false },
 	{ NULL, NULL, NULL, false },
 };

@@ -132,6 +132,16 @@ test_rss(void **state)
 	assert_int_equal(out[0].kind, PF_PLAN_RSS_AFFINE);
 	assert_int_equal(out[0].lcores, 3);
 	assert_float_equal(out[0].mpps, HZ / (85.0 / 3) / 1e6, EPS);
+	/*
+	 * The hash and lists of a fan-out, 20 a packet, once per packet on the
+	 * lcore that reads it: (85 + 20 + 45 / 2) / 2 = 63.75; from one rx,
+	 * max(43 + 15 + 20, (42 + 30) / 2) = 78. Affine copies do not hash.
+	 */
+	in.fan = 20;
+	n = pf_plan(&in, out, PF_PLAN_MAX_LAYOUTS);
+	assert_float_equal(find(out, n, PF_PLAN_RSS_FANOUT, 2)->busiest, 63.75, EPS);
+	assert_float_equal(find(out, n, PF_PLAN_FANOUT, 3)->busiest, 78, EPS);
+	assert_float_equal(find(out, n, PF_PLAN_RSS_AFFINE, 2)->busiest, 42.5, EPS);
 }
 
 /*
