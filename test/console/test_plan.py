@@ -222,7 +222,7 @@ def main():
             rc, out = ctl(prefix, "plan", "--cores", "2", "--window", "2")
             if rc != 0 or "warning: full rings dropped" not in out:
                 errors.append("plan text should warn of the overflow: rc %d: %s" % (rc, out))
-        for bad in (["--cores", "0"], ["--handoff", "nan"], ["--recycle", "-1"]):
+        for bad in (["--cores", "0"], ["--handoff", "nan"], ["--recycle", "-1"], ["--fan", "inf"]):
             rc, out = ctl(prefix, "plan", *bad)
             if rc == 0 or "Traceback" in out:
                 errors.append("plan %s not refused cleanly: rc %d: %s" % (" ".join(bad), rc, out))
