@@ -73,7 +73,10 @@ lat_ring_check(struct pf_rt_ring *r, uint32_t c, uint16_t n)
  * A burst from each of @p rs's input rings. Out of line: on one lcore the
  * rings of direct edges stay empty and the pass does not come here. Once
  * every ring is empty and every producer runs on this lcore, the rings
- * need no more polling (direct.h).
+ * need no more polling (direct.h). A timed pass charges the dequeue and
+ * the prefetch to @p rs: they are its side of the hand-off (the ring's
+ * index and slot lines come from the producer's core), which no stage was
+ * charged before and the planner counts on (docs/scaling.md, section 4).
  */
 static __rte_noinline uint16_t
 run_rings(struct pf_rt_stage *rs, int me, bool timed)
@@ -82,6 +85,7 @@ run_rings(struct pf_rt_stage *rs, int me, bool timed)
 	uint16_t i, n, moved = 0;
 	bool settled = true;
 	uint32_t max, c;
+	uint64_t t0;
 
 	for (i = 0; i < rs->n_in; i++) {
 		struct pf_rt_ring *r = rs->in[i];
@@ -93,6 +97,7 @@ run_rings(struct pf_rt_stage *rs, int me, bool timed)
 		max = __atomic_load_n(&r->burst, __ATOMIC_RELAXED);
 		if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
 			max = pf_rt_room(rs, me, max);
+		t0 = timed ? rte_rdtsc() : 0;
 		c = r->ring->cons.head;
 		n = (uint16_t)rte_ring_dequeue_burst(r->ring, (void **)pkts, max, NULL);
 		if (n == 0) {
@@ -105,7 +110,7 @@ run_rings(struct pf_rt_stage *rs, int me, bool timed)
 		r->dequeued += n;
 		if (unlikely(__atomic_load_n(&r->tap, __ATOMIC_RELAXED) != NULL))
 			pf_tap_burst(&r->tap, pkts, n);
-		pf_rt_run_burst(rs, pkts, n, me, timed ? rte_rdtsc() : 0);
+		pf_rt_run_burst(rs, pkts, n, me, t0);
 		moved += n;
 		if (!rte_ring_empty(r->ring))
 			settled = false;
