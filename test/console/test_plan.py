@@ -21,7 +21,10 @@ they cost far more than rx and tx. The plan for 2 cores must:
   (the plan is of the layout's capacity, not of its overflow);
 - refuse bad parameters with a usage error, not a traceback;
 - on two `rss: external` queues with every stage as two instances, offer the
-  RSS layouts (affine first: nothing crosses) and say a split in words.
+  RSS layouts (affine first: nothing crosses) and say a split in words;
+- with two independent pipelines on lcores of their own (no candidate is
+  that layout: every cut crosses), say the running layout is the best by
+  the model and propose no change.
 No timing is asserted: the costs are whatever this machine measured.
 """
 import json
@@ -69,6 +72,59 @@ lcores:
   1: [rx.0, d1.0, tx.0]
   2: [rx.1, d1.1, tx.1]
 """
+
+
+# Two pipelines, each on its own lcore: every contiguous cut of the pipeline
+# order (ra rb da db ta tb) crosses lcores, fused puts both on one.
+TWO = """eal: [--no-huge, -m, "256", --no-pci, --log-level=lib.eal:warning]
+ports:
+  p0: {{ device: "net_pcap0,rx_pcap={d}/in.pcap,infinite_rx=1" }}
+  p1: {{ device: "net_pcap1,rx_pcap={d}/in.pcap,infinite_rx=1" }}
+  p2: {{ device: "net_null0" }}
+  p3: {{ device: "net_null1" }}
+stages:
+  ra: {{ type: rx, ports: [p0], next: da }}
+  rb: {{ type: rx, ports: [p1], next: db }}
+  da: {{ type: delay, us: 20, next: ta }}
+  db: {{ type: delay, us: 20, next: tb }}
+  ta: {{ type: tx, ports: [p2] }}
+  tb: {{ type: tx, ports: [p3] }}
+lcores:
+  1: [ra, da, ta]
+  2: [rb, db, tb]
+"""
+
+
+def two_pipelines(d, errors):
+    """The running layout beats every candidate: no diff is proposed."""
+    topo = d + "/two.yaml"
+    with open(topo, "w") as f:
+        f.write(TWO.format(d=d))
+    prefix = "plan_two_%d" % os.getpid()
+    proc = subprocess.Popen([PIPEFWD, "-q", topo, "--", "--file-prefix=" + prefix],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        plan = None
+        for _ in range(60):
+            time.sleep(0.5)
+            rc, out = ctl(prefix, "--json", "plan", "--cores", "2", "--window", "2")
+            if rc == 0:
+                plan = json.loads(out)
+                if plan.get("measured_kpps", 0) > 0 and plan.get("current_kpps"):
+                    break
+        if not plan or not plan.get("current_kpps"):
+            errors.append("two pipelines: no plan with the running layout: %s" % plan)
+            return
+        best = max(l["kpps"] for l in plan["layouts"].values())
+        if best >= plan["current_kpps"]:
+            errors.append("two pipelines: a candidate (%d kpps) should not beat the running "
+                          "layout (%d kpps): %s" % (best, plan["current_kpps"], plan["layouts"]))
+        rc, out = ctl(prefix, "plan", "--cores", "2", "--window", "2")
+        if rc != 0 or "no change: the layout running now" not in out or "+++" in out:
+            errors.append("two pipelines: plan should propose no change: rc %d: %s" % (rc, out))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
 
 
 def instances(d, errors):
@@ -230,6 +286,7 @@ def main():
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
     instances(d, errors)
+    two_pipelines(d, errors)
     for e in errors:
         print("FAIL:", e)
     if not errors:
