@@ -1066,6 +1066,23 @@ class Bench:
                             stage=sw["stage"], points=points))
         return out
 
+    def run_scaling(self):
+        """Rx on two queues, one lcore against two (scripts/bench_rxq.py's
+        layouts: one, inst, affine, split, alternated), with the planner's
+        rss-affine and rss-fanout predicted from one's runs. Not in the quick
+        set; `--only scaling` runs it alone."""
+        only = set(self.args.only.split(",")) if self.args.only else None
+        if (only and "scaling" not in only) or (self.quick and not only):
+            return None
+        import bench_rxq
+        workers = CPU_MAP[1:]
+        pin = ",".join(["0@%d" % CPU_MAP[0]] + ["%d@%d" % (i + 1, workers[i % len(workers)])
+                                                for i in range(2)])
+        log("bench: scaling (rx on two queues: one lcore, a flow-hash fan-out, affine, two "
+            "pipelines), %d rounds, lcores %s" % (self.rounds, pin))
+        return bench_rxq.measure(self.pipefwd, self.rounds, 4, True, pin=pin,
+                                 log=lambda m: log("  " + m))
+
     def main(self):
         t0 = time.monotonic()
         if not os.access(self.pipefwd, os.X_OK):
@@ -1080,6 +1097,7 @@ class Bench:
             file_prefix=self.prefix)
         results["cases"] = self.run_cases()
         results["sweeps"] = self.run_sweeps()
+        results["scaling"] = self.run_scaling()
         tsc = [p.get("tsc_hz") for r in results["cases"] for p in r.get("pipefwd", {}).values()
                if p.get("tsc_hz")]
         results["tsc_hz"] = tsc[0] if tsc else None
@@ -1158,6 +1176,14 @@ def print_table(res):
     for sw in res["sweeps"]:
         log("sweep %s: %s" % (sw["name"], ", ".join(
             "%s=%s" % (p["value"], fmt(p.get("mpps"))) for p in sw["points"])))
+    sc = res.get("scaling")
+    for name, v in (sc or {}).get("layouts", {}).items():
+        log("scaling %-6s %s Mpps, %s one; per CPU second %s" % (
+            name, fmt(v.get("median")), fmt(v.get("vs_one"), "%.2fx"),
+            fmt(v.get("cpu_vs_one"), "%.2fx one")))
+    for kind, v in (sc or {}).get("planner", {}).items():
+        log("scaling planner %s %s Mpps against %s measured (%s): %+.0f %%" % (
+            kind, fmt(v["median"]), v["layout"], fmt(v["measured"]), v["error_pct"]))
 
 
 from bench_report import report, report_doc  # noqa: E402  (the Markdown and gnuplot half)

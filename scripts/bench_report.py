@@ -478,6 +478,30 @@ def report(res, out, doc=None):
                     f2(v.get("from_pipelined")), err(v.get("from_pipelined"))))
         w("")
 
+    sc = res.get("scaling")
+    if sc and sc.get("layouts"):
+        w("## Rx on two queues: one lcore against two\n")
+        w("scripts/bench_rxq.py's layouts (docs/scaling.md, section 2), %d alternated rounds of "
+          "%d s, lcores %s: `one` reads queue 0 and runs rx, lpm, tx on one lcore; `inst` runs "
+          "every stage as 2 instances, rx.k on queue k, the flow hash sending each packet to "
+          "an lpm instance (half of them cross lcores); `affine` the same with rx `affine: "
+          "true` (nothing crosses); `split` two independent pipelines. The planner predicts "
+          "`rss-affine` and `rss-fanout` from `one`'s run.\n" % (
+              sc["rounds"], sc["secs"], sc.get("pin", "-")))
+        w("| layout | Mpps (median) | vs one | per CPU second | vs one | planner | error | "
+          "stage cycles/packet |")
+        w("|---|---|---|---|---|---|---|---|")
+        plan = {v["layout"]: v for v in sc.get("planner", {}).values()}
+        for name, v in sc["layouts"].items():
+            pl = plan.get(name)
+            w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                name, f2(v.get("median")), f2(v.get("vs_one"), "%.2fx"),
+                f2(v.get("cpu_median")), f2(v.get("cpu_vs_one"), "%.2fx"),
+                f2(pl["median"]) if pl else "-",
+                "%+.0f%%" % pl["error_pct"] if pl else "-",
+                " ".join("%s %.0f" % kv for kv in sorted(v.get("cycles", {}).items()))))
+        w("")
+
     sweeps = {s["name"]: s for s in res.get("sweeps", [])}
     if "burst" in sweeps:
         sw = sweeps["burst"]

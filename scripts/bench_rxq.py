@@ -42,9 +42,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (traffic generator)
 
+# The main lcore on CPU 0, the workers on 1 and 0 (bench.py's default CPU map
+# on two CPUs; `make bench CPUS=...` passes its own).
+PIN = "0@0,1@1,2@0"
 HEAD = """\
 eal: [--no-huge, -m, "1024", --no-pci, --log-level=lib.eal:warning,{tel}
-      "--lcores=0@0,1@1,2@0"]
+      "--lcores={pin}"]
 ports:
   p0: {{ device: "{dev}", mac: "02:00:00:00:00:10", rss: external }}
   p1: {{ device: "net_null0,no-rx=1" }}
@@ -92,12 +95,13 @@ def cpu_rate(pid, prefix, secs):
     return tx / (sum(ns) / 1e9) * len(ns) / 1e6, drop / (tx + drop)
 
 
-def run(pipefwd, tmp, name, nq, secs, pcap, cpu=False):
+def run(pipefwd, tmp, name, nq, secs, pcap, cpu=False, pin=PIN):
     dev = "net_pcap0," + ",".join("rx_pcap=%s" % pcap for _ in range(nq)) + ",infinite_rx=1"
     topo = os.path.join(tmp, name + ".yaml")
     js = os.path.join(tmp, name + ".json")
     with open(topo, "w") as f:
-        f.write(HEAD.format(dev=dev, tel="" if cpu else " --no-telemetry,") + LAYOUTS[name][1])
+        f.write(HEAD.format(dev=dev, tel="" if cpu else " --no-telemetry,", pin=pin) +
+                LAYOUTS[name][1])
     prefix = "rxq%d_%s" % (os.getpid(), name)
     p = subprocess.Popen([pipefwd, "-q", "-d", str(secs), "-j", js, topo, "--",
                           "--file-prefix=" + prefix],
@@ -128,18 +132,12 @@ def run(pipefwd, tmp, name, nq, secs, pcap, cpu=False):
     return tx / secs / 1e6, cyc, rate, lost, plan
 
 
-def main():
+def measure(pipefwd, rounds, secs, cpu, pin=PIN, log=print):
+    """Every layout, alternated round by round; medians, cycles, and the
+    planner's rss-affine/rss-fanout from `one`'s runs beside affine/inst."""
     # Benchmarks measure polling lcores, as the peers poll: no idle sleep
     # (runtime.idle_sleep_us) inherited from a test harness's environment.
     os.environ.pop("PIPEFWD_IDLE_SLEEP_US", None)
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("build")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--secs", type=int, default=4)
-    ap.add_argument("--cpu", action="store_true",
-                    help="also the rate per CPU second (telemetry on)")
-    args = ap.parse_args()
-    pipefwd = os.path.join(args.build, "app/pipefwd")
     tmp = tempfile.mkdtemp(prefix="pf-rxq-")
     pcap = os.path.join(tmp, "64B.pcap")
     bench.write_pcap(pcap, bench.gen_traffic("64B"))
@@ -147,36 +145,56 @@ def main():
     per_cpu = {k: [] for k in LAYOUTS}
     cycles = {}
     plans = {"rss-affine": [], "rss-fanout": []}
-    for r in range(args.rounds):
-        for name, (nq, _) in LAYOUTS.items():
-            mpps, cyc, rate, lost, plan = run(pipefwd, tmp, name, nq, args.secs, pcap, args.cpu)
-            for k, v in plan.items():
-                plans[k].append(v)
-            res[name].append(mpps)
-            if rate:
-                per_cpu[name].append(rate)
-            cycles[name] = cyc
-            print("round %d %-6s %.2f Mpps%s" % (
-                r + 1, name, mpps, "" if rate is None else
-                ", %.2f per CPU second (%.1f %% dropped: full rings)" % (rate, 100 * lost)),
-                flush=True)
+    try:
+        for r in range(rounds):
+            for name, (nq, _) in LAYOUTS.items():
+                mpps, cyc, rate, lost, plan = run(pipefwd, tmp, name, nq, secs, pcap, cpu, pin)
+                for k, v in plan.items():
+                    plans[k].append(v)
+                res[name].append(mpps)
+                if rate:
+                    per_cpu[name].append(rate)
+                cycles[name] = cyc
+                log("round %d %-6s %.2f Mpps%s" % (
+                    r + 1, name, mpps, "" if rate is None else
+                    ", %.2f per CPU second (%.1f %% dropped: full rings)" % (rate, 100 * lost)))
+    finally:
+        subprocess.run(["rm", "-rf", tmp])
+    out = dict(rounds=rounds, secs=secs, pin=pin, layouts={}, planner={})
     one = statistics.median(res["one"])
     one_cpu = statistics.median(per_cpu["one"]) if per_cpu["one"] else None
     for name, xs in res.items():
         m = statistics.median(xs)
         c = statistics.median(per_cpu[name]) if per_cpu[name] else None
-        print("%-6s median %.2f Mpps (%s) %.2fx one%s; cycles/pkt %s" %
-              (name, m, " ".join("%.2f" % x for x in xs), m / one,
-               "" if not c or not one_cpu else "; per CPU second %.2f (%s) %.2fx one" % (
-                   c, " ".join("%.2f" % x for x in per_cpu[name]), c / one_cpu),
-               " ".join("%s=%.0f" % kv for kv in sorted(cycles[name].items()))))
+        out["layouts"][name] = dict(mpps=xs, median=m, vs_one=m / one, cpu=per_cpu[name],
+                                    cpu_median=c, cpu_vs_one=c / one_cpu if c and one_cpu
+                                    else None, cycles=cycles[name])
+        log("%-6s median %.2f Mpps (%s) %.2fx one%s; cycles/pkt %s" %
+            (name, m, " ".join("%.2f" % x for x in xs), m / one,
+             "" if not c or not one_cpu else "; per CPU second %.2f (%s) %.2fx one" % (
+                 c, " ".join("%.2f" % x for x in per_cpu[name]), c / one_cpu),
+             " ".join("%s=%.0f" % kv for kv in sorted(cycles[name].items()))))
     for kind, name in (("rss-affine", "affine"), ("rss-fanout", "inst")):
         if plans[kind] and res[name]:
             pred, m = statistics.median(plans[kind]), statistics.median(res[name])
-            print("planner %-10s from one's run %.2f Mpps (%s), %s measured %.2f: %+.0f %%" % (
+            out["planner"][kind] = dict(layout=name, predicted=plans[kind], median=pred,
+                                        measured=m, error_pct=100.0 * (pred - m) / m)
+            log("planner %-10s from one's run %.2f Mpps (%s), %s measured %.2f: %+.0f %%" % (
                 kind, pred, " ".join("%.2f" % x for x in plans[kind]), name, m,
                 100.0 * (pred - m) / m))
-    subprocess.run(["rm", "-rf", tmp])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--secs", type=int, default=4)
+    ap.add_argument("--cpu", action="store_true",
+                    help="also the rate per CPU second (telemetry on)")
+    args = ap.parse_args()
+    measure(os.path.join(args.build, "app/pipefwd"), args.rounds, args.secs, args.cpu,
+            log=lambda m: print(m, flush=True))
 
 
 if __name__ == "__main__":
