@@ -228,13 +228,18 @@ def check_order(got, errors):
 
 
 def check_affine(rings, errors):
-    """rx.k -> lpm.k carried the traffic; the crossed pairs carried nothing."""
+    """rx.k -> lpm.k carried the traffic, handed over directly on their lcore
+    (no ring: the crossed pairs' rings never carry, so nothing is polled);
+    the crossed pairs carried nothing."""
     def moved(name):
         r = rings.get(name, {})
         return r.get("enqueued", 0) + r.get("direct", 0)
     for k in (0, 1):
         if moved("rx.%d->lpm.%d" % (k, k)) == 0:
             errors.append("affine: rx.%d->lpm.%d carried nothing" % (k, k))
+        if rings.get("rx.%d->lpm.%d" % (k, k), {}).get("enqueued", 0) != 0:
+            errors.append("affine: rx.%d->lpm.%d went through its ring (%d packets), not "
+                          "direct on one lcore" % (k, k, rings["rx.%d->lpm.%d" % (k, k)]["enqueued"]))
         if moved("rx.%d->lpm.%d" % (k, 1 - k)) != 0:
             errors.append("affine: rx.%d->lpm.%d carried %d packets" %
                           (k, 1 - k, moved("rx.%d->lpm.%d" % (k, 1 - k))))
