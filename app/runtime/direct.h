@@ -100,8 +100,8 @@ pf_rt_owns(const struct pf_rt_stage *rs, int me, bool acq)
  * is empty nothing this stage sent before is queued for a direct burst to
  * overtake; and @p to runs on this thread, between bursts here. The owner
  * alone does not do: a ring that still drains after a move must keep its
- * order (test_rings_maybe). Packets of other producers keep their own
- * order on their own rings, as they do today.
+ * order (test_rings_maybe). Packets of other producers keep their order
+ * on their own rings (test_direct_beside_ring).
  */
 static __rte_always_inline bool
 pf_rt_edge_direct_ok(const struct pf_rt_ring *r, const struct pf_rt_stage *to, int me)

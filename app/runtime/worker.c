@@ -76,7 +76,8 @@ lat_ring_check(struct pf_rt_ring *r, uint32_t c, uint16_t n)
  * need no more polling (direct.h). A timed pass charges the dequeue and
  * the prefetch to @p rs: they are its side of the hand-off (the ring's
  * index and slot lines come from the producer's core), which no stage was
- * charged before and the planner counts on (docs/scaling.md, section 4).
+ * charged before and the planner counts on (docs/scaling.md, section 6,
+ * "The crossing re-measured").
  */
 static __rte_noinline uint16_t
 run_rings(struct pf_rt_stage *rs, int me, bool timed)
