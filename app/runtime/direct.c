@@ -41,6 +41,41 @@ pf_rt_rings_maybe_start(struct pf_runtime *rt)
 }
 
 void
+pf_rt_recycle_start(struct pf_runtime *rt)
+{
+	int owner[PF_MAX_STAGES];
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		owner[i] = rt->rts[i].owner;
+	pf_rt_recycle_mark(rt, owner);
+}
+
+void
+pf_rt_recycle_mark(struct pf_runtime *rt, const int *want)
+{
+	uint16_t i, k, s;
+
+	for (i = 0; i < rt->n_lcores; i++) {
+		struct pf_rt_lcore *lc = &rt->lcores[i];
+		uint8_t cross = 0;
+
+		for (s = 0; s < rt->n_stages && !cross; s++) {
+			const struct pf_rt_stage *rs = &rt->rts[s];
+
+			if (want[s] != (int)lc->id)
+				continue;
+			/* in[] holds the rings that can carry (runtime.c), out rings too. */
+			for (k = 0; k < rs->n_in && !cross; k++)
+				cross = want[rs->in[k]->from - rt->rts] != (int)lc->id;
+			for (k = 0; k < rs->n_out && !cross; k++)
+				cross = want[rs->outs[k]->to - rt->rts] != (int)lc->id;
+		}
+		__atomic_store_n(&lc->recycled, cross, __ATOMIC_RELAXED);
+	}
+}
+
+void
 pf_rt_rings_maybe_mark(struct pf_runtime *rt, const int *want)
 {
 	uint16_t i;

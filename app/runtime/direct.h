@@ -160,5 +160,14 @@ void pf_rt_rings_maybe_start(struct pf_runtime *rt);
  * rings may fill from another lcore or hold what was sent while it moved.
  */
 void pf_rt_rings_maybe_mark(struct pf_runtime *rt, const int *want);
+/*
+ * Control thread, at start and in a hand-over: which lcores exchange packets
+ * with another (pf_rt_lcore.recycled) once every stage s runs on @p want[s].
+ * Not part of the direct-or-ring protocol: a late or early flag costs a few
+ * prefetches or misses them, never a packet.
+ */
+void pf_rt_recycle_mark(struct pf_runtime *rt, const int *want);
+/* The same at start, from the stages' owners (after the lcores are set up). */
+void pf_rt_recycle_start(struct pf_runtime *rt);
 
 #endif /* PF_RT_DIRECT_H */

@@ -146,6 +146,7 @@ pf_runtime_apply_lcore_map(struct pf_runtime *rt, const struct pf_topo *topo)
 	 *    so no clear decided before the move lands after it (direct.h).
 	 *    Then hand each moved stage to its new lcore. */
 	pf_rt_rings_maybe_mark(rt, want);
+	pf_rt_recycle_mark(rt, want);
 	for (i = 0; i < rt->n_stages; i++)
 		if (rt->rts[i].owner != want[i])
 			pf_rt_owner_give(&rt->rts[i], want[i]);

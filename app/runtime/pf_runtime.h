@@ -132,6 +132,8 @@ struct pf_rt_stage {
 	struct pf_cap_tap *drop_tap;                /**< capture of this stage's drops, else NULL */
 	/** A sink's rx -> tx latency per output port (PF_MAX_PORTS), else NULL (pf_latency.h). */
 	struct pf_lat_hist *lat;
+	/** A source: the pool its first port's rx queues refill from, else NULL. */
+	struct rte_mempool *rx_pool;
 	uint16_t n_out;                             /**< distinct output rings (fan rings included) */
 	struct pf_rt_ring *outs[PF_MAX_EDGES * PF_MAX_INSTANCES];
 	/* single writer: the lcore that runs the stage */
@@ -171,6 +173,14 @@ struct pf_rt_lcore {
 	uint64_t first_tsc;                         /**< when the loop began */
 	uint64_t last_tsc;                          /**< when the last pass ended */
 	uint64_t housekeep_tsc;                     /**< next stage upkeep (ops->dp.housekeep) */
+	/**
+	 * Non-zero: a ring joins a stage of this lcore to one of another, so
+	 * mbufs this lcore's sources read come back freed by another core and
+	 * each source prefetches for write the ones its next burst will take
+	 * (worker.c prefetch_recycled). Set by the control thread at start and
+	 * by every hand-over (direct.c pf_rt_recycle_mark).
+	 */
+	uint8_t recycled;
 };
 
 /** What the link watch last saw of a port (app/runtime/linkwatch.c; the control thread writes). */

@@ -119,6 +119,11 @@ stage_build(struct pf_runtime *rt, uint16_t s, struct pf_errs *errs)
 		if (rs->lat == NULL)
 			return pf_node_err(errs, sc->node, "stage '%s': out of memory", sc->name);
 	}
+	/* A source's pool, to prefetch what its port rx takes next (worker.c). */
+	if ((rs->kind & PF_RT_KIND_SOURCE) && sc->n_rx_ports > 0 &&
+	    pf_port_present(&rt->topo->ports[sc->rx_ports[0]]))
+		rs->rx_pool = pf_rt_pool_for(rt, rte_eth_dev_socket_id(
+						     rt->port_run[sc->rx_ports[0]].port_id));
 	/* Edge 0 (drop) has no ring: run_burst relies on out[0] being NULL. */
 	for (e = 1; e < sc->ops->n_edges && e < PF_MAX_EDGES; e++) {
 		uint16_t to = sc->next[e], k, n_inst;
@@ -258,6 +263,7 @@ pf_runtime_create(struct pf_runtime **out, struct pf_topo *topo, struct pf_errs 
 		for (j = 0; j < lc->map->n; j++)
 			lc->map->stages[j] = &rt->rts[topo->lcores[i].stages[j]];
 	}
+	pf_rt_recycle_start(rt);
 	rt->qsbr = rte_zmalloc("pf_qsbr", rte_rcu_qsbr_get_memsize(RTE_MAX(rt->n_lcores, 1)),
 			       RTE_CACHE_LINE_SIZE);
 	if (rt->qsbr == NULL || rte_rcu_qsbr_init(rt->qsbr, RTE_MAX(rt->n_lcores, 1)) != 0) {

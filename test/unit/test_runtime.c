@@ -651,6 +651,44 @@ test_ring(void **state)
 	rt_free(rt);
 }
 
+static uint8_t
+recycled_of(const struct pf_runtime *rt, unsigned int lcore)
+{
+	uint16_t i;
+
+	for (i = 0; i < rt->n_lcores; i++)
+		if (rt->lcores[i].id == lcore)
+			return rt->lcores[i].recycled;
+	fail_msg("no lcore %u", lcore);
+	return 0;
+}
+
+/*
+ * Which lcores' sources prefetch the mbufs coming back from another core
+ * (pf_rt_lcore.recycled): those that exchange packets with another lcore,
+ * at start and for any map a hand-over applies; not a fused lcore.
+ */
+static void
+test_recycled(void **state)
+{
+	struct pf_runtime *rt = rt_build("", split3);
+	int want[PF_MAX_STAGES];
+	uint16_t i;
+
+	assert_int_equal(recycled_of(rt, 1), 1);   /* src -> mid leaves lcore 1 */
+	assert_int_equal(recycled_of(rt, 2), 1);   /* and arrives on lcore 2 */
+	/* Everything on lcore 2 (a map a hand-over could apply): nothing crosses. */
+	for (i = 0; i < rt->n_stages; i++)
+		want[i] = 2;
+	pf_rt_recycle_mark(rt, want);
+	assert_int_equal(recycled_of(rt, 1), 0);
+	assert_int_equal(recycled_of(rt, 2), 0);
+	rt_free(rt);
+	rt = rt_build("", fused3);
+	assert_int_equal(recycled_of(rt, 1), 0);
+	rt_free(rt);
+}
+
 static const char fan[] =
 	"stages:\n"
 	"  src: { type: t_src, next: { a: x, b: y, c: z } }\n"
@@ -1478,6 +1516,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_direct, teardown),
 		cmocka_unit_test_teardown(test_ring, teardown),
+		cmocka_unit_test_teardown(test_recycled, teardown),
 		cmocka_unit_test_teardown(test_direct_beside_ring, teardown),
 		cmocka_unit_test_teardown(test_fan_instances, teardown),
 		cmocka_unit_test_teardown(test_time_preempted, teardown),
