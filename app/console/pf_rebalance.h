@@ -15,17 +15,18 @@
  * The planner's hand-off per packet per cross-lcore edge, both sides: stage
  * cycles pipelined over fused with the consumer's dequeue and prefetch
  * charged to it, in make bench on a quiet machine (docs/scaling.md section
- * 6, 2026-12-06 08:33: l3-1k 79, full 88, full-rx 64), and the producer's
- * share of it (its enqueue: 13, 30 and 17 of those).
+ * 6, 2026-12-06 08:33: l3-1k 79, full 88, full-rx 64; 09:29: 81, 85, 69),
+ * and the producer's share of it (its enqueue: 13 to 35 of those).
  */
 #define PF_HANDOFF_CYCLES_DEFAULT 77.0
-#define PF_HANDOFF_PROD_SHARE 0.25
+#define PF_HANDOFF_PROD_SHARE 0.28
 /**
  * And the port rx of a source's lcore per packet that leaves it: the mbufs
- * come back cold from the other core (io_cycles pipelined over fused, the
- * same run: l3-1k +69, full +107, full-rx +29; 16 to 43 at load).
+ * come back cold from the other core (io_cycles pipelined over fused, with
+ * the prefetch of the recycled mbufs, worker.c: 09:29, l3-1k +22, full +35,
+ * full-rx +44; 69, 107 and 29 without it at 08:33; 16 to 43 at load).
  */
-#define PF_HANDOFF_RECYCLE_DEFAULT 68.0
+#define PF_HANDOFF_RECYCLE_DEFAULT 34.0
 /**
  * The planner's flow-hash fan-out per packet on the producer's lcore (its
  * hash, its lists, the half bursts after it): rx 52 against 19 cycles a
@@ -36,9 +37,9 @@
 #define PF_FAN_CYCLES_DEFAULT 33.0
 /**
  * The advisor's crossing, the planner's model in one figure: the hand-off
- * plus the recycling, per packet per cross-lcore edge (145 cycles), of which
+ * plus the recycling, per packet per cross-lcore edge (111 cycles), of which
  * the producer's lcore pays its share of the hand-off and the recycling
- * (about 0.6). It was 130, all on the consumer, before the prefetch at
+ * (about half). It was 130, all on the consumer, before the prefetch at
  * dequeue, then 75 until the dequeue was charged to the consumer.
  */
 #define PF_CROSS_CYCLES_DEFAULT (PF_HANDOFF_CYCLES_DEFAULT + PF_HANDOFF_RECYCLE_DEFAULT)
