@@ -28,14 +28,23 @@ pf_rt_rings_maybe(const struct pf_runtime *rt, const struct pf_rt_stage *rs, con
 	return false;
 }
 
+/* The lcore each stage runs on now: the want[] of a map that changes nothing. */
+static void
+owners_now(const struct pf_runtime *rt, int *owner)
+{
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		owner[i] = rt->rts[i].owner;
+}
+
 void
 pf_rt_rings_maybe_start(struct pf_runtime *rt)
 {
 	int owner[PF_MAX_STAGES];
 	uint16_t i;
 
-	for (i = 0; i < rt->n_stages; i++)
-		owner[i] = rt->rts[i].owner;
+	owners_now(rt, owner);
 	for (i = 0; i < rt->n_stages; i++)
 		rt->rts[i].rings_maybe = pf_rt_rings_maybe(rt, &rt->rts[i], owner);
 }
@@ -44,10 +53,8 @@ void
 pf_rt_recycle_start(struct pf_runtime *rt)
 {
 	int owner[PF_MAX_STAGES];
-	uint16_t i;
 
-	for (i = 0; i < rt->n_stages; i++)
-		owner[i] = rt->rts[i].owner;
+	owners_now(rt, owner);
 	pf_rt_recycle_mark(rt, owner);
 }
 
