@@ -160,6 +160,17 @@ def telemetry(path, cmd, timeout=None):
     return r[cmd.split(",")[0]]
 
 
+def checker(errors):
+    """check(cond, msg): a failure goes into @errors and is printed at once (so it
+    shows beside what the test printed around it); returns @cond."""
+    def check(cond, msg):
+        if not cond:
+            errors.append(msg)
+            print("FAIL: " + msg, flush=True)
+        return cond
+    return check
+
+
 def finish(errors, scratch_dir):
     """Print the failures, remove @scratch_dir on success (keep it otherwise), exit."""
     for e in errors[:20]:

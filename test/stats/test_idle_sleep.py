@@ -27,13 +27,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts"))
-from pftest import dpdk_rundir, stop_pipefwd, telemetry  # noqa: E402
+from pftest import checker, dpdk_rundir, finish, stop_pipefwd, telemetry  # noqa: E402
 from pcaplib import read_pcap  # noqa: E402
 
 from scapy.all import IP, UDP, Ether, wrpcap  # noqa: E402
 
 PIPEFWD = os.path.abspath(sys.argv[1])
 FAILS = []
+check = checker(FAILS)
 N = 40
 
 TOPO = """\
@@ -57,13 +58,6 @@ runtime: {{ idle_sleep_us: {nap} }}
 lcores:
   1: [rx, lpm, tx]
 """
-
-
-def check(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, flush=True)
-    return cond
 
 
 def cpu_ticks(pid):
@@ -167,11 +161,9 @@ def main():
     check(nap.get("ticks", 1 << 30) * 3 < poll.get("ticks", 0),
           "sleeping run took %s ticks, polling %s" % (nap.get("ticks"), poll.get("ticks")))
     refusals(tmp)
-    if FAILS:
-        print("kept", tmp)
-        sys.exit(1)
-    subprocess.run(["rm", "-rf", tmp])
-    print("ok")
+    if not FAILS:
+        print("ok")
+    finish(FAILS, tmp)
 
 
 if __name__ == "__main__":

@@ -27,13 +27,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
-from pftest import Ctl, dpdk_rundir, stop_pipefwd, telemetry, write_atomic  # noqa: E402
+from pftest import (Ctl, checker, dpdk_rundir, finish, stop_pipefwd, telemetry,  # noqa: E402
+                    write_atomic)
 
 from scapy.all import ARP, IP, UDP, Ether, wrpcap  # noqa: E402
 
 PIPEFWD, CTL = os.path.abspath(sys.argv[1]), sys.argv[2]
 PREFIX = "cportstate_%d" % os.getpid()
 FAILS = []
+check = checker(FAILS)
 P0, P1, H = "02:00:00:00:00:10", "02:00:00:00:00:11", "02:00:00:00:09:09"
 
 TOPO = """\
@@ -74,13 +76,6 @@ def topo(tmp, p5=False):
     return TOPO.format(tmp=tmp, p0=P0, p1=P1,
                        p5='  p5: {{ device: "net_pcap5,tx_pcap={}/p5.pcap" }}\n'.format(tmp)
                        if p5 else "", p5_list=", p5" if p5 else "")
-
-
-def check(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, flush=True)
-    return cond
 
 
 ctl = Ctl(CTL, PREFIX, check)
@@ -195,10 +190,9 @@ def main():
               "totals %s, %d frames sent" % (tot, n_in))
     if FAILS:
         print(out[-3000:])
-        print("kept", tmp)
-        sys.exit(1)
-    subprocess.run(["rm", "-rf", tmp])
-    print("ok: MACs, sessions and a neighbour kept across port-add, port-del and two reloads")
+    else:
+        print("ok: MACs, sessions and a neighbour kept across port-add, port-del and two reloads")
+    finish(FAILS, tmp)
 
 
 if __name__ == "__main__":
