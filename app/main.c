@@ -88,7 +88,7 @@ usage(FILE *out)
 		"\n"
 		"  -c, --check            validate the topology and exit (no DPDK, no files)\n"
 		"  -j, --stats-json FILE  write the final counters as JSON\n"
-		"  -i, --idle-exit MS     stop once no packet arrived for MS milliseconds\n"
+		"  -i, --idle-exit MS     stop once no packet arrived for MS milliseconds of polling\n"
 		"  -d, --duration SEC     stop after SEC seconds\n"
 		"  -q, --quiet            no summary on stdout\n"
 		"      --capture-dir DIR  where /pipefwd/capture may write (default: the DPDK\n"
@@ -407,7 +407,8 @@ watch_upkeep(struct pf_runtime *rt, void *arg)
 static void
 run_until_done(struct pf_runtime *rt, struct pf_routing *routing, const struct options *o)
 {
-	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), last_rx = 0, last_change = start;
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), last_rx = 0, idle = 0, last_now = start;
+	uint64_t passes, last_passes = 0;
 	uint64_t now, rx, next_watch = start;
 	struct timespec next;
 
@@ -444,13 +445,21 @@ run_until_done(struct pf_runtime *rt, struct pf_routing *routing, const struct o
 			break;
 		if (o->idle_exit_ms == 0)
 			continue;
+		/* Idle time is time the sources polled and found nothing: an
+		 * interval in which their lcores did not run (a loaded machine)
+		 * does not count, or a paced replay would stop half read. */
 		rx = pf_runtime_rx_total(rt);
+		passes = pf_runtime_source_passes(rt);
 		if (rx != last_rx) {
 			last_rx = rx;
-			last_change = now;
-		} else if ((now - last_change) * 1000 / hz >= o->idle_exit_ms) {
-			break;
+			idle = 0;
+		} else if (passes != last_passes) {
+			idle += now - last_now;
 		}
+		last_passes = passes;
+		last_now = now;
+		if (idle * 1000 / hz >= o->idle_exit_ms)
+			break;
 	}
 	pf_notify_stopping();
 }

@@ -140,6 +140,25 @@ pf_runtime_rx_total(const struct pf_runtime *rt)
 	return v;
 }
 
+uint64_t
+pf_runtime_source_passes(const struct pf_runtime *rt)
+{
+	uint64_t v = 0;
+	uint16_t i, j;
+
+	for (i = 0; i < rt->n_lcores; i++) {
+		const struct pf_rt_lcore *lc = &rt->lcores[i];
+		const struct pf_lcore_map *map = __atomic_load_n(&lc->map, __ATOMIC_ACQUIRE);
+
+		for (j = 0; j < map->n; j++)
+			if (map->stages[j]->kind & PF_RT_KIND_SOURCE) {
+				v += __atomic_load_n(&lc->loops, __ATOMIC_ACQUIRE);
+				break;
+			}
+	}
+	return v;
+}
+
 void
 pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t)
 {

@@ -354,6 +354,13 @@ bool pf_runtime_drain_inflight(struct pf_runtime *rt, unsigned int timeout_ms);
 uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);
 
 /**
+ * Passes so far of the lcores whose map holds a source: it moves only while
+ * they run, so a caller that waits for a quiet port (--idle-exit) can tell
+ * "polled and found nothing" from "not scheduled".
+ */
+uint64_t pf_runtime_source_passes(const struct pf_runtime *rt);
+
+/**
  * Log a WARNING for each capacity drop since the last call: a full ring, an
  * empty mempool or missed frames on a port, a stage's *_full counter: the
  * first at once, then at most a line a second per resource. The main thread
