@@ -16,9 +16,10 @@ itself imposes, or a relation between fields):
   sojourn is at least D; the direct edges after it have no sample;
 - the port p1: every packet took at least one delay from rx to tx, so its
   rx -> tx p50 is at least D; p50 <= p99 <= max and mean <= max everywhere;
-- a stalled consumer shows: with D raised by a reload, the ring's p99 rises by
-  at least the difference (the ring holds the same number of bursts, each now
-  longer);
+- a stalled consumer shows: with D raised by a reload (and the histograms
+  cleared), the ring's p50 is at least the new D, as the old one was at
+  least the old D (a p99 that must rise by the difference did not hold on a
+  loaded machine: the first window's p99 was a 56 ms preemption);
 - the fields in `pipefwd-ctl rings` / `ports` / `top`, Prometheus and the -j
   report agree with /pipefwd/rings and /pipefwd/ports.
 
@@ -186,12 +187,12 @@ def main():
                               lambda: r.ring().get("sojourn", {}).get("samples", 0) >= 10 and
                               r.ring())
             if first and second:
-                p1, p2 = first["sojourn"]["p99_ns"], second["sojourn"]["p99_ns"]
-                print("p99 sojourn %d us at %d us a burst, %d us at %d us" % (
+                p1, p2 = first["sojourn"]["p50_ns"], second["sojourn"]["p50_ns"]
+                print("p50 sojourn %d us at %d us a burst, %d us at %d us" % (
                     p1 / 1000, D1, p2 / 1000, D2))
-                check(p2 >= p1 + (D2 - D1) * 1000 * 0.75,
-                      "a stalled consumer: p99 %d -> %d ns, want a rise of %d us" % (
-                          p1, p2, D2 - D1))
+                check(p1 >= D1 * 1000 and p2 >= D2 * 1000,
+                      "a stalled consumer: ring p50 %d ns at %d us a burst, %d ns at %d us: "
+                      "each under one delay" % (p1, D1, p2, D2))
                 consistent("ring after stall", second["sojourn"])
             # The clients show what the socket says.
             out = r.ctl("rings").stdout
