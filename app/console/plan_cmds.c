@@ -385,6 +385,8 @@ cmd_plan(struct pf_console *con, const char *params, struct rte_tel_data *d)
 	add_x(d, "recycle_cycles_x10", recycle, 10);
 	add_x(d, "fan_cycles_x10", fan, 10);
 	add_x(d, "io_cycles_x10", c.in.io_cycles, 10);
+	/* A layout is worth a move only past the advisor's margin (the model's error). */
+	add_x(d, "min_gain_x1000", PF_REBALANCE_MIN_GAIN, 1000);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", (uint64_t)c.in.hz);
 	rte_tel_data_add_dict_u64(d, "window_ms", (uint64_t)(c.w.secs * 1000));
 	add_x(d, "measured_kpps", c.rx_pps / 1e6, 1000);

@@ -23,8 +23,9 @@ they cost far more than rx and tx. The plan for 2 cores must:
 - on two `rss: external` queues with every stage as two instances, offer the
   RSS layouts (affine first: nothing crosses) and say a split in words;
 - with two independent pipelines on lcores of their own (no candidate is
-  that layout: every cut crosses), say the running layout is the best by
-  the model and propose no change.
+  that layout: every cut crosses), find no candidate that gains the 10 % a
+  move needs (min_gain_x1000, the rebalance advisor's margin) and propose
+  no change.
 No timing is asserted: the costs are whatever this machine measured.
 """
 import json
@@ -115,10 +116,18 @@ def two_pipelines(d, errors):
         if not plan or not plan.get("current_kpps"):
             errors.append("two pipelines: no plan with the running layout: %s" % plan)
             return
+        # Every candidate crosses lcores where the running layout does not,
+        # so none may gain the margin a move needs. (Not "none beats it": with
+        # da and db measured apart, moving the light rx and tx stages around
+        # can come out 0.1 % ahead -- CI, stop 35: 2609 against 2606 kpps.)
         best = max(l["kpps"] for l in plan["layouts"].values())
-        if best >= plan["current_kpps"]:
-            errors.append("two pipelines: a candidate (%d kpps) should not beat the running "
-                          "layout (%d kpps): %s" % (best, plan["current_kpps"], plan["layouts"]))
+        gain = plan.get("min_gain_x1000")
+        if gain != 100:
+            errors.append("two pipelines: min_gain_x1000 %s, not the advisor's 100" % gain)
+        elif best > plan["current_kpps"] * 1.1:
+            errors.append("two pipelines: a candidate (%d kpps) should not gain 10%% on the "
+                          "running layout (%d kpps): %s" % (best, plan["current_kpps"],
+                                                             plan["layouts"]))
         rc, out = ctl(prefix, "plan", "--cores", "2", "--window", "2")
         if rc != 0 or "no change: the layout running now" not in out or "+++" in out:
             errors.append("two pipelines: plan should propose no change: rc %d: %s" % (rc, out))
