@@ -37,3 +37,9 @@ pf_fault_update_refuse(const char *name)
 
 	return f != NULL && strcmp(f, name) == 0;
 }
+
+bool
+pf_fault_hwm_late(void)
+{
+	return getenv("PIPEFWD_FAULT_HWM_LATE") != NULL;
+}

@@ -48,6 +48,7 @@
 
 #include "pf_stages.h"
 #include "pf_console.h"
+#include "pf_fault.h"
 #include "pf_latency.h"
 #include "pf_log.h"
 #include "pf_reload.h"
@@ -176,10 +177,12 @@ item_match(const struct pf_runtime *rt, enum tel_kind k, uint16_t i, const char 
  * a maximum, not a sum: a clear asks each ring's producer lcore to restart
  * its mark from the occupancy then (pf_runtime_hwm_restart(), within about a
  * millisecond, before the clear replies), so the mark since the clear is
- * exact. Should a producer not answer in time (an lcore mid hand-over), the
- * mark is exact once it has risen past its value at the clear; until then it
- * is bounded from above by the occupancy histogram since the clear, and
- * "hwm_exact" is 0.
+ * exact. Should a producer not answer in time (an lcore mid hand-over, or
+ * not scheduled for 100 ms), the mark is exact once it has risen past its
+ * value at the clear; until then it is what the ring held as the clear
+ * replied (exact while the producer sent nothing since), or, after sends,
+ * that or the top occupancy bucket of the histogram since the clear,
+ * whichever is higher, and "hwm_exact" is 0.
  * Baselines belong to an item by name: an item a reload added or renamed
  * shows counters since start.
  */
@@ -199,6 +202,7 @@ struct base_ring {
 	uint64_t enqueued, dequeued, full_drops, direct, hwm;
 	uint64_t hist[PF_RING_HIST_BUCKETS];
 	bool hwm_late;        /* the producer did not restart hwm before the clear replied */
+	uint64_t hwm_floor;   /* late: the occupancy as the clear replied, a mark since then */
 	struct pf_lat_hist sojourn;
 };
 
@@ -306,6 +310,13 @@ clear_ring(const struct pf_runtime *rt, uint16_t i)
 	b->set = true;
 }
 
+/* The production binary's fault hook: producers answer (app/runtime/pf_fault.h). */
+__attribute__((weak)) bool
+pf_fault_hwm_late(void)
+{
+	return false;
+}
+
 /* The cleared rings' producers restart their marks: exact from now on. */
 static void
 clear_hwm(const struct pf_runtime *rt, const char *name)
@@ -317,11 +328,22 @@ clear_hwm(const struct pf_runtime *rt, const char *name)
 	for (i = 0; i < rt->n_rings; i++)
 		if (name == NULL || item_match(rt, TEL_RINGS, i, name))
 			mask[i / 64] |= UINT64_C(1) << (i % 64);
-	pf_runtime_hwm_restart((struct pf_runtime *)(uintptr_t)rt, mask, req, 100);
-	for (i = 0; i < rt->n_rings; i++)
-		if (mask[i / 64] >> (i % 64) & 1)
-			tel_base->ring[i].hwm_late = !pf_rt_ring_hwm_restarted(&rt->rings[i],
-									      req[i]);
+	if (pf_fault_hwm_late())
+		for (i = 0; i < rt->n_rings; i++)
+			req[i] = __atomic_load_n(&rt->rings[i].hwm_clear_ack, __ATOMIC_RELAXED) + 1;
+	else
+		pf_runtime_hwm_restart((struct pf_runtime *)(uintptr_t)rt, mask, req, 100);
+	for (i = 0; i < rt->n_rings; i++) {
+		struct base_ring *b = &tel_base->ring[i];
+
+		if (!(mask[i / 64] >> (i % 64) & 1))
+			continue;
+		b->hwm_late = !pf_rt_ring_hwm_restarted(&rt->rings[i], req[i]);
+		/* Without the producer's restart the ring still holds this much:
+		 * the mark since the clear is at least that, and exactly that
+		 * until the producer sends again (occupancy rises only then). */
+		b->hwm_floor = rte_ring_count(rt->rings[i].ring);
+	}
 }
 
 /* Everything, or the stage or ring named @p name. */
@@ -431,12 +453,18 @@ fill_ring(struct rte_tel_data *d, const struct pf_runtime *rt, uint16_t i)
 	 * mark since start, exact once risen past its value at the clear. */
 	hwm = b != NULL && !b->hwm_late ? RD(r->hwm) : pf_rt_ring_hwm_total(r);
 	if (b != NULL && b->hwm_late && hwm <= b->hwm) {
-		/* Not risen since the clear: the top occupancy bucket since bounds it. */
+		/* Not risen since the clear: what the ring held as the clear
+		 * replied, and above it at most the top occupancy bucket of the
+		 * sends since (an upper bound, exact while nothing was sent). */
+		bool sent = false;
+
 		for (k = 0; k < PF_RING_HIST_BUCKETS; k++)
-			if (RD(r->hist[k]) != b->hist[k])
+			if (RD(r->hist[k]) != b->hist[k]) {
 				top = k == 0 ? 0 : (UINT64_C(1) << k) - 1;
-		hwm = RTE_MIN(top, hwm);
-		exact = false;
+				sent = true;
+			}
+		hwm = RTE_MAX(b->hwm_floor, RTE_MIN(top, hwm));
+		exact = !sent;
 	}
 	hwm = RTE_MAX(hwm, used);
 	rte_tel_data_add_dict_string(d, "name", rc->name);

@@ -2,7 +2,8 @@
 /**
  * @file
  * Fault hooks for the fault tests. The production binary's are weak no-ops
- * (app/runtime/runtime.c, app/control/reload.c, app/control/changes.c); only pipefwd-test links
+ * (app/runtime/runtime.c, app/control/reload.c, app/control/changes.c,
+ * app/console/stats.c); only pipefwd-test links
  * app/test_faults.c, whose hooks read the PIPEFWD_FAULT_* variables
  * (docs/reliability.md), so `pipefwd` itself never looks at them.
  */
@@ -23,5 +24,11 @@ bool pf_fault_update_refuse(const char *name);
  * a test reaches the cap in a few changes instead of 256 table rebuilds.
  */
 uint32_t pf_fault_changes_max(uint32_t n);
+
+/**
+ * Whether a clear must leave the rings' marks unrestarted, as if no producer
+ * answered in time (PIPEFWD_FAULT_HWM_LATE): the late path of /pipefwd/rings.
+ */
+bool pf_fault_hwm_late(void);
 
 #endif /* PF_FAULT_H */

@@ -133,7 +133,7 @@ def l2_frames():
 
 
 class Run:
-    def __init__(self, tmp, name, pipefwd, topo):
+    def __init__(self, tmp, name, pipefwd, topo, env=None):
         self.prefix = "%s_%s" % (TAG, name)
         self.json = os.path.join(tmp, name + ".json")
         self.path = path = os.path.join(tmp, name + ".yaml")
@@ -143,7 +143,8 @@ class Run:
         self.log = open(self.logpath, "w")
         self.proc = subprocess.Popen([pipefwd, "-q", "-d", "400", "-j", self.json, path, "--",
                                       "--file-prefix=" + self.prefix],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+                                     stdout=self.log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, **(env or {})})
         end = time.monotonic() + 60
         while time.monotonic() < end and self.ctl("totals").returncode != 0:
             time.sleep(0.2)
@@ -300,9 +301,16 @@ def test_trace(tmp):
           abs(rx["lpm"].get("ip4_ttl_expired", 0) - n) <= 1, "drop counters %s" % rx)
 
 
-def test_hwm(tmp):
+def test_hwm(tmp, late=False):
+    """A ring cleared while full holds its mark while a slow consumer drains
+    it. @late: the producer does not answer the clear's restart (the
+    PIPEFWD_FAULT_HWM_LATE hook, as an lcore not scheduled for 100 ms on a
+    loaded machine): the mark since the clear is then what the ring held as
+    the clear replied, still exact, since nothing was enqueued after it."""
     write_pcap(os.path.join(tmp, "hwm.pcap"), [numbered_udp(i) for i in range(1100)])
-    run = Run(tmp, "hwm", PIPEFWD_TEST, HWM_TOPO.format(tmp=tmp, us=1000000))
+    run = Run(tmp, "hwm_late" if late else "hwm", PIPEFWD_TEST,
+              HWM_TOPO.format(tmp=tmp, us=1000000),
+              env={"PIPEFWD_FAULT_HWM_LATE": "1"} if late else None)
     try:
         end = time.monotonic() + 30
         while time.monotonic() < end and run.tel("/pipefwd/totals")["rx"] < 1100:
@@ -342,6 +350,7 @@ def main():
     try:
         test_trace(tmp)
         test_hwm(tmp)
+        test_hwm(tmp, late=True)
     except Exception as e:  # report, and keep the files for a look
         traceback.print_exc()
         FAILS.append("exception: %r" % e)
