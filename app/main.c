@@ -408,7 +408,7 @@ static void
 run_until_done(struct pf_runtime *rt, struct pf_routing *routing, const struct options *o)
 {
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), last_rx = 0, idle = 0, last_now = start;
-	uint64_t passes, last_passes = 0;
+	uint64_t passes, last_passes = 0, held, last_held = 0;
 	uint64_t now, rx, next_watch = start;
 	struct timespec next;
 
@@ -447,11 +447,14 @@ run_until_done(struct pf_runtime *rt, struct pf_routing *routing, const struct o
 			continue;
 		/* Idle time is time the sources polled and found nothing: an
 		 * interval in which their lcores did not run (a loaded machine)
-		 * does not count, or a paced replay would stop half read. */
+		 * does not count, or a paced replay would stop half read; nor does
+		 * one in which a full ring kept a lossless source from asking. */
 		rx = pf_runtime_rx_total(rt);
 		passes = pf_runtime_source_passes(rt);
-		if (rx != last_rx) {
+		held = pf_runtime_source_held(rt);
+		if (rx != last_rx || held != last_held) {
 			last_rx = rx;
+			last_held = held;
 			idle = 0;
 		} else if (passes != last_passes) {
 			idle += now - last_now;

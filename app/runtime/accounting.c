@@ -159,6 +159,18 @@ pf_runtime_source_passes(const struct pf_runtime *rt)
 	return v;
 }
 
+uint64_t
+pf_runtime_source_held(const struct pf_runtime *rt)
+{
+	uint64_t v = 0;
+	uint16_t i;
+
+	for (i = 0; i < rt->n_stages; i++)
+		if (rt->rts[i].kind & PF_RT_KIND_SOURCE)
+			v += __atomic_load_n(&rt->rts[i].held, __ATOMIC_RELAXED);
+	return v;
+}
+
 void
 pf_runtime_totals(const struct pf_runtime *rt, struct pf_totals *t)
 {

@@ -116,6 +116,8 @@ struct pf_rt_stage {
 		};
 	};
 	uint32_t burst;                             /**< source rx burst (runtime copy) */
+	/** A source in lossless mode: passes a full ring kept it from asking its port. */
+	uint64_t held;
 	/**
 	 * What the hand-over asks of the stage each burst, read from its ops
 	 * once (PF_RT_KIND_*): one load instead of a chase through st->ops.
@@ -359,6 +361,13 @@ uint64_t pf_runtime_rx_total(const struct pf_runtime *rt);
  * "polled and found nothing" from "not scheduled".
  */
 uint64_t pf_runtime_source_passes(const struct pf_runtime *rt);
+
+/**
+ * Passes so far in which a source did not ask its port because a full ring
+ * left no room (runtime.backpressure): its input is not quiet, the pipeline
+ * is behind, so --idle-exit must not count that time.
+ */
+uint64_t pf_runtime_source_held(const struct pf_runtime *rt);
 
 /**
  * Log a WARNING for each capacity drop since the last call: a full ring, an

@@ -198,8 +198,12 @@ run_stage(const struct pf_runtime *rt, struct pf_rt_stage *rs, int me, bool time
 	if (rs->kind & PF_RT_KIND_SOURCE) {
 		if (likely(rt->rx_state == PF_RX_POLLING)) {
 			max = __atomic_load_n(&rs->burst, __ATOMIC_RELAXED);
-			if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS))
+			if (unlikely(rs->kind & PF_RT_KIND_LOSSLESS)) {
 				max = pf_rt_room(rs, me, max);
+				if (max == 0)      /* held back, not idle (--idle-exit) */
+					__atomic_store_n(&rs->held, rs->held + 1,
+							 __ATOMIC_RELAXED);
+			}
 			if (unlikely(timed)) {
 				moved = max != 0 ? run_source_timed(rs, max, me, recycled) : 0;
 			} else {

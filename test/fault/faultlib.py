@@ -205,11 +205,12 @@ rings:
 """
 
 
-def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None, lossless=False, onset=None):
+def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None, lossless=False, onset=None,
+              stall_s=0.5):
     """rx (paced @pps) -> xc -> [ring of @ring] -> slow (delay stage, @stall_us
     per burst) -> tx -> p1, on @n frames of flows_input(). Once the stall has
     done its work -- pipefwd logs the capacity drop @onset (e.g. "ring xc->slow
-    full"), or half a second passed when @onset is None -- a reload sets
+    full"), or @stall_s seconds passed when @onset is None -- a reload sets
     `us: 0` (the stall ends). Waiting for the log line, not a fixed time, keeps
     the test true on a busy machine, where the paced input may not fill
     anything in half a second. With @lossless the topology sets
@@ -235,7 +236,7 @@ def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None, lossless=False, o
         errors.append("pipefwd did not start")
     else:
         if onset is None:
-            pf.wait_log("no such line", timeout=0.5)       # the stall phase
+            pf.wait_log("no such line", timeout=stall_s)   # the stall phase
         elif pf.wait_log(onset, timeout=60) is None:
             errors.append(f"no log line '{onset}' within 60 s: the stall never filled it")
         write_topo(0)
