@@ -249,13 +249,6 @@ def run_stall(pipefwd, name, n, ring, pps, stall_us, env=None, lossless=False, o
     return sc, errors, keys, pf, load_stats(stats, errors)
 
 
-def last_lost(keys, out):
-    """Index in the input of the last frame (by key) missing from @out, or -1."""
-    delivered = {flow_seq(d) for d in out}
-    lost = [i for i, k in enumerate(keys) if k not in delivered]
-    return lost[-1] if lost else -1
-
-
 def check_recovery(keys, out, errors, what):
     """Recovery without restart, after a reload that ended a stall early in
     the stream: the second half of the input got through at the consumer's
@@ -287,5 +280,5 @@ def args_parser(doc):
 
 __all__ = ["frame", "flow_seq", "write_pcap", "flows_input", "read_pcap", "check_flow_order",
            "Scratch", "Pipefwd", "load_stats", "check_common", "expect_eq", "finish",
-           "args_parser", "EAL", "signal", "run_stall", "last_lost", "check_recovery",
+           "args_parser", "EAL", "signal", "run_stall", "check_recovery",
            "sigterm_within"]
