@@ -37,6 +37,7 @@
 #include "pf_reload.h"
 #include "pf_routing.h"
 #include "pf_runtime.h"
+#include "pf_signals.h"
 #include "pf_stage.h"
 #include "pf_topo.h"
 #include "pf_version.h"
@@ -415,8 +416,9 @@ run_until_done(struct pf_runtime *rt, struct pf_routing *routing, const struct o
 	pf_notify_ready();              /* systemd Type=notify: started */
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop_signals) {
-		/* An absolute deadline: net_tap raises a signal per received frame,
-		 * and a relative sleep restarted after each one may never end. */
+		/* An absolute deadline: should signals reach this thread (no
+		 * pf-signals), a relative sleep restarted after each of net_tap's,
+		 * one a received frame, may never end. Flags are seen within 10 ms. */
 		next.tv_nsec += 10 * 1000 * 1000;
 		if (next.tv_nsec >= 1000000000) {
 			next.tv_nsec -= 1000000000;
@@ -513,6 +515,8 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = on_hup;
 	sigaction(SIGHUP, &sa, NULL);
+	/* Every thread from here on blocks them; pf-signals takes them (pf_signals.h). */
+	pf_signals_block();
 
 	eal_argc = build_eal_argv(topo, &o, eal_argv, RTE_DIM(eal_argv), lcores, sizeof(lcores));
 	if (huge.add_nohuge && topo->eal.socket_mem) {
@@ -538,6 +542,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	pf_log_init();
+	pf_signals_start();
 	PF_LOG(INFO, "%s", huge.why);
 	/* Cleaned up at exit only if it is the directory of our plain prefix. */
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY && strcmp(rte_eal_get_runtime_dir(), dir) == 0)

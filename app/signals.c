@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The pf-signals thread (pf_signals.h). Every other thread blocks
+ * asynchronous signals. This one reads the ones that have handlers (ours,
+ * net_tap's real-time trigger) from a signalfd, up to 64 a read, and calls
+ * each installed handler itself. Handlers are async-signal-safe, so they are
+ * safe to call from a plain thread. Taking them in batches keeps up where
+ * a thread that took them one at a time could not: woken, a handler frame
+ * and a sigreturn for each, it let a kill() storm fill the real-time queue,
+ * and net_tap's frames then raised SIGIO, which killed the process. The
+ * other asynchronous signals (SIGQUIT, SIGUSR1, SIGTSTP, ...) are unblocked
+ * here and keep their default actions.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+
+#include "pf_log.h"
+#include "pf_signals.h"
+
+#define PF_SIGNALS_BATCH 64
+
+static void
+async_signals(sigset_t *set)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
+	unsigned int i;
+
+	sigfillset(set);
+	for (i = 0; i < RTE_DIM(faults); i++)
+		sigdelset(set, faults[i]);
+}
+
+/* The signals read from the signalfd: those that have (or get) handlers. */
+static void
+handled_signals(sigset_t *set)
+{
+	int s;
+
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGIO);
+	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaddset(set, s);
+}
+
+void
+pf_signals_block(void)
+{
+	sigset_t set;
+
+	async_signals(&set);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+static void
+call_handler(const struct sigaction *sa, int sig, siginfo_t *si)
+{
+	if (sa->sa_flags & SA_SIGINFO)
+		sa->sa_sigaction(sig, si, NULL);
+	else
+		sa->sa_handler(sig);
+}
+
+static bool
+has_handler(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) ||
+	       (sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN);
+}
+
+/*
+ * A signal read with no handler installed. SIGIO here is the kernel's word
+ * that a queued real-time signal was lost (the queue was full): run every
+ * real-time handler once, so a driver that counts them (net_tap's rx
+ * trigger) sees an event. Any other takes its default action, as if it had
+ * never been blocked: unblocked and raised again in this thread.
+ */
+static void
+no_handler(int sig, siginfo_t *si)
+{
+	struct sigaction sa;
+	sigset_t one;
+	int s;
+
+	if (sig == SIGIO) {
+		for (s = SIGRTMIN; s <= SIGRTMAX; s++)
+			if (sigaction(s, NULL, &sa) == 0 && has_handler(&sa))
+				call_handler(&sa, s, si);
+		return;
+	}
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	pthread_sigmask(SIG_BLOCK, &one, NULL);    /* a default that ignores */
+}
+
+static void
+dispatch(const struct signalfd_siginfo *in, unsigned int n)
+{
+	struct sigaction actions[_NSIG];
+	bool looked[_NSIG] = { false };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int sig = (int)in[i].ssi_signo;
+		siginfo_t si = { .si_signo = sig, .si_code = in[i].ssi_code,
+				 .si_errno = in[i].ssi_errno };
+
+		if (sig <= 0 || sig >= _NSIG)
+			continue;
+		si.si_pid = (pid_t)in[i].ssi_pid;
+		si.si_uid = in[i].ssi_uid;
+		si.si_value.sival_ptr = (void *)(uintptr_t)in[i].ssi_ptr;
+		/* A handler changes rarely: look each up once a batch. */
+		if (!looked[sig] && sigaction(sig, NULL, &actions[sig]) == 0)
+			looked[sig] = true;
+		if (!looked[sig] || actions[sig].sa_handler == SIG_IGN)
+			continue;
+		if (has_handler(&actions[sig]))
+			call_handler(&actions[sig], sig, &si);
+		else
+			no_handler(sig, &si);
+	}
+}
+
+static void *
+signal_thread(void *arg)
+{
+	struct signalfd_siginfo batch[PF_SIGNALS_BATCH];
+	int fd = (int)(intptr_t)arg;
+	sigset_t open, handled;
+	ssize_t n;
+	int s;
+
+	/* The rest keep their default actions, delivered to this thread. */
+	async_signals(&open);
+	handled_signals(&handled);
+	for (s = 1; s < _NSIG; s++)
+		if (sigismember(&handled, s) == 1)
+			sigdelset(&open, s);
+	pthread_sigmask(SIG_UNBLOCK, &open, NULL);
+	for (;;) {
+		n = read(fd, batch, sizeof(batch));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		dispatch(batch, (unsigned int)((size_t)n / sizeof(batch[0])));
+	}
+	PF_LOG(ERR, "signal thread: read: %s", n < 0 ? strerror(errno) : "end of file");
+	return NULL;
+}
+
+int
+pf_signals_start(void)
+{
+	sigset_t set;
+	pthread_t t;
+	int fd, rc;
+
+	handled_signals(&set);
+	fd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+	} else {
+		rc = rte_ctrl_thread_create(&t, "pf-signals", NULL, signal_thread,
+					    (void *)(intptr_t)fd);
+		if (rc == 0) {
+			pthread_detach(t);
+			return 0;
+		}
+		close(fd);
+	}
+	PF_LOG(WARNING, "cannot start the signal thread (%s): the main thread takes signals",
+	       strerror(-rc));
+	async_signals(&set);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	return rc;
+}
