@@ -42,6 +42,9 @@
 #include "pf_topo.h"
 #include "pf_version.h"
 
+/* How long EAL's cleanup at exit may take before pipefwd exits without it. */
+#define PF_EAL_CLEANUP_MAX_S 10
+
 /* EAL's --file-prefix when neither the topology nor the command line gives one. */
 #define PF_DEFAULT_PREFIX "pipefwd"
 
@@ -517,6 +520,7 @@ main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	/* Every thread from here on blocks them; pf-signals takes them (pf_signals.h). */
 	pf_signals_block();
+	pf_signals_start();
 
 	eal_argc = build_eal_argv(topo, &o, eal_argv, RTE_DIM(eal_argv), lcores, sizeof(lcores));
 	if (huge.add_nohuge && topo->eal.socket_mem) {
@@ -542,7 +546,6 @@ main(int argc, char **argv)
 		return 1;
 	}
 	pf_log_init();
-	pf_signals_start();
 	PF_LOG(INFO, "%s", huge.why);
 	/* Cleaned up at exit only if it is the directory of our plain prefix. */
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY && strcmp(rte_eal_get_runtime_dir(), dir) == 0)
@@ -600,6 +603,8 @@ out:
 	pf_console_stop();           /* done already unless the start failed */
 	topo = rt->topo;     /* a reload published a new topology and freed the first */
 	pf_runtime_destroy(rt);
+	/* A lost cancel would hang EAL's cleanup for good (pf_signals.h). */
+	pf_signals_exit_by(PF_EAL_CLEANUP_MAX_S, status);
 	rte_eal_cleanup();
 	remove_runtime_dir(runtime_dir);
 	pf_topo_free(topo);

@@ -23,12 +23,24 @@
 void pf_signals_block(void);
 
 /**
- * Start pf-signals, the thread that unblocks them and runs their handlers
- * (after rte_eal_init). If it cannot start, the calling thread unblocks
- * them instead, as before.
+ * Start pf-signals, the thread that reads them and runs their handlers. Call
+ * it after pf_signals_block() and before rte_eal_init(), so a signal during
+ * EAL's start is acted on as later (a second SIGTERM exits at once). If it
+ * cannot start, the calling thread unblocks them instead, as before, with
+ * a warning on stderr.
  *
  * @return 0, or a negative errno (the fallback is in place).
  */
 int pf_signals_start(void);
+
+/**
+ * Exit with @p status if the process is still running @p seconds from now
+ * (pf-signals logs why and calls _exit). Armed before rte_eal_cleanup():
+ * DPDK 22.11 cancels its rte_mp_handle thread there and waits for it, and
+ * a cancel is a real-time signal (SIGCANCEL) that is lost when the user's
+ * queue of pending signals is full, so the wait would never end. Without
+ * the thread (pf_signals_start() failed) this does nothing.
+ */
+void pf_signals_exit_by(unsigned int seconds, int status);
 
 #endif /* PF_SIGNALS_H */

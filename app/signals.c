@@ -14,17 +14,64 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_common.h>
-#include <rte_lcore.h>
 
-#include "pf_log.h"
 #include "pf_signals.h"
 
 #define PF_SIGNALS_BATCH 64
+/* How often the thread looks at the exit deadline while no signal comes. */
+#define PF_SIGNALS_TICK_MS 200
+
+/* pf_signals_exit_by(): when (CLOCK_MONOTONIC ns, 0: none), with what status. */
+static int64_t exit_deadline_ns;
+static int exit_status;
+static unsigned int exit_seconds;
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void
+check_exit_deadline(void)
+{
+	int64_t when = __atomic_load_n(&exit_deadline_ns, __ATOMIC_ACQUIRE);
+	char line[160];
+	int len;
+
+	if (when == 0 || now_ns() < when)
+		return;
+	/* write(), not stdio: the main thread may hold stderr's lock. */
+	len = snprintf(line, sizeof(line), "pipefwd: EAL cleanup did not finish in %u s "
+		       "(a thread it cancels never got the signal: is the user's queue of "
+		       "pending signals full?); exiting with status %d\n", exit_seconds,
+		       exit_status);
+	if (len > 0 && write(STDERR_FILENO, line, (size_t)len) < 0)
+		len = 0;
+	_exit(exit_status);
+}
+
+void
+pf_signals_exit_by(unsigned int seconds, int status)
+{
+	exit_status = status;
+	exit_seconds = seconds;
+	__atomic_store_n(&exit_deadline_ns, now_ns() + (int64_t)seconds * 1000000000,
+			 __ATOMIC_RELEASE);
+}
 
 static void
 async_signals(sigset_t *set)
@@ -150,14 +197,19 @@ signal_thread(void *arg)
 			sigdelset(&open, s);
 	pthread_sigmask(SIG_UNBLOCK, &open, NULL);
 	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		check_exit_deadline();
+		if (poll(&p, 1, PF_SIGNALS_TICK_MS) <= 0)
+			continue;
 		n = read(fd, batch, sizeof(batch));
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
 			break;
 		dispatch(batch, (unsigned int)((size_t)n / sizeof(batch[0])));
 	}
-	PF_LOG(ERR, "signal thread: read: %s", n < 0 ? strerror(errno) : "end of file");
+	fprintf(stderr, "error: signal thread: read: %s\n", n < 0 ? strerror(errno) : "end of file");
 	return NULL;
 }
 
@@ -169,21 +221,21 @@ pf_signals_start(void)
 	int fd, rc;
 
 	handled_signals(&set);
-	fd = signalfd(-1, &set, SFD_CLOEXEC);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (fd < 0) {
-		rc = -errno;
+		rc = errno;
 	} else {
-		rc = rte_ctrl_thread_create(&t, "pf-signals", NULL, signal_thread,
-					    (void *)(intptr_t)fd);
+		rc = pthread_create(&t, NULL, signal_thread, (void *)(intptr_t)fd);
 		if (rc == 0) {
+			pthread_setname_np(t, "pf-signals");
 			pthread_detach(t);
 			return 0;
 		}
 		close(fd);
 	}
-	PF_LOG(WARNING, "cannot start the signal thread (%s): the main thread takes signals",
-	       strerror(-rc));
+	fprintf(stderr, "warning: cannot start the signal thread (%s): "
+		"the main thread takes signals\n", strerror(rc));
 	async_signals(&set);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	return rc;
+	return -rc;
 }

@@ -66,10 +66,8 @@ if [ $# -eq 0 ] && [ -n "${ASAN_BUILD:-}" ]; then
 	perf_pid=$!
 	SERIAL+=(--no-suite perf)
 fi
-# The tests run pipefwd as it ships, polling (runtime.idle_sleep_us 0): with
-# PIPEFWD_IDLE_SLEEP_US=100 for every suite, fault_tap_signals' -d run saw rx
-# stall for 0.5 s under its kill() storm in 2 of 5 clean-clone runs
-# (docs/topology.md, "Idle sleep"); stats_idle_sleep tests the sleep itself.
+# The tests run pipefwd as it ships, polling (runtime.idle_sleep_us 0);
+# stats_idle_sleep tests the sleep itself (docs/topology.md, "Idle sleep").
 netns_pid=
 if [ $# -eq 0 ]; then
 	run -C "$BUILD" --print-errorlogs --num-processes 2 "${PARALLEL[@]}"

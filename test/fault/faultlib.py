@@ -92,9 +92,11 @@ class Scratch:
 class Pipefwd:
     """pipefwd running in the background; stderr is followed line by line."""
 
-    def __init__(self, pipefwd, topo, stats, args=(), env=None, prefix="fault"):
+    def __init__(self, pipefwd, topo, stats, args=(), env=None, prefix="fault", wrap=()):
+        """@wrap: a command that execs pipefwd (as `prlimit --sigpending=0`)."""
         self.prefix = f"robust_{prefix}_{os.getpid()}"
-        cmd = [pipefwd, "-q", "-j", stats, *args, topo, "--", f"--file-prefix={self.prefix}"]
+        cmd = [*wrap, pipefwd, "-q", "-j", stats, *args, topo, "--",
+               f"--file-prefix={self.prefix}"]
         self.t0 = time.time()
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env={**os.environ, **(env or {})})
