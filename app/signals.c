@@ -7,18 +7,19 @@
  * safe to call from a plain thread. Taking them in batches keeps up where
  * a thread that took them one at a time could not: woken, a handler frame
  * and a sigreturn for each, it let a kill() storm fill the real-time queue,
- * and net_tap's frames then raised SIGIO, which killed the process. The
- * other asynchronous signals (SIGQUIT, SIGUSR1, SIGTSTP, ...) are unblocked
- * here and keep their default actions.
+ * and net_tap's frames then raised SIGIO, which killed the process (SIGIO
+ * is handled now too). The other asynchronous signals (SIGQUIT, SIGUSR1,
+ * SIGTSTP, ...) are unblocked here and keep their default actions. The
+ * thread also holds the exit's deadline (pf_signals_exit_by).
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,8 +60,8 @@ check_exit_deadline(void)
 		       "(a thread it cancels never got the signal: is the user's queue of "
 		       "pending signals full?); exiting with status %d\n", exit_seconds,
 		       exit_status);
-	if (len > 0 && write(STDERR_FILENO, line, (size_t)len) < 0)
-		len = 0;
+	if (len > 0)   /* if the write fails there is nowhere to say so: exit all the same */
+		len = (int)write(STDERR_FILENO, line, (size_t)len);
 	_exit(exit_status);
 }
 
