@@ -37,6 +37,7 @@ static int64_t exit_deadline_ns;
 static int exit_status;
 static unsigned int exit_seconds;
 
+/* The wall clock: pf_now_ns() follows packet time under `clock: pcap`. */
 static int64_t
 now_ns(void)
 {
